@@ -1,0 +1,49 @@
+# Hermes UI. Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+PEER_VENV := .peer-venv
+PORT ?= 8000
+BIN := $(VENV)/bin
+
+.PHONY: run test lint format bench peer-venv venv system-run system-test clean
+
+venv: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 ($(PYTHON)) is required"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+# The real Hermes API server lives in its own virtualenv, apart from the dashboard's.
+peer-venv: $(PEER_VENV)/.installed
+$(PEER_VENV)/.installed:
+	$(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install --quiet hermes-agent==0.19.0 aiohttp==3.14.1
+	touch $@
+
+# Debian packages: graphviz's `dot` for lineage graphs; Chromium for browser tests.
+system-run:
+	@command -v dot >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz fonts-dejavu-core >/dev/null; }
+system-test: system-run
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+run: venv peer-venv system-run
+	$(BIN)/python manage.py demo --port $(PORT)
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: venv
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: venv peer-venv system-test lint
+	$(BIN)/python -m pytest
+
+bench: venv peer-venv system-run
+	$(BIN)/python manage.py bench
+
+clean:
+	rm -rf $(VENV) $(PEER_VENV) data test-artifacts

@@ -1,0 +1,1 @@
+"""Hermes UI: a Django dashboard for the persisted sessions of Hermes Agent."""

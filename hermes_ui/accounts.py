@@ -1,0 +1,27 @@
+"""Creating users with a role, shared by the create_user command and the demo."""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.db import transaction
+
+from hermes_ui.roles import set_role
+
+
+def ensure_user(username: str, role: str, password: str) -> bool:
+    """Create or update ``username``; returns True when it was created.
+
+    Raises ``django.core.exceptions.ValidationError`` for a weak password and
+    ``ValueError`` for an empty name or an unknown role.
+    """
+    username = username.strip()
+    if not username:
+        raise ValueError("The username cannot be empty.")
+    User = get_user_model()
+    with transaction.atomic():
+        user, created = User.objects.get_or_create(username=username)
+        validate_password(password, user)
+        user.set_password(password)
+        user.is_active = True
+        user.save()
+        set_role(user, role)
+    return created

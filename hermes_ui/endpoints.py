@@ -1,0 +1,70 @@
+"""The Hermes API servers this dashboard may talk to.
+
+Endpoints are fixed by the operator in the environment. A URL path carries
+only the endpoint *id*; nothing a user submits can name a base URL or a key,
+which is how the contract's "input cannot select a different endpoint" rule
+holds here.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.http import Http404
+
+ENDPOINT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    id: str
+    base_url: str
+    api_key: str = field(repr=False)
+    label: str = ""
+
+    @property
+    def display(self) -> str:
+        return self.label or self.id
+
+
+def parse_endpoints(
+    *, default_id: str, url: str | None, key: str | None, extra: list[str], env: dict
+) -> dict[str, Endpoint]:
+    """Build the endpoint table from already-read environment values."""
+    if not ENDPOINT_ID_RE.match(default_id):
+        raise ImproperlyConfigured(
+            f"HERMES_ENDPOINT_ID must match {ENDPOINT_ID_RE.pattern}, got {default_id!r}"
+        )
+    table: dict[str, Endpoint] = {}
+    if url:
+        if not key:
+            raise ImproperlyConfigured("HERMES_API_URL is set but HERMES_API_KEY is empty")
+        table[default_id] = Endpoint(default_id, url, key)
+    for item in extra:
+        endpoint_id, sep, extra_url = item.partition("=")
+        endpoint_id = endpoint_id.strip()
+        if not sep or not ENDPOINT_ID_RE.match(endpoint_id) or not extra_url.strip():
+            raise ImproperlyConfigured(
+                f"HERMES_EXTRA_ENDPOINTS entries look like id=https://host:port, got {item!r}"
+            )
+        if endpoint_id in table:
+            raise ImproperlyConfigured(f"endpoint id {endpoint_id!r} is configured twice")
+        key_name = "HERMES_API_KEY_" + endpoint_id.upper().replace("-", "_")
+        extra_key = env.get(key_name)
+        if not extra_key:
+            raise ImproperlyConfigured(f"endpoint {endpoint_id!r} needs its key in {key_name}")
+        table[endpoint_id] = Endpoint(endpoint_id, extra_url.strip().rstrip("/"), extra_key)
+    return table
+
+
+def all_endpoints() -> list[Endpoint]:
+    return list(settings.HERMES_ENDPOINTS.values())
+
+
+def get_endpoint(endpoint_id: str) -> Endpoint:
+    """The endpoint named in a URL, or a 404 for an id the operator did not configure."""
+    try:
+        return settings.HERMES_ENDPOINTS[endpoint_id]
+    except KeyError:
+        raise Http404(f"No Hermes endpoint is configured with id {endpoint_id!r}.") from None

@@ -1,0 +1,53 @@
+"""Hermes failures as pages and banners with a fitting HTTP status, never a 500."""
+
+from django.shortcuts import render
+
+from hermes_ui.hermes import errors as e
+
+# The status the dashboard answers with when a Hermes read fails.
+_STATUS = {
+    "session_not_found": 404,
+    "invalid_session_id": 400,
+    "invalid_input": 400,
+    "body_too_large": 413,
+    "session_db_unavailable": 503,
+    "rate_limited": 503,
+    "timeout": 504,
+}
+
+_TITLES = {
+    "session_not_found": "Session not found",
+    "invalid_api_key": "Hermes refused the dashboard's credentials",
+    "session_db_unavailable": "Hermes cannot open its session database",
+    "timeout": "Hermes is not answering",
+    "transport": "Hermes is unreachable",
+    "malformed_response": "Hermes sent an unexpected answer",
+    "rate_limited": "Hermes is busy",
+}
+
+
+def status_for(error: e.HermesError) -> int:
+    if isinstance(error, e.InvalidInput):
+        return 413 if error.code == "body_too_large" else 400
+    return _STATUS.get(error.code, 502)
+
+
+def title_for(error: e.HermesError) -> str:
+    return _TITLES.get(error.code, "Hermes could not complete the request")
+
+
+def error_context(error: e.HermesError, endpoint=None) -> dict:
+    return {
+        "error": error,
+        "error_title": title_for(error),
+        "error_status": status_for(error),
+        "endpoint": endpoint,
+    }
+
+
+def error_page(request, error: e.HermesError, endpoint=None, template="hermes_error.html"):
+    context = error_context(error, endpoint)
+    response = render(request, template, context, status=context["error_status"])
+    if error.code in {"rate_limited", "session_db_unavailable"}:
+        response["Retry-After"] = "5"
+    return response

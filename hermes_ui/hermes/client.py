@@ -1,0 +1,549 @@
+"""The Hermes sessions client: the only code that speaks HTTP to Hermes.
+
+One ``HermesClient`` per endpoint covers the nine ``/api/sessions``
+operations. Reads (list, get, messages) may be retried; mutations (create,
+patch, fork, delete, chat) are sent exactly once, and a transport failure,
+timeout, 429 or 5xx on one of them is reported as an *uncertain* outcome for
+the caller to reconcile.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from django.conf import settings
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import errors as e
+from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
+from hermes_ui.hermes.sse import SseEvent, SseParser
+
+log = logging.getLogger("hermes_ui.hermes")
+
+MAX_BODY_BYTES = 10_000_000
+MAX_LIST_LIMIT = 200
+MAX_TEXT_CHARS = 65_536
+MAX_CONTENT_PARTS = 1_000
+UNSET: Any = object()
+_RETRYABLE_STATUS = {429, 502, 503, 504}
+
+# Tests (and the fault-injection benchmarks) swap the transport for every
+# client created while the override is active.
+_override = threading.local()
+
+
+@contextmanager
+def use_transport(sync: httpx.BaseTransport | None = None, async_: Any = None):
+    previous = getattr(_override, "pair", None)
+    _override.pair = (sync, async_)
+    _CLIENTS.clear()
+    try:
+        yield
+    finally:
+        _override.pair = previous
+        _CLIENTS.clear()
+
+
+def _overrides() -> tuple[Any, Any]:
+    return getattr(_override, "pair", None) or (None, None)
+
+
+class HermesClient:
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        async_transport: httpx.AsyncBaseTransport | None = None,
+        json_timeout: float | None = None,
+        chat_timeout: float | None = None,
+        stream_timeout: float | None = None,
+        read_retries: int | None = None,
+        retry_backoff: float = 0.25,
+    ):
+        self.endpoint = endpoint
+        self.json_timeout = json_timeout or settings.HERMES_JSON_TIMEOUT
+        self.chat_timeout = chat_timeout or settings.HERMES_CHAT_TIMEOUT
+        self.stream_timeout = stream_timeout or settings.HERMES_STREAM_TIMEOUT
+        self.read_retries = settings.HERMES_READ_RETRIES if read_retries is None else read_retries
+        self.retry_backoff = retry_backoff
+        self._async_transport = async_transport
+        self._http = httpx.Client(
+            base_url=endpoint.base_url,
+            transport=transport,
+            headers=self._auth_headers(),
+            timeout=self._timeout(self.json_timeout),
+            follow_redirects=False,
+        )
+
+    # -- plumbing ---------------------------------------------------------
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.endpoint.api_key}", "Accept": "application/json"}
+
+    @staticmethod
+    def _timeout(total: float) -> httpx.Timeout:
+        return httpx.Timeout(total, connect=min(total, settings.HERMES_CONNECT_TIMEOUT))
+
+    def close(self) -> None:
+        self._http.close()
+
+    @staticmethod
+    def _path(session_id: str, suffix: str = "", *, operation: str) -> str:
+        try:
+            return f"/api/sessions/{encode_path_id(session_id)}{suffix}"
+        except IdError as exc:
+            raise e.InvalidInput(str(exc), code="invalid_session_id", operation=operation) from None
+
+    @staticmethod
+    def _encode_body(body: dict, operation: str) -> bytes:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if len(data) > MAX_BODY_BYTES:
+            raise e.InvalidInput(
+                f"The request would be {len(data):,} bytes; Hermes accepts at most "
+                f"{MAX_BODY_BYTES:,} bytes.",
+                code="body_too_large",
+                operation=operation,
+            )
+        return data
+
+    def _send(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        *,
+        body: dict | None = None,
+        params: dict | None = None,
+        headers: dict | None = None,
+        timeout: float | None = None,
+        mutation: bool,
+    ) -> dict:
+        content = self._encode_body(body, operation) if body is not None else None
+        send_headers = dict(headers or {})
+        if content is not None:
+            send_headers["Content-Type"] = "application/json"
+        attempts = 1 if mutation else 1 + self.read_retries
+        for attempt in range(attempts):
+            started = time.perf_counter()
+            try:
+                response = self._http.request(
+                    method,
+                    path,
+                    content=content,
+                    params=params,
+                    headers=send_headers,
+                    timeout=self._timeout(timeout or self.json_timeout),
+                )
+            except httpx.TimeoutException:
+                failure = _transport_error(e.Timeout, "timeout", operation, mutation)
+            except httpx.TransportError:
+                failure = _transport_error(e.TransportFailure, "transport", operation, mutation)
+            else:
+                elapsed = (time.perf_counter() - started) * 1000
+                log.info(
+                    "hermes op=%s endpoint=%s status=%s ms=%.1f",
+                    operation,
+                    self.endpoint.id,
+                    response.status_code,
+                    elapsed,
+                )
+                if response.status_code < 400:
+                    return _json_payload(response, operation, mutation)
+                failure = _status_error(response, operation, mutation)
+                if response.status_code not in _RETRYABLE_STATUS:
+                    raise failure
+            log.warning(
+                "hermes op=%s endpoint=%s failed code=%s attempt=%d",
+                operation,
+                self.endpoint.id,
+                failure.code,
+                attempt + 1,
+            )
+            if attempt + 1 < attempts:
+                time.sleep(self.retry_backoff * (2**attempt))
+        raise failure
+
+    # -- reads ------------------------------------------------------------
+
+    def list_sessions(
+        self,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        source: str | None = None,
+        include_children: bool = False,
+    ) -> dict:
+        if not 1 <= limit <= MAX_LIST_LIMIT:
+            # A zero limit makes has_more true on an empty page; refuse it.
+            raise e.InvalidInput(
+                f"limit must be between 1 and {MAX_LIST_LIMIT}",
+                code="invalid_input",
+                operation="sessions_list",
+            )
+        params: dict[str, Any] = {"limit": limit, "offset": max(0, min(offset, 1_000_000))}
+        if source:
+            params["source"] = source
+        if include_children:
+            params["include_children"] = "true"
+        payload = self._send("sessions_list", "GET", "/api/sessions", params=params, mutation=False)
+        if not isinstance(payload.get("data"), list):
+            raise _malformed("sessions_list", False)
+        return payload
+
+    def get_session(self, session_id: str) -> dict:
+        path = self._path(session_id, operation="session_get")
+        return _session_of(self._send("session_get", "GET", path, mutation=False), "session_get")
+
+    def get_messages(self, session_id: str) -> dict:
+        path = self._path(session_id, "/messages", operation="session_messages")
+        payload = self._send("session_messages", "GET", path, mutation=False)
+        if not isinstance(payload.get("data"), list) or not isinstance(
+            payload.get("session_id"), str
+        ):
+            raise _malformed("session_messages", False)
+        return payload
+
+    # -- mutations --------------------------------------------------------
+
+    def create_session(
+        self,
+        *,
+        idempotency_key: str,
+        session_id: str | None = None,
+        title: str | None = None,
+        model: str | None = None,
+        system_prompt: str | None = None,
+    ) -> dict:
+        body: dict[str, Any] = {}
+        new_id = _new_id(session_id, "session_create")
+        if new_id:
+            body["id"] = new_id
+        if title:
+            body["title"] = title
+        if model:
+            body["model"] = model
+        if system_prompt:
+            body["system_prompt"] = system_prompt
+        payload = self._send(
+            "session_create",
+            "POST",
+            "/api/sessions",
+            body=body,
+            headers=_idempotency(idempotency_key, "session_create"),
+            mutation=True,
+        )
+        return _session_of(payload, "session_create", mutation=True)
+
+    def patch_session(
+        self,
+        session_id: str,
+        *,
+        idempotency_key: str,
+        title: Any = UNSET,
+        end_reason: Any = UNSET,
+    ) -> dict:
+        body: dict[str, Any] = {}
+        if title is not UNSET:
+            body["title"] = title
+        if end_reason is not UNSET:
+            body["end_reason"] = end_reason
+        path = self._path(session_id, operation="session_patch")
+        payload = self._send(
+            "session_patch",
+            "PATCH",
+            path,
+            body=body,
+            headers=_idempotency(idempotency_key, "session_patch"),
+            mutation=True,
+        )
+        return _session_of(payload, "session_patch", mutation=True)
+
+    def delete_session(self, session_id: str, *, idempotency_key: str) -> dict:
+        path = self._path(session_id, operation="session_delete")
+        payload = self._send(
+            "session_delete",
+            "DELETE",
+            path,
+            headers=_idempotency(idempotency_key, "session_delete"),
+            mutation=True,
+        )
+        if payload.get("object") != "hermes.session.deleted":
+            raise _malformed("session_delete", True)
+        return payload
+
+    def fork_session(
+        self,
+        session_id: str,
+        *,
+        idempotency_key: str,
+        child_id: str | None = None,
+        title: str | None = None,
+    ) -> dict:
+        path = self._path(session_id, "/fork", operation="session_fork")
+        body: dict[str, Any] = {}
+        new_id = _new_id(child_id, "session_fork")
+        if new_id:
+            body["id"] = new_id
+        if title:
+            body["title"] = title
+        payload = self._send(
+            "session_fork",
+            "POST",
+            path,
+            body=body,
+            headers=_idempotency(idempotency_key, "session_fork"),
+            mutation=True,
+        )
+        return _session_of(payload, "session_fork", mutation=True)
+
+    def chat(
+        self,
+        session_id: str,
+        *,
+        message: Any,
+        system_message: str | None = None,
+        session_key: str | None = None,
+    ) -> dict:
+        path = self._path(session_id, "/chat", operation="session_chat")
+        payload = self._send(
+            "session_chat",
+            "POST",
+            path,
+            body=chat_body(message, system_message),
+            headers=_session_key_header(session_key, "session_chat"),
+            timeout=self.chat_timeout,
+            mutation=True,
+        )
+        if payload.get("object") != "hermes.session.chat.completion":
+            raise _malformed("session_chat", True)
+        return payload
+
+    async def chat_stream(
+        self,
+        session_id: str,
+        *,
+        message: Any,
+        system_message: str | None = None,
+        session_key: str | None = None,
+        idle_timeout: float = 75.0,
+    ) -> AsyncIterator[SseEvent]:
+        """Yield the turn's events as they arrive, keepalive comments included.
+
+        The caller bounds the whole stream (300 s by default) and decides what
+        an early end means; closing this generator closes the upstream
+        connection, which is how a cancel reaches Hermes.
+        """
+        operation = "session_chat_stream"
+        path = self._path(session_id, "/chat/stream", operation=operation)
+        content = self._encode_body(chat_body(message, system_message), operation)
+        headers = {
+            **self._auth_headers(),
+            **_session_key_header(session_key, operation),
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+        }
+        timeout = httpx.Timeout(
+            self.stream_timeout,
+            connect=settings.HERMES_CONNECT_TIMEOUT,
+            read=idle_timeout,
+        )
+        transport = self._async_transport or _overrides()[1]
+        async with httpx.AsyncClient(
+            base_url=self.endpoint.base_url, transport=transport, timeout=timeout
+        ) as http:
+            try:
+                async with http.stream("POST", path, content=content, headers=headers) as response:
+                    if response.status_code >= 400:
+                        await response.aread()
+                        raise _status_error(response, operation, True)
+                    if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                        raise _malformed(operation, True)
+                    parser = SseParser()
+                    async for line in response.aiter_lines():
+                        event = parser.feed_line(line.rstrip("\r"))
+                        if event is not None:
+                            yield event
+                    tail = parser.flush()
+                    if tail is not None:
+                        yield tail
+            except httpx.TimeoutException:
+                raise _transport_error(e.Timeout, "timeout", operation, True) from None
+            except httpx.TransportError:
+                raise _transport_error(e.TransportFailure, "transport", operation, True) from None
+
+
+# -- helpers ---------------------------------------------------------------
+
+
+def chat_body(message: Any, system_message: str | None) -> dict:
+    """The body of a chat turn, checked against the provider's content limits."""
+    operation = "session_chat"
+    if isinstance(message, str):
+        if not message.strip():
+            raise e.InvalidInput(
+                "Type a message before sending.", code="missing_message", operation=operation
+            )
+        if len(message) > MAX_TEXT_CHARS:
+            raise e.InvalidInput(
+                f"A message can have at most {MAX_TEXT_CHARS:,} characters.",
+                code="invalid_input",
+                operation=operation,
+            )
+    elif isinstance(message, list):
+        if not message:
+            raise e.InvalidInput(
+                "Type a message before sending.", code="missing_message", operation=operation
+            )
+        if len(message) > MAX_CONTENT_PARTS:
+            raise e.InvalidInput(
+                f"A message can have at most {MAX_CONTENT_PARTS:,} parts.",
+                code="invalid_input",
+                operation=operation,
+            )
+        for part in message:
+            text = part.get("text") if isinstance(part, dict) else None
+            if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+                raise e.InvalidInput(
+                    f"Each text part can have at most {MAX_TEXT_CHARS:,} characters.",
+                    code="invalid_input",
+                    operation=operation,
+                )
+    else:
+        raise e.InvalidInput(
+            "A message must be text or a list of parts.", code="invalid_input", operation=operation
+        )
+    body: dict[str, Any] = {"message": message}
+    if system_message:
+        body["system_message"] = system_message
+    return body
+
+
+def _new_id(raw: str | None, operation: str) -> str | None:
+    try:
+        return check_new_id(raw)
+    except IdError as exc:
+        raise e.InvalidInput(str(exc), code="invalid_session_id", operation=operation) from None
+
+
+def _idempotency(key: str, operation: str) -> dict[str, str]:
+    if not key or any(ch in key for ch in "\r\n\x00") or len(key) > 200:
+        raise e.InvalidInput(
+            "A mutation needs a valid idempotency key.", code="invalid_input", operation=operation
+        )
+    return {"Idempotency-Key": key}
+
+
+def _session_key_header(session_key: str | None, operation: str) -> dict[str, str]:
+    if not session_key or not session_key.strip():
+        return {}
+    value = session_key.strip()
+    try:
+        check_path_id(value)
+    except IdError:
+        raise e.InvalidInput(
+            "A memory scope cannot contain line breaks or NUL.",
+            code="invalid_input",
+            operation=operation,
+        ) from None
+    if len(value) > 256:
+        raise e.InvalidInput(
+            "A memory scope can have at most 256 characters.",
+            code="invalid_input",
+            operation=operation,
+        )
+    return {"X-Hermes-Session-Key": value}
+
+
+def _transport_error(cls, code: str, operation: str, mutation: bool) -> e.HermesError:
+    outcome = e.Outcome.UNCERTAIN if mutation else e.Outcome.REJECTED
+    text = "Hermes did not answer in time." if code == "timeout" else "Hermes could not be reached."
+    if mutation:
+        text += " The change may or may not have happened."
+    return cls(text, code=code, operation=operation, outcome=outcome)
+
+
+def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e.HermesError:
+    status = response.status_code
+    code, provider_message = None, None
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        code = payload["error"].get("code")
+        provider_message = payload["error"].get("message")
+    if not isinstance(code, str) or not code:
+        code = {
+            403: "session_key_forbidden",
+            413: "body_too_large",
+            429: "rate_limited",
+        }.get(status, "server_error" if status >= 500 else "bad_request")
+    cls = e.STATUS_CLASSES.get(status) or (e.ServerError if status >= 500 else e.BadRequest)
+    uncertain = mutation and (status == 429 or status >= 500)
+    outcome = e.Outcome.UNCERTAIN if uncertain else e.Outcome.REJECTED
+    text = (
+        provider_message if isinstance(provider_message, str) else f"Hermes answered HTTP {status}."
+    )
+    if uncertain:
+        text += " The change may or may not have happened."
+    return cls(
+        text,
+        code=code,
+        operation=operation,
+        outcome=outcome,
+        status=status,
+        provider_message=provider_message if isinstance(provider_message, str) else None,
+    )
+
+
+def _malformed(operation: str, mutation: bool, status: int | None = None) -> e.HermesError:
+    outcome = e.Outcome.UNCERTAIN if mutation else e.Outcome.REJECTED
+    text = "Hermes answered with something that is not the expected JSON."
+    if mutation:
+        text += " The change may or may not have happened."
+    return e.MalformedResponse(
+        text, code="malformed_response", operation=operation, outcome=outcome, status=status
+    )
+
+
+def _json_payload(response: httpx.Response, operation: str, mutation: bool) -> dict:
+    try:
+        payload = response.json()
+    except ValueError:
+        raise _malformed(operation, mutation, response.status_code) from None
+    if not isinstance(payload, dict):
+        raise _malformed(operation, mutation, response.status_code)
+    return payload
+
+
+def _session_of(payload: dict, operation: str, *, mutation: bool = False) -> dict:
+    session = payload.get("session")
+    if not isinstance(session, dict) or not isinstance(session.get("id"), str):
+        raise _malformed(operation, mutation)
+    return session
+
+
+_CLIENTS: dict[str, HermesClient] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def client_for(endpoint: Endpoint) -> HermesClient:
+    """A pooled client per endpoint (httpx clients are thread-safe)."""
+    sync_override, async_override = _overrides()
+    if sync_override is not None or async_override is not None:
+        return HermesClient(
+            endpoint, transport=sync_override, async_transport=async_override, retry_backoff=0.0
+        )
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(endpoint.id)
+        if client is None or client.endpoint != endpoint:
+            client = _CLIENTS[endpoint.id] = HermesClient(endpoint)
+        return client

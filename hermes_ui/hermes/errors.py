@@ -1,0 +1,152 @@
+"""Typed failures of Hermes operations.
+
+Every failure carries the provider's error code (or a local one), the HTTP
+status when there was a response, and an *outcome*: ``rejected`` means the
+provider definitively refused and nothing changed because of this request,
+``uncertain`` means a mutation may or may not have happened and must be
+reconciled by reading state, never blindly retried.
+"""
+
+from enum import StrEnum
+
+
+class Outcome(StrEnum):
+    REJECTED = "rejected"
+    UNCERTAIN = "uncertain"
+
+
+# What a person should do next, keyed by the provider's error code. The
+# wording follows the contract's "Handle provider failures" table.
+ADVICE = {
+    "invalid_session_id": "Correct the session id; after a fork, inspect state first.",
+    "invalid_title": "Choose a valid, unique title of at most 100 characters.",
+    "unsupported_session_field": "Only the title and the close reason can be changed.",
+    "missing_message": "Type a message (or add an image) before sending.",
+    "invalid_api_key": (
+        "The dashboard's API key for this endpoint is missing or wrong. "
+        "An operator must fix HERMES_API_KEY; retrying will not help."
+    ),
+    "session_key_forbidden": (
+        "This Hermes server has no API key configured, so it refuses a memory scope "
+        "(session key). Configure authenticated access or leave the memory scope empty."
+    ),
+    "session_not_found": (
+        "No session with this id exists on this endpoint. It may have been deleted, "
+        "or it lives on another endpoint."
+    ),
+    "session_exists": "A session with that id already exists. Open it before choosing another id.",
+    "body_too_large": "The request is larger than 10,000,000 bytes. Reduce the input.",
+    "session_db_unavailable": (
+        "Hermes cannot open its session database. Restore its storage, then check the "
+        "state of anything you changed before trying again."
+    ),
+    "rate_limited": "Hermes is rate limiting requests. Wait a moment.",
+    "server_error": "Hermes failed while handling the request.",
+    "timeout": "Hermes did not answer in time.",
+    "transport": "The dashboard could not reach Hermes. Is the server running?",
+    "malformed_response": "Hermes answered with something that is not the expected JSON.",
+    "invalid_input": "The input was refused before anything was sent to Hermes.",
+}
+
+
+class HermesError(Exception):
+    """A failed Hermes operation. ``message`` is safe to show to the user who asked."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        operation: str,
+        outcome: Outcome = Outcome.REJECTED,
+        status: int | None = None,
+        provider_message: str | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.operation = operation
+        self.outcome = outcome
+        self.status = status
+        # The provider's own words. They can quote titles or ids, so they are
+        # shown to the user but never written to logs.
+        self.provider_message = provider_message
+
+    @property
+    def uncertain(self) -> bool:
+        return self.outcome is Outcome.UNCERTAIN
+
+    @property
+    def advice(self) -> str:
+        return ADVICE.get(self.code, "")
+
+    def __repr__(self) -> str:
+        # Deliberately omits the messages: reprs end up in logs and tracebacks.
+        return (
+            f"{type(self).__name__}(code={self.code!r}, operation={self.operation!r}, "
+            f"status={self.status!r}, outcome={self.outcome.value!r})"
+        )
+
+
+class InvalidInput(HermesError):
+    """Refused locally, before any request was made."""
+
+
+class BadRequest(HermesError):
+    pass
+
+
+class Unauthorized(HermesError):
+    pass
+
+
+class Forbidden(HermesError):
+    pass
+
+
+class NotFound(HermesError):
+    pass
+
+
+class Conflict(HermesError):
+    pass
+
+
+class PayloadTooLarge(HermesError):
+    pass
+
+
+class RateLimited(HermesError):
+    pass
+
+
+class Unavailable(HermesError):
+    pass
+
+
+class ServerError(HermesError):
+    pass
+
+
+class TransportFailure(HermesError):
+    pass
+
+
+class Timeout(HermesError):
+    pass
+
+
+class MalformedResponse(HermesError):
+    pass
+
+
+STATUS_CLASSES = {
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    413: PayloadTooLarge,
+    429: RateLimited,
+    503: Unavailable,
+}

@@ -1,0 +1,62 @@
+"""Session-id rules applied before any request leaves the dashboard."""
+
+import re
+import unicodedata
+from urllib.parse import quote
+
+MAX_ID_LENGTH = 256
+_PATH_FORBIDDEN = re.compile(r"[\r\n\x00]")
+_DRIVE_PREFIX = re.compile(r"^[A-Za-z]:")
+
+
+class IdError(ValueError):
+    """A session id that must not be sent. The message is safe to show."""
+
+
+def check_path_id(session_id: str) -> str:
+    """Any id used in a URL path: CR, LF and NUL are refused outright."""
+    if not isinstance(session_id, str) or session_id == "":
+        raise IdError("A session id is required.")
+    if _PATH_FORBIDDEN.search(session_id):
+        raise IdError("Session ids cannot contain line breaks or NUL characters.")
+    return session_id
+
+
+def encode_path_id(session_id: str) -> str:
+    """Percent-encode one path segment; ``/`` and ``%`` included.
+
+    The ids ``.`` and ``..`` are dot segments that URL libraries (httpx
+    included) would resolve away, turning ``/api/sessions/../fork`` into
+    ``/api/fork``; their dots are percent-encoded so they stay one segment.
+    """
+    encoded = quote(check_path_id(session_id), safe="")
+    if encoded in {".", ".."}:
+        return encoded.replace(".", "%2E")
+    return encoded
+
+
+def _has_control(value: str) -> bool:
+    return any(unicodedata.category(ch) == "Cc" for ch in value)
+
+
+def check_new_id(raw: str | None) -> str | None:
+    """The create rules, applied to create *and* fork ids.
+
+    ``None`` or an empty string means "let the provider generate one". The
+    provider's fork handler checks much less than its create handler (it
+    accepts ``../x`` and ``a/b``), so the stricter create rules apply to both.
+    """
+    if raw is None or raw == "":
+        return None
+    value = raw.strip()
+    if not value:
+        raise IdError("A session id cannot be only whitespace; leave it empty to generate one.")
+    if len(value) > MAX_ID_LENGTH:
+        raise IdError(f"A session id can have at most {MAX_ID_LENGTH} characters.")
+    if _has_control(value):
+        raise IdError("A session id cannot contain control characters.")
+    if ".." in value or "/" in value or "\\" in value:
+        raise IdError("A session id cannot contain '..', '/' or '\\'.")
+    if _DRIVE_PREFIX.match(value):
+        raise IdError("A session id cannot start with a drive prefix such as 'C:'.")
+    return value

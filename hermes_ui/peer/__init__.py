@@ -1,0 +1,1 @@
+"""Offline demo/test peer: stub model server, Hermes launcher and seeder."""
