@@ -39,6 +39,10 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "hermes_ui",
+    "hermes_ui.audit",
+    "hermes_ui.index",
+    "hermes_ui.chat",
+    "hermes_ui.deletion",
 ]
 
 MIDDLEWARE = [
@@ -85,6 +89,9 @@ DATABASES = {
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
         },
+        # A file, not SQLite's shared-cache memory database, so tests see the
+        # same locking (WAL, busy timeout) as the running dashboard.
+        "TEST": {"NAME": str(DATA_DIR / "test_hermes_ui.sqlite3")},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -1,0 +1,1 @@
+"""The dashboard's replay boundary and trail: idempotency records and audit events."""

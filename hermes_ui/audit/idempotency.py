@@ -1,0 +1,161 @@
+"""Run a mutation at most once per form submission.
+
+Every mutation form carries a key minted when it was rendered. The first
+submission of (capability, endpoint, key, inputs) claims a row and calls
+Hermes; any repeat (double click, refresh, back-and-resubmit, a second tab)
+gets the recorded outcome without calling Hermes again, and a concurrent
+repeat waits for the first to finish. A form whose inputs changed maps to a
+different effective key, so it is a new intent, never a replay.
+"""
+
+import hashlib
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from hermes_ui.audit import redact, trail
+from hermes_ui.audit.models import IdempotencyRecord, Outcome
+
+RETENTION = timedelta(hours=24)
+_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+class BadKey(ValueError):
+    """The form's key is missing or malformed (a forged or truncated form)."""
+
+
+@dataclass
+class Result:
+    outcome: str
+    http_status: int | None = None
+    error_code: str = ""
+    message: str = ""
+    result: dict = field(default_factory=dict)
+    evidence: dict = field(default_factory=dict)
+    replayed: bool = False
+    key: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == Outcome.SUCCESS
+
+    @property
+    def uncertain(self) -> bool:
+        return self.outcome == Outcome.UNCERTAIN
+
+    @property
+    def running(self) -> bool:
+        return self.outcome == Outcome.RUNNING
+
+
+def mint_key() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def effective_key(form_key: str, inputs: dict) -> str:
+    if not isinstance(form_key, str) or not _KEY_RE.match(form_key):
+        raise BadKey("This form is missing its submission key; reload the page and try again.")
+    canonical = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
+    digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{form_key}.{digest}"
+
+
+def run_once(
+    *,
+    capability: str,
+    endpoint_id: str,
+    form_key: str,
+    inputs: dict,
+    user,
+    perform: Callable[[str], Result],
+    session_id: str = "",
+    wait_seconds: float = 35.0,
+) -> Result:
+    """Call ``perform(effective_key)`` once for this submission; replay it otherwise."""
+    key = effective_key(form_key, inputs)
+    _purge_expired()
+    try:
+        with transaction.atomic():
+            record = IdempotencyRecord.objects.create(
+                capability=capability,
+                endpoint=endpoint_id,
+                key=key,
+                user=user if getattr(user, "is_authenticated", False) else None,
+                session_id=session_id[:300],
+            )
+    except IntegrityError:
+        replay = _wait_for(capability, endpoint_id, key, wait_seconds)
+        trail.record(
+            user, capability=capability, endpoint=endpoint_id, outcome=replay.outcome,
+            session_id=session_id, idempotency_key=key, http_status=replay.http_status,
+            error_code=replay.error_code, evidence={**replay.evidence, "replayed": True},
+        )  # fmt: skip
+        return replay
+    try:
+        result = perform(key)
+    except BaseException:
+        # A bug after the request may have left Hermes changed: never "rejected".
+        _finish(record, Result(Outcome.UNCERTAIN, message="The dashboard failed mid-request."))
+        trail.record(user, capability=capability, endpoint=endpoint_id,
+                     outcome=Outcome.UNCERTAIN, session_id=session_id, idempotency_key=key,
+                     error_code="dashboard_error")  # fmt: skip
+        raise
+    result.key = key
+    _finish(record, result)
+    trail.record(
+        user, capability=capability, endpoint=endpoint_id, outcome=result.outcome,
+        session_id=session_id, idempotency_key=key, http_status=result.http_status,
+        error_code=result.error_code, evidence=result.evidence,
+    )  # fmt: skip
+    return result
+
+
+def _finish(record: IdempotencyRecord, result: Result) -> None:
+    record.outcome = result.outcome
+    record.http_status = result.http_status
+    record.error_code = result.error_code[:60]
+    record.message = result.message
+    record.result = {"result": redact.evidence(result.result),
+                     "evidence": redact.evidence(result.evidence)}  # fmt: skip
+    record.finished_at = timezone.now()
+    record.save()
+
+
+def _as_result(record: IdempotencyRecord) -> Result:
+    stored = record.result or {}
+    return Result(
+        outcome=record.outcome,
+        http_status=record.http_status,
+        error_code=record.error_code,
+        message=record.message,
+        result=stored.get("result", {}),
+        evidence=stored.get("evidence", {}),
+        replayed=True,
+        key=record.key,
+    )
+
+
+def _wait_for(capability: str, endpoint_id: str, key: str, wait_seconds: float) -> Result:
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        record = IdempotencyRecord.objects.get(capability=capability, endpoint=endpoint_id, key=key)
+        if record.outcome != Outcome.RUNNING or time.monotonic() > deadline:
+            result = _as_result(record)
+            if result.running:
+                result.message = (
+                    "This submission is still being processed. Check what happened "
+                    "before doing anything again."
+                )
+            return result
+        time.sleep(0.05)
+
+
+def _purge_expired() -> None:
+    IdempotencyRecord.objects.filter(created_at__lt=timezone.now() - RETENTION).delete()

@@ -1,0 +1,53 @@
+"""Redaction: what may be written to the audit trail, idempotency results and logs.
+
+Allowlisting, not blocklisting: only these keys survive, and only as short
+scalars. Titles are user text too, so evidence keeps their length and a
+digest, never the text itself.
+"""
+
+import hashlib
+
+SAFE_KEYS = {
+    "id", "session_id", "parent_session_id", "child_id", "source", "end_reason",
+    "message_count", "active_message_count", "ended", "deleted", "created",
+    "code", "status", "outcome", "policy_rule", "role", "request_id", "approval_id",
+    "turn_id", "state", "events", "input_tokens", "output_tokens", "total_tokens",
+    "has_system_prompt", "has_model_config", "resolved_session_id", "effective_session_id",
+    "digest", "count", "cascade", "survivors", "fields", "reason_given", "kind", "replayed",
+}  # fmt: skip
+TEXT_KEYS = {"title", "comment", "reason", "message", "system_message", "system_prompt"}
+MAX_SCALAR = 300
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def describe_text(text) -> dict:
+    """A fingerprint of user text: enough to tell two values apart, nothing to read."""
+    if text is None:
+        return {"present": False}
+    if isinstance(text, dict) and set(text) <= {"present", "length", "sha256_16"}:
+        return dict(text)  # already a fingerprint (evidence redacted twice)
+    value = str(text)
+    return {"present": True, "length": len(value), "sha256_16": digest(value)}
+
+
+def evidence(data: dict) -> dict:
+    clean = {}
+    for key, value in (data or {}).items():
+        if key in TEXT_KEYS:
+            clean[key] = describe_text(value)
+        elif key in SAFE_KEYS:
+            clean[key] = _scalar(value)
+    return clean
+
+
+def _scalar(value):
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, list | tuple):
+        return [_scalar(v) for v in list(value)[:200]]
+    if isinstance(value, dict):
+        return evidence(value)
+    return str(value)[:MAX_SCALAR]

@@ -1,0 +1,44 @@
+"""Writing audit events."""
+
+import logging
+
+from hermes_ui.audit import redact
+from hermes_ui.audit.models import AuditEvent, Outcome
+
+log = logging.getLogger("hermes_ui.audit")
+
+
+def record(
+    user,
+    *,
+    capability: str,
+    endpoint: str,
+    outcome: str,
+    session_id: str = "",
+    idempotency_key: str = "",
+    http_status: int | None = None,
+    error_code: str = "",
+    evidence: dict | None = None,
+) -> AuditEvent:
+    """Record one action. ``evidence`` is redacted here, whatever the caller passes."""
+    if outcome not in Outcome.values:
+        raise ValueError(f"unknown outcome {outcome!r}")
+    authenticated = user is not None and getattr(user, "is_authenticated", False)
+    event = AuditEvent.objects.create(
+        user=user if authenticated else None,
+        username=user.get_username() if authenticated else "(system)",
+        capability=capability,
+        endpoint=endpoint,
+        session_id=(session_id or "")[:300],
+        idempotency_key=idempotency_key or "",
+        outcome=outcome,
+        http_status=http_status,
+        error_code=error_code or "",
+        evidence=redact.evidence(evidence or {}),
+    )
+    # Ids only: the log line never carries titles, messages or keys' secrets.
+    log.info(
+        "audit capability=%s endpoint=%s outcome=%s status=%s event=%s",
+        capability, endpoint, outcome, http_status, event.pk,
+    )  # fmt: skip
+    return event

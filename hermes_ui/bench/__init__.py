@@ -1,0 +1,1 @@
+"""Benchmarks that print figures (never timed assertions): ``python manage.py bench``."""

@@ -1,0 +1,1 @@
+"""Continuing a session: chat turns, their state machine and the streaming relay."""

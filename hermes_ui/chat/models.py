@@ -1,0 +1,1 @@
+"""Turns in flight and their retained events (owned by the chat feature)."""

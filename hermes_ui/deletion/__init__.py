@@ -1,0 +1,1 @@
+"""Deletion requests, four-eyes approvals and their execution."""

@@ -1,0 +1,1 @@
+"""Deletion requests and approvals (owned by the deletion feature)."""

@@ -1,0 +1,3 @@
+"""Routes of the deletion feature, included before the catch-all session route."""
+
+urlpatterns: list = []
