@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 def test_the_launcher_refuses_a_placeholder_key_before_starting(tmp_path):
     from hermes_ui.peer.launcher import Peer, PeerConfig, PeerError
 
-    with pytest.raises(PeerError, match="placeholder|at least 16"):
+    with pytest.raises(PeerError, match=r"placeholder|at least 16"):
         Peer(PeerConfig(home=tmp_path, key="changeme")).start()
 
 
@@ -84,7 +84,7 @@ def test_archived_rows_still_open_by_id(login, peer_endpoint):
 def test_tool_calls_results_and_reasoning_from_the_real_server(login, peer_endpoint):
     page = login("support").get(session_url("local", ids.TOOL_SESSION)).content.decode()
     assert "Tool call <code>" in page
-    assert "Result of <a href=\"#call-" in page
+    assert 'Result of <a href="#call-' in page
     assert '<details class="reasoning">' in page
 
 
