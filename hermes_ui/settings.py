@@ -91,7 +91,8 @@ DATABASES = {
         },
         # A file, not SQLite's shared-cache memory database, so tests see the
         # same locking (WAL, busy timeout) as the running dashboard.
-        "TEST": {"NAME": str(DATA_DIR / "test_hermes_ui.sqlite3")},
+        # One file per test process, so parallel runs never share a database.
+        "TEST": {"NAME": str(DATA_DIR / f"test_hermes_ui_{os.getpid()}.sqlite3")},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -141,6 +142,15 @@ HERMES_CONNECT_TIMEOUT = env_float("HERMES_CONNECT_TIMEOUT", 5.0, minimum=0.1)
 HERMES_READ_RETRIES = env_int("HERMES_READ_RETRIES", 2, minimum=0, maximum=5)
 HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=200)
 HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10, maximum=2000)
+
+# --- Session index and lineage (see hermes_ui/index/sync.py) ----------------
+# The web process refreshes the index every N seconds (0: never; the
+# refresher only starts under the real ASGI server, not in tests or commands).
+HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
+HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
+HERMES_LINEAGE_FOLD_DELEGATES = env_int("HERMES_LINEAGE_FOLD_DELEGATES", 5, minimum=1)
+HERMES_LINEAGE_MAX_NODES = env_int("HERMES_LINEAGE_MAX_NODES", 400, minimum=10)
+HERMES_DOT = env_str("HERMES_DOT")  # path to Graphviz dot; default: dot on PATH
 
 LOGGING = {
     "version": 1,

@@ -26,3 +26,92 @@ class KnownFork(models.Model):
 
     def __str__(self):
         return f"{self.endpoint}:{self.parent_id}->{self.child_id}"
+
+
+class IndexedSession(models.Model):
+    """One row of an endpoint's administrative list, as last seen by a sync.
+
+    The columns are the API's own fields (never message content beyond the
+    provider's 60-character preview). ``digest`` fingerprints them so a sync
+    can tell "unchanged" without comparing field by field; ``changed_gen``
+    is the sync generation that last added, changed or lost the row, which is
+    what lets list pages page over one snapshot.
+    """
+
+    endpoint = models.CharField(max_length=40)
+    session_id = models.CharField(max_length=300)
+    source = models.CharField(max_length=200, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=300, blank=True)
+    parent_session_id = models.CharField(max_length=300, blank=True)
+    started_at = models.FloatField(null=True)
+    ended_at = models.FloatField(null=True)
+    end_reason = models.CharField(max_length=200, blank=True)
+    message_count = models.IntegerField(null=True)
+    tool_call_count = models.IntegerField(null=True)
+    api_call_count = models.IntegerField(null=True)
+    input_tokens = models.BigIntegerField(null=True)
+    output_tokens = models.BigIntegerField(null=True)
+    cache_read_tokens = models.BigIntegerField(null=True)
+    cache_write_tokens = models.BigIntegerField(null=True)
+    reasoning_tokens = models.BigIntegerField(null=True)
+    estimated_cost_usd = models.FloatField(null=True)
+    actual_cost_usd = models.FloatField(null=True)
+    last_active = models.FloatField(null=True)
+    preview = models.CharField(max_length=300, blank=True)
+    # From the default list: a compression tip carries its root here.
+    lineage_root_id = models.CharField(max_length=300, blank=True)
+    # Ordering key of the list pages: last activity, else start time.
+    order_key = models.FloatField(default=0.0)
+    digest = models.CharField(max_length=32)
+
+    # What the dashboard worked out.
+    listed = models.BooleanField(default=True)  # seen in the administrative list
+    visible_in_default_list = models.BooleanField(default=False)
+    default_list_id = models.CharField(max_length=300, blank=True)  # the tip it shows as
+    kind = models.CharField(max_length=20, blank=True, db_index=True)
+    child_count = models.IntegerField(default=0)
+    former_parent_id = models.CharField(max_length=300, blank=True)
+
+    first_seen_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+    vanished_at = models.DateTimeField(null=True)
+    changed_gen = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["endpoint", "session_id"], name="uniq_indexed_session")
+        ]
+        indexes = [
+            # vanished_at last: SQLite then prefers this index for "children of".
+            models.Index(fields=["endpoint", "parent_session_id", "vanished_at"]),
+            models.Index(fields=["endpoint", "former_parent_id"]),
+            models.Index(fields=["endpoint", "vanished_at", "order_key"]),
+        ]
+
+    def __str__(self):
+        return f"{self.endpoint}:{self.session_id}"
+
+
+class IndexSyncState(models.Model):
+    """Per endpoint: how fresh the index is, and the progress of a running sync."""
+
+    endpoint = models.CharField(max_length=40, unique=True)
+    generation = models.IntegerField(default=0)
+    sweep = models.IntegerField(default=0)  # full sweeps completed
+    last_sync_at = models.DateTimeField(null=True)
+    last_full_at = models.DateTimeField(null=True)
+    last_report = models.JSONField(default=dict, blank=True)  # counts and timings only
+    last_error_code = models.CharField(max_length=60, blank=True)
+    last_error_at = models.DateTimeField(null=True)
+    # Dashboard actions already folded in (audit events and forks it made).
+    last_audit_id = models.BigIntegerField(default=0)
+    last_fork_id = models.BigIntegerField(default=0)
+    # A lease, so the background refresher, the button and the command never
+    # run two syncs of one endpoint at once.
+    running_since = models.DateTimeField(null=True)
+    running_full = models.BooleanField(default=False)
+    progress = models.JSONField(default=dict, blank=True)
+
+    def __str__(self):
+        return f"{self.endpoint} gen {self.generation}"

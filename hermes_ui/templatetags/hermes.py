@@ -8,8 +8,9 @@ register = template.Library()
 
 
 @register.simple_tag
-def session_url(endpoint_id, session_id, view="session_detail"):
-    return links.session_url(endpoint_id, session_id, view)
+def session_url(endpoint_id, session_id, view="session_detail", **query):
+    """A session-scoped URL (optionally with a query string), encoded like every session link."""
+    return links.session_url(endpoint_id, session_id, view, **query)
 
 
 @register.filter

@@ -1,0 +1,37 @@
+"""Query strings of the index pages; bad input becomes a message, not a 500."""
+
+from django import forms
+
+from hermes_ui.index.queries import parse_after
+from hermes_ui.lineage.classify import KINDS, LABELS
+
+
+class IndexQuery(forms.Form):
+    q = forms.CharField(required=False, max_length=200, strip=True, label="Search")
+    source = forms.CharField(required=False, max_length=200, strip=True)
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "Any kind"), *((k, LABELS[k]) for k in KINDS)]
+    )
+    state = forms.ChoiceField(
+        required=False, choices=[("", "Open or closed"), ("open", "Open"), ("closed", "Closed")]
+    )
+    snap = forms.IntegerField(required=False, min_value=0)
+    after = forms.CharField(required=False, max_length=60)
+
+    def clean_after(self):
+        value = self.cleaned_data.get("after") or ""
+        if not value:
+            return None
+        parsed = parse_after(value)
+        if parsed is None:
+            raise forms.ValidationError("This page link is damaged; start from the first page.")
+        return parsed
+
+    def clean(self):
+        data = super().clean()
+        for name in ("q", "source"):
+            if any(ch in (data.get(name) or "") for ch in "\r\n\x00"):
+                self.add_error(name, "Line breaks are not allowed here.")
+        if data.get("after") is not None and data.get("snap") is None:
+            self.add_error("after", "This page link is damaged; start from the first page.")
+        return data

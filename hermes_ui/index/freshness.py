@@ -1,0 +1,74 @@
+"""How fresh an endpoint's index is, for the line every index-backed page shows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.utils import timezone
+
+from hermes_ui.index.models import IndexSyncState
+from hermes_ui.index.queries import present
+from hermes_ui.index.sync import LEASE, PAGE
+
+
+def age(moment: datetime | None, now: datetime | None = None) -> str:
+    """A short age: "40 s ago", "3 min ago", "2 h ago", "5 days ago"."""
+    if moment is None:
+        return "never"
+    seconds = max(0, int(((now or timezone.now()) - moment).total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600} h ago"
+    days = seconds // 86400
+    return f"{days} day{'s' if days != 1 else ''} ago"
+
+
+@dataclass
+class Freshness:
+    endpoint_id: str
+    indexed_at: datetime | None = None
+    full_at: datetime | None = None
+    running: bool = False
+    running_full: bool = False
+    progress: dict = field(default_factory=dict)
+    error_code: str = ""
+    generation: int = 0
+    total: int = 0  # sessions indexed (deleted ones excluded)
+
+    @property
+    def age(self) -> str:
+        return age(self.indexed_at)
+
+    @property
+    def full_age(self) -> str:
+        return age(self.full_at)
+
+    @property
+    def expected_calls(self) -> int | None:
+        """About how many list calls a sweep takes (both lists), when known."""
+        if not self.total:
+            return None
+        return 2 * max(1, math.ceil(self.total / PAGE))
+
+
+def of(endpoint_id: str) -> Freshness:
+    state = IndexSyncState.objects.filter(endpoint=endpoint_id).first()
+    if state is None:
+        return Freshness(endpoint_id)
+    running = state.running_since is not None and timezone.now() - state.running_since < LEASE
+    return Freshness(
+        endpoint_id,
+        indexed_at=state.last_sync_at,
+        full_at=state.last_full_at,
+        running=running,
+        running_full=state.running_full,
+        progress=state.progress or {},
+        error_code=state.last_error_code,
+        generation=state.generation,
+        total=present(endpoint_id).count(),
+    )

@@ -1,0 +1,179 @@
+"""The lineage picture of one session: index rows -> tree -> SVG or list.
+
+Glue between the index (Django) and the pure lineage package. The current
+session is re-read live first (one cheap ``session_get``), so the picture is
+exact about the session the reader is looking at even between syncs; if
+Hermes cannot be reached, the indexed rows are drawn and the page says so.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+from django.conf import settings
+
+from hermes_ui import links
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import HermesError
+from hermes_ui.hermes import errors as e
+from hermes_ui.index import queries, sync
+from hermes_ui.index.forks import forked_child_ids
+from hermes_ui.lineage import display as d
+from hermes_ui.lineage import graph, render
+from hermes_ui.lineage.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
+from hermes_ui.lineage.tip import chain_of, resume_target
+from hermes_ui.lineage.tree import Tree
+
+PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page
+PANEL_BUDGET = 40  # ... and in the session page's panel
+PLURALS = {"root": "roots", "branch": "branches", "continuation": "continuations",
+           "delegate": "delegates", "orphan": "orphans"}  # fmt: skip
+
+
+@dataclass
+class Picture:
+    session_id: str
+    root_id: str
+    tip_id: str
+    chain: list[str]
+    display: d.Display
+    kind_counts: list  # (kind, count, label)
+    svg: str | None = None
+    from_cache: bool = False
+    fallback: str = ""  # why the list is shown instead of a drawing
+    live_error: HermesError | None = None
+    truncated: bool = False
+    entries: list = field(default_factory=list)
+    # Where session_messages actually reads from: beyond the compression tip
+    # when Hermes walks into an unmarked API fork (see tip.resume_target).
+    transcript_id: str = ""
+
+    @property
+    def transcript_elsewhere(self) -> bool:
+        return bool(self.transcript_id) and self.transcript_id != self.tip_id
+
+    @property
+    def current_row(self) -> dict:
+        return next((n.row for n in self.display.nodes() if n.id == self.session_id), {})
+
+    @property
+    def alone(self) -> bool:
+        return self.display.total == 1 and not self.display.root.ghost
+
+    @property
+    def resolves_elsewhere(self) -> bool:
+        return self.tip_id != self.session_id
+
+
+def cache_dir() -> Path:
+    return Path(settings.DATA_DIR) / "lineage-svg"
+
+
+def for_session(
+    endpoint: Endpoint,
+    session_id: str,
+    *,
+    expanded: frozenset[str] = frozenset(),
+    budget: int = PAGE_BUDGET,
+    live: bool = True,
+    draw: bool = True,
+) -> Picture:
+    """Raises ``HermesError`` when the session does not exist (or cannot be read at all)."""
+    live_error = None
+    if live:
+        try:
+            sync.refresh_now(endpoint, session_id)
+        except e.NotFound:
+            raise
+        except HermesError as error:
+            live_error = error
+    found = queries.lineage(endpoint.id, session_id)
+    if found is None:
+        raise live_error or e.NotFound(
+            "This session is not in the index.", code="session_not_found", operation="session_get"
+        )
+    tree = Tree(found.rows)
+    formers = {row["former_parent_id"] for row in found.rows if row.get("former_parent_id")}
+    still_there = set(
+        queries.present(endpoint.id).filter(session_id__in=formers)
+        .values_list("session_id", flat=True)
+    )  # fmt: skip
+    kinds = kinds_of(
+        found.rows, forked_ids=forked_child_ids(endpoint.id), known_gone=formers - still_there
+    )
+    chain = chain_of(tree, session_id)
+    # Only a session in a compression chain has a tip worth pointing at.
+    in_chain = len(chain) > 1 or kinds.get(session_id) == CONTINUATION
+    root = tree.get(found.root_id) or {}
+    orphaned = kinds.get(found.root_id) == ORPHAN
+    shown = d.build(
+        tree,
+        kinds,
+        root_id=found.root_id,
+        current_id=session_id,
+        tip_id=chain[-1] if in_chain else "",
+        expanded=expanded,
+        threshold=settings.HERMES_LINEAGE_FOLD_DELEGATES,
+        budget=budget,
+        former_parent_id=root.get("former_parent_id") if orphaned else None,
+    )
+    counts = [(kind, n, PLURALS[kind] if n != 1 else kind)
+              for kind in KINDS if (n := sum(1 for k in kinds.values() if k == kind))]  # fmt: skip
+    picture = Picture(session_id, found.root_id, chain[-1], chain, shown, counts,
+                      live_error=live_error, truncated=found.truncated,
+                      transcript_id=resume_target(tree, session_id))  # fmt: skip
+    url_for = _session_urls(endpoint.id)
+    if draw:
+        _draw(picture, endpoint, expanded, url_for)
+    picture.entries = shown.entries()
+    for entry in picture.entries:
+        item = entry.item
+        if isinstance(item, d.Group):
+            item.url = lineage_url(endpoint.id, session_id, expanded | {item.parent_id})
+        elif not item.ghost:
+            item.url = url_for(item.id)
+    return picture
+
+
+def _session_urls(endpoint_id: str):
+    """``links.session_url`` for one endpoint, memoised: a picture links each node twice."""
+    return functools.lru_cache(maxsize=None)(
+        lambda session_id: links.session_url(endpoint_id, session_id)
+    )
+
+
+def _draw(picture: Picture, endpoint: Endpoint, expanded: frozenset[str], url_for) -> None:
+    if picture.alone:
+        return
+    if picture.display.size > settings.HERMES_LINEAGE_MAX_NODES:
+        picture.fallback = (
+            f"This lineage has {picture.display.size:,} nodes even with delegates folded, more "
+            f"than the {settings.HERMES_LINEAGE_MAX_NODES:,} the dashboard draws; here it is as "
+            "a list."
+        )
+        return
+    source = graph.to_dot(
+        picture.display,
+        url_for=url_for,
+        expand_url_for=lambda parent: lineage_url(
+            endpoint.id, picture.session_id, expanded | {parent}
+        ),
+    )
+    rendered = render.render(source, dot_path=settings.HERMES_DOT, cache_dir=cache_dir())
+    if rendered.error:
+        picture.fallback = f"{rendered.error} Here is the lineage as a list."
+        return
+    picture.svg, picture.from_cache = rendered.svg, rendered.from_cache
+
+
+def lineage_url(endpoint_id: str, session_id: str, expanded=frozenset(), view: str = "") -> str:
+    url = links.session_url(endpoint_id, session_id, "lineage_page")
+    query = [("expand", parent) for parent in sorted(expanded)]
+    if view:
+        query.append(("as", view))
+    if not query:
+        return url
+    return url + ("&" if "?" in url else "?") + urlencode(query)

@@ -1,0 +1,151 @@
+"""Reading the index: one lineage, and search pages over a snapshot.
+
+Search pages are keyset-paged on (last activity, row id), newest first, and
+later pages carry the snapshot generation the first page was drawn from.
+Rows added, changed or deleted by a sync after that snapshot are left out
+of later pages and counted instead ("12 sessions changed since"), so paging
+never shows a row twice and never silently skips an unchanged one, however
+often the index refreshes meanwhile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from hermes_ui.index import rows as r
+from hermes_ui.index.models import IndexedSession
+
+MAX_LINEAGE = 5000  # sessions read for one picture; beyond this the list is cut
+_ROW_FIELDS = (*r.API_FIELDS, "session_id", "visible_in_default_list", "former_parent_id",
+               "listed", "kind", "child_count", "pk", "order_key", "changed_gen")  # fmt: skip
+# What a lineage picture needs of each row (fewer columns: a 500-node lineage
+# is read on every lineage page view).
+LINEAGE_FIELDS = ("session_id", "parent_session_id", "title", "source", "message_count",
+                  "started_at", "ended_at", "end_reason", "last_active",
+                  "visible_in_default_list", "former_parent_id", "digest")  # fmt: skip
+
+
+def api_row(values: dict) -> dict:
+    """An index row (``.values()``) in the API's shape, plus the index's findings."""
+    row = dict(values)
+    row["id"] = row.pop("session_id")
+    for name in ("parent_session_id", "end_reason", "title", "former_parent_id"):
+        row[name] = row.get(name) or None
+    return row
+
+
+def present(endpoint_id: str):
+    return IndexedSession.objects.filter(endpoint=endpoint_id, vanished_at__isnull=True)
+
+
+def session_row(endpoint_id: str, session_id: str, fields=_ROW_FIELDS) -> dict | None:
+    found = present(endpoint_id).filter(session_id=session_id).values(*fields).first()
+    return api_row(found) if found else None
+
+
+@dataclass
+class LineageRows:
+    rows: list[dict]
+    root_id: str
+    truncated: bool
+
+
+def lineage(endpoint_id: str, session_id: str) -> LineageRows | None:
+    """Every indexed row of the lineage holding ``session_id``: root to all descendants."""
+    start = session_row(endpoint_id, session_id, LINEAGE_FIELDS)
+    if start is None:
+        return None
+    rows, chain = {start["id"]: start}, start
+    while chain["parent_session_id"] and len(rows) < MAX_LINEAGE:
+        parent = session_row(endpoint_id, chain["parent_session_id"], LINEAGE_FIELDS)
+        if parent is None or parent["id"] in rows:
+            break  # an unlisted parent, or a loop
+        rows[parent["id"]] = chain = parent
+    root_id = chain["id"]
+    frontier, expanded = [root_id], {root_id}
+    while frontier and len(rows) < MAX_LINEAGE:
+        found = []
+        for start_at in range(0, len(frontier), 500):
+            found += (
+                present(endpoint_id)
+                .filter(parent_session_id__in=frontier[start_at : start_at + 500])
+                .values(*LINEAGE_FIELDS)
+            )
+        frontier = []
+        for values in found:
+            row = api_row(values)
+            rows.setdefault(row["id"], row)
+            if row["id"] not in expanded:  # a loop is walked once
+                expanded.add(row["id"])
+                frontier.append(row["id"])
+    return LineageRows(list(rows.values())[:MAX_LINEAGE], root_id, len(rows) >= MAX_LINEAGE)
+
+
+@dataclass
+class Page:
+    rows: list[dict]
+    total: int
+    snapshot: int
+    next_after: str | None
+    changed_since: int
+
+
+def search(
+    endpoint_id: str,
+    *,
+    snapshot: int,
+    q: str = "",
+    source: str = "",
+    kind: str = "",
+    state: str = "",
+    after: tuple[float, int] | None = None,
+    limit: int = 50,
+) -> Page:
+    rows = present(endpoint_id)
+    if q:
+        rows = rows.filter(
+            Q(session_id__icontains=q) | Q(title__icontains=q) | Q(preview__icontains=q)
+        )
+    if source:
+        rows = rows.filter(source=source)
+    if kind:
+        rows = rows.filter(kind=kind)
+    if state == "open":
+        rows = rows.filter(ended_at__isnull=True, end_reason="")
+    elif state == "closed":
+        rows = rows.filter(Q(ended_at__isnull=False) | ~Q(end_reason=""))
+    changed_since = 0
+    if after is not None:
+        # A later page: only the snapshot's rows, in the snapshot's order.
+        changed_since = IndexedSession.objects.filter(
+            endpoint=endpoint_id, changed_gen__gt=snapshot
+        ).count()
+        rows = rows.filter(changed_gen__lte=snapshot)
+    total = rows.count()
+    if after is not None:
+        key, pk = after
+        rows = rows.filter(Q(order_key__lt=key) | Q(order_key=key, pk__lt=pk))
+    ordered = rows.order_by("-order_key", "-pk").values(*_ROW_FIELDS)
+    found = [api_row(values) for values in ordered[: limit + 1]]
+    more = len(found) > limit
+    found = found[:limit]
+    next_after = f"{found[-1]['order_key']!r}:{found[-1]['pk']}" if more and found else None
+    return Page(found, total, snapshot, next_after, changed_since)
+
+
+def parse_after(text: str) -> tuple[float, int] | None:
+    key, sep, pk = (text or "").partition(":")
+    if not sep:
+        return None
+    try:
+        return float(key), int(pk)
+    except ValueError:
+        return None
+
+
+def sources(endpoint_id: str) -> list[str]:
+    return sorted(
+        set(present(endpoint_id).exclude(source="").values_list("source", flat=True).distinct())
+    )

@@ -1,0 +1,352 @@
+"""Keeping the index in step with an endpoint's session lists.
+
+A *full sweep* pages the whole administrative list (``include_children=true``,
+200 rows a call, the most the provider returns) and the whole default list
+(for visibility), de-duplicates by id, and treats every indexed row it did
+not see as possibly deleted: each is confirmed with ``session_get`` before it
+is marked vanished, because offset paging over a moving activity order can
+skip a row that moved while the sweep ran.
+
+An *incremental* refresh relies on that order (most recent activity first):
+anything that gained a message or was created sorts to the top, so it pages
+until a whole page brings nothing new or changed and stops there. With
+nothing changed that is one list call. The default list is only paged when
+something changed, for as many pages as the changes reached.
+
+The trade-off, stated plainly: a change that does not touch activity (a
+rename or close from another client, a deletion elsewhere, a parent's close
+reason) sits below unchanged rows and waits for the next full sweep
+(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default). Changes the
+dashboard made itself are picked up at once from its audit trail and fork
+records (see ``touched``). At 10,000 sessions a sweep is about a hundred
+list calls of ~220 ms each, which is why it is periodic and not per refresh.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q, Value
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import errors as e
+from hermes_ui.index import store, touched
+from hermes_ui.index.models import IndexedSession, IndexSyncState
+
+log = logging.getLogger("hermes_ui.index")
+
+PAGE = 200
+LEASE = timedelta(minutes=5)  # a sync that stopped heart-beating this long is dead
+MAX_CONFIRM = 300  # possibly-deleted rows confirmed by GET per sweep
+MAX_DANGLING = 20  # unlisted parents fetched by id per sync
+_missing_parents: dict[tuple[str, str], float] = {}
+
+
+@dataclass
+class Report:
+    endpoint: str
+    full: bool
+    list_calls: int = 0
+    get_calls: int = 0
+    pages: dict = field(default_factory=lambda: {"children": 0, "default": 0})
+    rows_seen: int = 0
+    duplicates: int = 0
+    counts: store.Counts = field(default_factory=store.Counts)
+    unconfirmed: int = 0
+    seconds: float = 0.0
+    skipped: str = ""
+    error_code: str = ""
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["counts"] = asdict(self.counts)
+        return data
+
+    def summary(self) -> str:
+        if self.skipped:
+            return f"{self.endpoint}: skipped ({self.skipped})"
+        c = self.counts
+        text = (
+            f"{self.endpoint}: {'full sweep' if self.full else 'incremental'} in "
+            f"{self.seconds:.2f} s, {self.list_calls} list calls, {self.get_calls} gets, "
+            f"{self.rows_seen} rows seen; +{c.added} added, {c.changed} changed, "
+            f"{c.vanished} vanished, {c.reappeared} back, {c.visibility} visibility, "
+            f"{c.kinds} kinds"
+        )
+        return text + (f"; stopped: {self.error_code}" if self.error_code else "")
+
+
+def state_for(endpoint_id: str) -> IndexSyncState:
+    return IndexSyncState.objects.get_or_create(endpoint=endpoint_id)[0]
+
+
+def due_full(state: IndexSyncState) -> bool:
+    if state.last_full_at is None:
+        return True
+    age = timezone.now() - state.last_full_at
+    return age.total_seconds() >= settings.HERMES_INDEX_FULL_SWEEP_SECONDS
+
+
+def sync(endpoint: Endpoint, *, full: bool | None = None, leased: bool = False) -> Report:
+    """One sync of ``endpoint``; ``full=None`` sweeps only when a sweep is due.
+
+    ``leased``: the caller already holds the lease (see ``acquire``).
+    """
+    state = state_for(endpoint.id)
+    full = due_full(state) if full is None else full
+    report = Report(endpoint.id, full)
+    if not leased and not acquire(endpoint.id, full):
+        report.skipped = "another sync of this endpoint is running"
+        return report
+    started = time.perf_counter()
+    try:
+        run = _Run(endpoint, state_for(endpoint.id), report)
+    except BaseException:
+        IndexSyncState.objects.filter(endpoint=endpoint.id).update(running_since=None)
+        raise
+    try:
+        run.execute()
+    except HermesError as error:
+        report.error_code = error.code
+        log.warning("index sync endpoint=%s stopped code=%s", endpoint.id, error.code)
+    finally:
+        report.seconds = time.perf_counter() - started
+        run.finish()
+    log.info("index sync endpoint=%s full=%s calls=%d gets=%d seconds=%.2f", endpoint.id, full,
+             report.list_calls, report.get_calls, report.seconds)  # fmt: skip
+    return report
+
+
+INLINE_PENDING = 20  # dashboard actions a page load folds in itself; more wait for a sync
+
+
+def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
+    """Re-read one session (and recent dashboard actions) before drawing its lineage.
+
+    A handful of ``session_get`` calls, never a list call: this runs inside a
+    page load. A 404 marks the row vanished (and re-reads its children)
+    before the caller's own read reports it; other Hermes errors propagate.
+    """
+    state = state_for(endpoint.id)
+    mark = touched.pending(endpoint.id, state.last_audit_id, state.last_fork_id)
+    fold = len(mark.session_ids) <= INLINE_PENDING
+    ids = [session_id, *(mark.session_ids if fold else [])]
+    gen = state.generation + 1
+    counts, read = touched.refresh(client_for(endpoint), endpoint.id, ids, gen)
+    update = {}
+    advanced = (mark.audit_mark, mark.fork_mark) != (state.last_audit_id, state.last_fork_id)
+    if fold and advanced:
+        update.update(last_audit_id=Greatest("last_audit_id", Value(mark.audit_mark)),
+                      last_fork_id=Greatest("last_fork_id", Value(mark.fork_mark)))  # fmt: skip
+    if counts.any or (fold and advanced):
+        # A fork recorded after its child was indexed changes only its kind.
+        counts.kinds += store.derive(endpoint.id, gen, only=read)
+    if counts.any:
+        update["generation"] = Greatest("generation", Value(gen))
+    if update:
+        IndexSyncState.objects.filter(pk=state.pk).update(**update)
+    return counts
+
+
+def acquire(endpoint_id: str, full: bool) -> bool:
+    """Take the endpoint's sync lease; False when a live sync holds it."""
+    state_for(endpoint_id)
+    now = timezone.now()
+    free = Q(running_since__isnull=True) | Q(running_since__lt=now - LEASE)
+    progress = {"phase": "starting", "pages": 0, "rows": 0}
+    return bool(
+        IndexSyncState.objects.filter(free, endpoint=endpoint_id).update(
+            running_since=now, running_full=full, progress=progress
+        )
+    )
+
+
+class _Run:
+    def __init__(self, endpoint: Endpoint, state: IndexSyncState, report: Report):
+        self.endpoint, self.state, self.report = endpoint, state, report
+        self.client = client_for(endpoint)
+        self.gen = state.generation + 1
+        self.seen: set[str] = set()
+        self.changed_pages = 0
+        # Dashboard actions up to now are covered by this run; later ones wait.
+        self.pending = touched.pending(endpoint.id, state.last_audit_id, state.last_fork_id)
+        self.completed = False
+
+    def execute(self) -> None:
+        full = self.report.full
+        self._page_children()
+        if full or self.report.counts.any:
+            self._page_default()
+        if not full:
+            self._refresh(self.pending.session_ids)
+        else:
+            self._confirm_unseen()
+        self._fetch_dangling_parents()
+        if self.report.counts.any:
+            self._progress("kinds")
+            self.report.counts.kinds += store.derive(self.endpoint.id, self.gen)
+        elif self.pending.session_ids:
+            # A fork recorded after its child was indexed changes only its kind.
+            pending = set(self.pending.session_ids)
+            self.report.counts.kinds += store.derive(self.endpoint.id, self.gen, only=pending)
+        self.completed = True
+
+    # -- phases ------------------------------------------------------------
+
+    def _pages(self, phase: str, *, include_children: bool):
+        """Each page's rows. A sweep asks for the next page while this one is
+        being written, so the index work hides behind the provider's ~220 ms;
+        an incremental refresh never asks for a page it may not need."""
+
+        def fetch(offset: int) -> dict:
+            return self.client.list_sessions(
+                limit=PAGE, offset=offset, include_children=include_children
+            )
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-page") as ahead:
+            offset, pending = 0, None
+            while True:
+                self._progress(phase)
+                page = pending.result() if pending is not None else fetch(offset)
+                self.report.list_calls += 1
+                self.report.pages["children" if include_children else "default"] += 1
+                # Advance by what came back; a short page is the end (has_more
+                # is only "the page was full").
+                offset += len(page["data"])
+                full_page = len(page["data"]) == PAGE
+                pending = ahead.submit(fetch, offset) if full_page and self.report.full else None
+                yield [row for row in page["data"] if isinstance(row, dict)]
+                if not full_page:
+                    return
+
+    def _page_children(self) -> None:
+        for rows in self._pages("administrative list", include_children=True):
+            fresh = []
+            for row in rows:
+                session_id = row.get("id")
+                if not isinstance(session_id, str):
+                    continue
+                if session_id in self.seen:
+                    self.report.duplicates += 1
+                    continue
+                self.seen.add(session_id)
+                fresh.append(row)
+            self.report.rows_seen += len(fresh)
+            counts = store.upsert(self.endpoint.id, fresh, self.gen, listed=True)
+            self.report.counts.add(counts)
+            if counts.any:
+                self.changed_pages += 1
+            elif not self.report.full:
+                return  # everything below is older and was unchanged last time too
+
+    def _page_default(self) -> None:
+        seen_visible: set[str] = set()
+        pages = 0
+        for rows in self._pages("default list", include_children=False):
+            pages += 1
+            shown, tips = {}, {}
+            for row in rows:
+                if not isinstance(row.get("id"), str):
+                    continue
+                root = row.get("_lineage_root_id")
+                visible_id = root if isinstance(root, str) and root else row["id"]
+                shown[visible_id] = row["id"]
+                if visible_id != row["id"]:
+                    tips[row["id"]] = visible_id
+            seen_visible.update(shown)
+            changed = store.set_visible(self.endpoint.id, shown, tips, self.gen)
+            self.report.counts.visibility += changed
+            if not self.report.full and not changed and pages >= self.changed_pages:
+                return
+        if self.report.full:
+            self.report.counts.visibility += store.hide_unseen(
+                self.endpoint.id, seen_visible, self.gen
+            )
+
+    def _refresh(self, session_ids: list[str], *, listed=None) -> None:
+        if not session_ids:
+            return
+        self._progress("dashboard changes")
+        counts, read = touched.refresh(
+            self.client, self.endpoint.id, session_ids, self.gen, listed=listed
+        )
+        self.report.counts.add(counts)
+        self.report.get_calls += len(read)
+
+    def _confirm_unseen(self) -> None:
+        unseen = [
+            session_id
+            for session_id in IndexedSession.objects.filter(
+                endpoint=self.endpoint.id, vanished_at__isnull=True
+            ).values_list("session_id", flat=True)
+            if session_id not in self.seen
+        ]
+        self.report.unconfirmed = max(0, len(unseen) - MAX_CONFIRM)
+        # Not in the administrative list: deleted, archived, or skipped by a
+        # row that moved mid-sweep. Only a 404 proves the first.
+        self._refresh(unseen[:MAX_CONFIRM], listed=False)
+
+    def _fetch_dangling_parents(self) -> None:
+        """Parents that are not listed (archived ones) are read by id, once."""
+        known = IndexedSession.objects.filter(endpoint=self.endpoint.id).values("session_id")
+        dangling = list(
+            IndexedSession.objects.filter(endpoint=self.endpoint.id, vanished_at__isnull=True)
+            .exclude(parent_session_id="")
+            .exclude(parent_session_id__in=known)
+            .values_list("parent_session_id", flat=True)
+            .distinct()[: MAX_DANGLING * 5]
+        )
+        now = time.monotonic()
+        wanted = [
+            p for p in dangling if now - _missing_parents.get((self.endpoint.id, p), -1e9) > 3600
+        ][:MAX_DANGLING]
+        for parent_id in wanted:
+            self.report.get_calls += 1
+            try:
+                row = self.client.get_session(parent_id)
+            except (e.NotFound, e.InvalidInput):
+                _missing_parents[(self.endpoint.id, parent_id)] = now
+                continue
+            self.report.counts.add(store.upsert(self.endpoint.id, [row], self.gen, listed=False))
+
+    # -- bookkeeping ---------------------------------------------------------
+
+    def _progress(self, phase: str) -> None:
+        IndexSyncState.objects.filter(pk=self.state.pk).update(
+            running_since=timezone.now(),
+            progress={
+                "phase": phase,
+                "pages": self.report.list_calls,
+                "rows": self.report.rows_seen,
+                "full": self.report.full,
+            },
+        )
+
+    def finish(self) -> None:
+        now = timezone.now()
+        report = self.report
+        update = {"running_since": None, "progress": {}, "last_report": report.as_dict()}
+        if report.counts.any:
+            update["generation"] = Greatest("generation", Value(self.gen))
+        if self.completed:
+            update.update(
+                last_sync_at=now,
+                # Greatest: a page load may already have folded in later ones.
+                last_audit_id=Greatest("last_audit_id", Value(self.pending.audit_mark)),
+                last_fork_id=Greatest("last_fork_id", Value(self.pending.fork_mark)),
+                last_error_code="",
+            )
+            if report.full:
+                update.update(last_full_at=now, sweep=self.state.sweep + 1)
+        else:
+            update.update(last_error_code=report.error_code or "dashboard_error",
+                          last_error_at=now)  # fmt: skip
+        IndexSyncState.objects.filter(pk=self.state.pk).update(**update)

@@ -1,0 +1,96 @@
+"""Targeted refreshes: sessions the dashboard itself acted on, and single rows.
+
+Renames, closes and forks do not move a row in the provider's activity
+order (a fork copies the parent's message times), so paging from the top
+would not find them. The dashboard knows what it did, though: every action
+is in the audit trail and every fork in ``KnownFork``. Re-reading those ids
+with ``session_get`` (about 2 ms each) keeps the index exact for changes
+made here, at the cost of one GET per touched session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hermes_ui.audit.models import AuditEvent
+from hermes_ui.hermes import errors as e
+from hermes_ui.index import store
+from hermes_ui.index.models import IndexedSession, KnownFork
+
+BATCH = 200  # dashboard actions folded in per sync; the rest wait for the next one
+MAX_CASCADE = 500  # descendants re-read after a deletion
+_ID_KEYS = ("session_id", "id", "child_id", "generated_id", "requested_id",
+            "effective_session_id", "resolved_session_id")  # fmt: skip
+
+
+@dataclass
+class Pending:
+    session_ids: list[str]
+    audit_mark: int
+    fork_mark: int
+
+
+def pending(endpoint_id: str, audit_mark: int, fork_mark: int) -> Pending:
+    """Ids the dashboard acted on after the given watermarks, oldest first."""
+    found: dict[str, None] = {}
+    events = list(
+        AuditEvent.objects.filter(endpoint=endpoint_id, pk__gt=audit_mark)
+        .order_by("pk")
+        .values_list("pk", "session_id", "evidence")[:BATCH]
+    )
+    for _, session_id, evidence in events:
+        for value in [session_id, *_evidence_ids(evidence)]:
+            if isinstance(value, str) and value:
+                found[value] = None
+    forks = list(
+        KnownFork.objects.filter(endpoint=endpoint_id, pk__gt=fork_mark)
+        .order_by("pk")
+        .values_list("pk", "parent_id", "child_id")[:BATCH]
+    )
+    for _, parent_id, child_id in forks:
+        found[parent_id] = None
+        found[child_id] = None
+    return Pending(
+        list(found),
+        events[-1][0] if events else audit_mark,
+        forks[-1][0] if forks else fork_mark,
+    )
+
+
+def _evidence_ids(evidence) -> list:
+    if not isinstance(evidence, dict):
+        return []
+    return [evidence.get(key) for key in _ID_KEYS]
+
+
+def refresh(client, endpoint_id: str, session_ids: list[str], gen: int, *, listed=None):
+    """Re-read ``session_ids``; a 404 vanishes the row and re-reads its descendants.
+
+    Returns ``(counts, ids re-read)``. Read failures other than "not found" propagate:
+    a sync stops rather than record a guess.
+    """
+    counts = store.Counts()
+    queue, seen = list(dict.fromkeys(session_ids)), set()
+    while queue and len(seen) < len(session_ids) + MAX_CASCADE:
+        batch = [sid for sid in queue if sid not in seen]
+        queue = []
+        found, gone = [], []
+        for session_id in batch:
+            seen.add(session_id)
+            try:
+                found.append(client.get_session(session_id))
+            except e.NotFound:
+                gone.append(session_id)
+            except e.InvalidInput:
+                continue  # an id the dashboard can never address; nothing to refresh
+        counts.add(store.upsert(endpoint_id, found, gen, listed=listed, touch=False))
+        if gone:
+            counts.vanished += store.vanish(endpoint_id, gone, gen)
+            # The provider deletes a session's delegates with it and clears the
+            # parent of the rest: re-read every child the index knew.
+            queue = list(
+                IndexedSession.objects.filter(
+                    endpoint=endpoint_id, parent_session_id__in=gone
+                ).values_list("session_id", flat=True)
+            )
+    return counts, seen

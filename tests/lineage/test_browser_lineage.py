@@ -1,0 +1,73 @@
+"""In Chromium: the index fills itself, the lazy panel draws, a node link navigates."""
+
+import time
+
+import pytest
+
+from hermes_ui.links import session_url
+from hermes_ui.peer import demo_ids as ids
+from tests.browser import DashboardServer, log_in, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.peer]
+
+
+@pytest.fixture(scope="module")
+def refreshing_dashboard(tmp_path_factory, hermes_peer):
+    """Its own uvicorn app, with the background refresher on a short interval."""
+    server = DashboardServer(
+        tmp_path_factory.mktemp("lineage-ui"), hermes_peer,
+        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "2"},
+    ).start()  # fmt: skip
+    yield server
+    server.stop()
+
+
+def wait_until_indexed(page, base_url):
+    deadline = time.monotonic() + 45
+    while time.monotonic() < deadline:
+        page.goto(base_url + "/e/local/index/")
+        if page.locator("#index-freshness", has_text="Indexed").count():
+            return
+        time.sleep(0.5)
+    raise AssertionError("the background refresher never indexed the endpoint")
+
+
+def test_the_panel_draws_the_lineage_and_a_node_opens_its_session(page, refreshing_dashboard):
+    base = refreshing_dashboard.base_url
+    log_in(page, base, "support")
+    # The first request started the refresher inside uvicorn; nothing else syncs.
+    wait_until_indexed(page, base)
+    assert page.locator("table.sessions tbody tr").count() == 50
+    screenshot(page, "lineage-index")
+
+    page.goto(base + session_url("local", ids.COMPRESSION_ROOT))
+    panel_svg = page.locator("#lineage-panel .svg-wrap svg")
+    panel_svg.wait_for(timeout=15000)
+    assert page.locator("#lineage-panel .svg-wrap svg g.node").count() == 3
+    assert page.locator("#lineage-resume").is_visible()
+    page.locator("#lineage-panel").scroll_into_view_if_needed()
+    screenshot(page, "lineage-panel")
+
+    page.locator("#lineage-panel .svg-wrap svg a").filter(
+        has_text=ids.COMPRESSION_TIP_TITLE
+    ).click()
+    page.wait_for_url("**" + session_url("local", ids.COMPRESSION_TIP))
+    assert page.locator("h1").inner_text().startswith(ids.COMPRESSION_TIP_TITLE)
+    screenshot(page, "lineage-after-click")
+
+
+def test_the_graph_page_and_the_refresh_button(page, refreshing_dashboard):
+    base = refreshing_dashboard.base_url
+    log_in(page, base, "reviewer")
+    wait_until_indexed(page, base)
+    page.goto(base + session_url("local", ids.DELEGATE_GRANDCHILD, "lineage_page"))
+    page.locator("#lineage-graph .svg-wrap svg").wait_for()
+    assert page.locator("#lineage-graph .svg-wrap svg g.node").count() == 5
+    screenshot(page, "lineage-delegates")
+    page.get_by_role("button", name="Refresh").click()
+    page.locator("#index-freshness", has_text="Indexed").wait_for(timeout=20000)
+    assert page.locator("#lineage-graph .svg-wrap svg g.node").count() == 5
+    page.goto(base + session_url("local", ids.BRANCH_B, "lineage_page"))
+    page.locator("#lineage-graph .svg-wrap svg").wait_for()
+    page.keyboard.press("Tab")
+    screenshot(page, "lineage-branches")
