@@ -156,7 +156,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Defence in depth: tracebacks lose exception messages, API keys are masked.
+    "filters": {"redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
+    },
     "root": {"handlers": ["console"], "level": env_str("HERMES_UI_LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
 }

@@ -41,6 +41,9 @@ class Result:
     evidence: dict = field(default_factory=dict)
     replayed: bool = False
     key: str = ""
+    # The audit event written for THIS submission (a replay gets its own
+    # event, carrying the first one's evidence), so a view can link to it.
+    event_id: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -59,8 +62,13 @@ def mint_key() -> str:
     return secrets.token_urlsafe(18)
 
 
+def valid_key(form_key) -> bool:
+    """Whether a submitted form key could have come from ``mint_key``."""
+    return isinstance(form_key, str) and bool(_KEY_RE.match(form_key))
+
+
 def effective_key(form_key: str, inputs: dict) -> str:
-    if not isinstance(form_key, str) or not _KEY_RE.match(form_key):
+    if not valid_key(form_key):
         raise BadKey("This form is missing its submission key; reload the page and try again.")
     canonical = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
     digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -92,11 +100,11 @@ def run_once(
             )
     except IntegrityError:
         replay = _wait_for(capability, endpoint_id, key, wait_seconds)
-        trail.record(
+        replay.event_id = trail.record(
             user, capability=capability, endpoint=endpoint_id, outcome=replay.outcome,
             session_id=session_id, idempotency_key=key, http_status=replay.http_status,
             error_code=replay.error_code, evidence={**replay.evidence, "replayed": True},
-        )  # fmt: skip
+        ).pk  # fmt: skip
         return replay
     try:
         result = perform(key)
@@ -108,16 +116,22 @@ def run_once(
                      error_code="dashboard_error")  # fmt: skip
         raise
     result.key = key
+    # A create without an id learns its session id only from the answer.
+    session_id = str((result.evidence or {}).get("session_id") or session_id)
+    record.session_id = session_id[:300]
     _finish(record, result)
-    trail.record(
+    result.event_id = trail.record(
         user, capability=capability, endpoint=endpoint_id, outcome=result.outcome,
         session_id=session_id, idempotency_key=key, http_status=result.http_status,
         error_code=result.error_code, evidence=result.evidence,
-    )  # fmt: skip
+    ).pk  # fmt: skip
     return result
 
 
 def _finish(record: IdempotencyRecord, result: Result) -> None:
+    # The caller sees what a replay would see: the redacted evidence, never raw text.
+    result.result = redact.evidence(result.result)
+    result.evidence = redact.evidence(result.evidence)
     record.outcome = result.outcome
     record.http_status = result.http_status
     record.error_code = result.error_code[:60]

@@ -2,7 +2,7 @@
 
 Allowlisting, not blocklisting: only these keys survive, and only as short
 scalars. Titles are user text too, so evidence keeps their length and a
-digest, never the text itself.
+digest, never the text itself; system prompts keep only their length.
 """
 
 import hashlib
@@ -14,8 +14,14 @@ SAFE_KEYS = {
     "turn_id", "state", "events", "input_tokens", "output_tokens", "total_tokens",
     "has_system_prompt", "has_model_config", "resolved_session_id", "effective_session_id",
     "digest", "count", "cascade", "survivors", "fields", "reason_given", "kind", "replayed",
+    # changes (rename/close, create, fork): ids, codes, counts and times only.
+    "model", "op", "attempted_at", "requested_id", "conflict_id", "parent_end_reason",
+    "parent_open", "parent_message_count", "end_reason_kept", "stage", "applied",
 }  # fmt: skip
-TEXT_KEYS = {"title", "comment", "reason", "message", "system_message", "system_prompt"}
+TEXT_KEYS = {"title", "comment", "reason", "message"}
+# Prompts are longer-lived secrets than a title: not even a digest is kept,
+# only whether one was given and how long it was.
+PROMPT_KEYS = {"system_message", "system_prompt"}
 MAX_SCALAR = 300
 
 
@@ -33,10 +39,20 @@ def describe_text(text) -> dict:
     return {"present": True, "length": len(value), "sha256_16": digest(value)}
 
 
+def describe_prompt(text) -> dict:
+    if isinstance(text, dict) and set(text) <= {"present", "length"}:
+        return dict(text)
+    if not text:
+        return {"present": False}
+    return {"present": True, "length": len(str(text))}
+
+
 def evidence(data: dict) -> dict:
     clean = {}
     for key, value in (data or {}).items():
-        if key in TEXT_KEYS:
+        if key in PROMPT_KEYS:
+            clean[key] = describe_prompt(value)
+        elif key in TEXT_KEYS:
             clean[key] = describe_text(value)
         elif key in SAFE_KEYS:
             clean[key] = _scalar(value)

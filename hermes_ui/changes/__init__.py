@@ -1,0 +1,1 @@
+"""Changing transcripts safely: rename and close, create, fork, and reconciling what happened."""

@@ -1,0 +1,28 @@
+"""Template helpers of the changes feature (rename/close, create, fork, outcomes)."""
+
+import json
+
+from django import template
+
+from hermes_ui.audit.idempotency import mint_key
+
+register = template.Library()
+
+
+@register.simple_tag
+def fresh_key():
+    """A submission key for a form rendered by a view that did not mint one."""
+    return mint_key()
+
+
+@register.filter
+def is_closed(session) -> bool:
+    return bool(
+        isinstance(session, dict) and (session.get("ended_at") or session.get("end_reason"))
+    )
+
+
+@register.filter
+def as_json(value) -> str:
+    """Recorded evidence, indented (it is already redacted; templates escape it)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
