@@ -151,6 +151,10 @@ HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900
 HERMES_LINEAGE_FOLD_DELEGATES = env_int("HERMES_LINEAGE_FOLD_DELEGATES", 5, minimum=1)
 HERMES_LINEAGE_MAX_NODES = env_int("HERMES_LINEAGE_MAX_NODES", 400, minimum=10)
 HERMES_DOT = env_str("HERMES_DOT")  # path to Graphviz dot; default: dot on PATH
+# Chat: events retained per streamed turn (the connector's bound), and whether
+# a session with an end reason may still be continued (closure is metadata).
+HERMES_CHAT_MAX_EVENTS = env_int("HERMES_CHAT_MAX_EVENTS", 4096, minimum=1, maximum=100_000)
+HERMES_ALLOW_CHAT_ON_CLOSED = env_bool("HERMES_ALLOW_CHAT_ON_CLOSED", False)
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,78 @@
+"""The chat box on a session page: the latest turn from here and the form for the next."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Q
+
+from hermes_ui import links
+from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.chat import store
+from hermes_ui.chat.admission import closed_text as closed_reason
+from hermes_ui.chat.compose import ChatForm
+from hermes_ui.chat.models import Turn
+from hermes_ui.failures import error_context
+from hermes_ui.roles import SUPPORT, has_role
+
+_OPTIONAL_FIELDS = ("system_message", "session_key", "image_urls")
+
+
+def latest_turn(endpoint_id: str, session_ids: set[str]) -> Turn | None:
+    """The newest turn sent from here on any of these ids (refusals by Hermes left out)."""
+    ids = [s for s in session_ids if s]
+    turn = (
+        Turn.objects.filter(endpoint=endpoint_id, rejected=False)
+        .filter(
+            Q(requested_session_id__in=ids)
+            | Q(target_session_id__in=ids)
+            | Q(effective_session_id__in=ids)
+        )
+        .select_related("user")
+        .first()
+    )
+    return store.settle_if_orphaned(turn) if turn is not None else None
+
+
+def context(
+    request,
+    endpoint,
+    session_id: str,
+    *,
+    resolved_id: str | None = None,
+    session: dict | None = None,
+    form: ChatForm | None = None,
+    turn: Turn | None = None,
+    notice: dict | None = None,
+    error=None,
+) -> dict:
+    resolved_id = resolved_id or session_id
+    if (session or {}).get("end_reason") != "compression":
+        resolved_id = session_id  # see admission.admit: only compression moves a turn
+    if turn is None:
+        turn = latest_turn(endpoint.id, {session_id, resolved_id})
+    view = store.view_of(turn) if turn is not None else None
+    post_to = view.next_session_id if view is not None and view.rotated else session_id
+    reason = (session or {}).get("end_reason")
+    closed_text = ""
+    if reason and resolved_id == session_id and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
+        closed_text = closed_reason(reason)
+    target_note = ""
+    if resolved_id != session_id:
+        target_note = (
+            f"Turns go to the compression tip {resolved_id}, where this transcript continues."
+        )
+    form = form or ChatForm(initial={"form_key": mint_key()})
+    return {
+        "endpoint": endpoint,
+        "session_id": session_id,
+        "turn": view,
+        "busy": bool(view and view.running),
+        "form": form,
+        "post_url": links.session_url(endpoint.id, post_to, "session_chat"),
+        "can_chat": has_role(request.user, SUPPORT),
+        "closed_text": closed_text,
+        "target_note": target_note,
+        "notice": notice,
+        **(error_context(error, endpoint) if error is not None else {"error": None}),
+        "options_open": any(name in form.errors for name in _OPTIONAL_FIELDS),
+    }

@@ -1,0 +1,79 @@
+"""Is the turn really in the transcript? A successful chat answer does not prove it.
+
+After a turn the dashboard reads ``session_messages`` for the session the
+turn ended in and looks, among the rows newer than the ones it saw before
+sending, for the user's message and the assistant's answer after it.
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from hermes_ui.chat.progress import message_text
+from hermes_ui.hermes import HermesError
+
+
+def baseline(rows: list[dict]) -> int | None:
+    """The newest message id before the turn (message ids only grow)."""
+    ids = [r["id"] for r in rows if isinstance(r.get("id"), int)]
+    return max(ids) if ids else None
+
+
+def check(client, session_id: str, *, message, answer: str | None, after: int | None) -> dict:
+    try:
+        payload = client.get_messages(session_id)
+    except HermesError as error:
+        return {
+            "status": "unknown",
+            "code": error.code,
+            "message": error.message,
+            "session_id": session_id,
+            "checked_at": _now(),
+        }
+    return evaluate(payload, message=message, answer=answer, after=after)
+
+
+def evaluate(payload: dict, *, message, answer: str | None, after: int | None) -> dict:
+    rows = [r for r in payload.get("data", []) if isinstance(r, dict)]
+    fresh = [r for r in rows if after is None or (isinstance(r.get("id"), int) and r["id"] > after)]
+    sent = _norm(message_text(message))
+    user_at = None
+    for index, row in enumerate(fresh):
+        if row.get("role") == "user" and (not sent or sent in _norm(_content_text(row))):
+            user_at = index  # the last match: earlier ones can be copies after compression
+    assistant = None
+    if user_at is not None:
+        wanted = _norm(answer or "")
+        for row in fresh[user_at + 1 :]:
+            text = _norm(_content_text(row))
+            if row.get("role") == "assistant" and text and (not wanted or text == wanted):
+                assistant = row
+    user_row = fresh[user_at]["id"] if user_at is not None else None
+    assistant_row = assistant["id"] if assistant else None
+    if user_row and assistant_row:
+        status = "verified"
+    elif user_row:
+        status = "user_only"
+    else:
+        status = "missing"
+    return {
+        "status": status,
+        "session_id": payload.get("session_id", ""),
+        "user_row": user_row,
+        "assistant_row": assistant_row,
+        "new_rows": len(fresh),
+        "checked_at": _now(),
+    }
+
+
+def _content_text(row: dict) -> str:
+    content = row.get("content")
+    return content if isinstance(content, str) else message_text(content)
+
+
+def _norm(text: str) -> str:
+    return " ".join((text or "").split())
+
+
+def _now() -> str:
+    return timezone.now().isoformat(timespec="seconds")

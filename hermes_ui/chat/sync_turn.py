@@ -1,0 +1,61 @@
+"""The turn without JavaScript: one blocking ``session_chat`` call, then the same checks.
+
+It runs in the request's thread (up to ``HERMES_CHAT_TIMEOUT``), records the
+turn exactly like a streamed one, and returns the refusal when Hermes
+rejected it outright so the form can show it next to the field.
+"""
+
+from __future__ import annotations
+
+from hermes_ui.chat import durability, store
+from hermes_ui.chat.audit import record_turn
+from hermes_ui.chat.models import Turn
+from hermes_ui.chat.progress import Ending
+from hermes_ui.chat.relay import Job
+from hermes_ui.hermes import HermesError
+
+
+def run(turn: Turn, client, user) -> HermesError | None:
+    view = store.view_of(turn, with_events=False)
+    rejected, status, error = False, None, None
+    try:
+        payload = client.chat(
+            turn.target_session_id,
+            message=turn.message,
+            system_message=turn.system_message or None,
+            session_key=turn.session_key or None,
+        )
+    except HermesError as failure:
+        status = failure.status
+        if failure.uncertain:
+            ending = Ending("uncertain", failure.code, failure.message)
+        else:
+            rejected, error = True, failure
+            ending = Ending("failed", failure.code, failure.provider_message or failure.message)
+    else:
+        message = payload.get("message") if isinstance(payload.get("message"), dict) else {}
+        content = message.get("content")
+        view.final_answer = content if isinstance(content, str) else ""
+        view.usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else None
+        if isinstance(payload.get("session_id"), str):
+            view.effective_session_id = payload["session_id"]
+        ending = (
+            Ending("failed", "model_failed", view.final_answer)
+            if view.model_failed
+            else (Ending("completed"))
+        )
+    store.finish(turn.pk, ending, view, rejected=rejected)
+    result = {"status": "skipped"}
+    if not rejected:
+        answer = None if view.model_failed else view.final_answer
+        result = durability.check(
+            client,
+            view.next_session_id,
+            message=turn.message,
+            answer=answer,
+            after=turn.baseline_message_id,
+        )
+    store.save_durability(turn.pk, result)
+    job = Job.for_turn(turn, client, user)
+    record_turn(job, ending, view, rejected, status)
+    return error

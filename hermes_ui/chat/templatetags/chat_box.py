@@ -1,0 +1,31 @@
+"""``{% chat_box %}``: the chat region of a session page, from the page's own context."""
+
+from django import template
+from django.template.loader import render_to_string
+from django.templatetags.static import static
+from django.utils.html import format_html
+
+from hermes_ui.chat import box
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def chat_box(context):
+    request = context["request"]
+    session_id = context.get("session_id") or (context.get("session") or {}).get("id", "")
+    data = box.context(
+        request,
+        context["endpoint"],
+        session_id,
+        resolved_id=context.get("resolved_id"),
+        session=context.get("session"),
+    )
+    html = render_to_string("chat/box.html#box", data, request=request)
+    # The SSE extension is only needed where a turn can stream: here.
+    assets = format_html(
+        '<link rel="stylesheet" href="{}"><script src="{}" defer></script>',
+        static("css/chat.css"),
+        static("vendor/htmx/htmx-ext-sse-2.2.4.js"),
+    )
+    return assets + html

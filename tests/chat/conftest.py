@@ -1,0 +1,95 @@
+"""Fixtures of the chat tests: peers with special configurations and turn helpers."""
+
+import secrets
+
+import httpx
+import pytest
+
+from hermes_ui.chat import relay
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes.client import use_transport
+from tests.conftest import endpoint_for
+
+
+def _peer(home, **config):
+    from hermes_ui.peer.launcher import Peer, PeerConfig, ensure_peer_venv
+
+    peer = Peer(PeerConfig(home=home, peer_python=ensure_peer_venv(), **config))
+    peer.start()
+    peer.wait_healthy(60)
+    return peer
+
+
+@pytest.fixture(scope="session")
+def rotating_peer(tmp_path_factory):
+    """Compression with ``in_place: false``: the rotation recipe rotates the session id."""
+    peer = _peer(tmp_path_factory.mktemp("rotating-peer"), rotate_compression=True)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture(scope="session")
+def erroring_peer(tmp_path_factory):
+    """A context window below 64,000: every turn ends in an SSE ``error`` event."""
+    peer = _peer(tmp_path_factory.mktemp("erroring-peer"), context_length=32000)
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture
+def chat_db(transactional_db):
+    """The relay writes from its own thread, so tests see committed rows only.
+
+    Depending on ``transactional_db`` makes this fixture's teardown (waiting
+    for every turn to settle) run before the database is flushed.
+    """
+    yield
+    assert relay.wait_idle(60), "a chat turn was still running at the end of the test"
+
+
+@pytest.fixture
+def on_peer(settings, hermes_peer):
+    """Settings pointing at the shared real peer; returns a helper to make sessions."""
+    endpoint_for(settings, hermes_peer)
+    return hermes_peer
+
+
+@pytest.fixture
+def mock_hermes(settings):
+    """Routes every Hermes call (sync and streamed) to ``handler(request)``."""
+    endpoint = Endpoint("local", "http://hermes.test", "test-key-0123456789abcdef")
+    settings.HERMES_ENDPOINTS = {"local": endpoint}
+    settings.HERMES_ENDPOINT_ID = "local"
+    routes = {}
+
+    def handler(request: httpx.Request):
+        key = (request.method, request.url.raw_path.decode().split("?")[0])
+        answer = routes.get(key)
+        if answer is None:
+            return httpx.Response(404, json={"error": {"code": "no_route", "message": "x"}})
+        return answer(request) if callable(answer) else answer
+
+    transport = httpx.MockTransport(handler)
+    with use_transport(transport, transport):
+        yield routes
+
+
+def new_session(peer, prefix="chat") -> str:
+    session_id = f"{prefix}-{secrets.token_hex(4)}"
+    response = httpx.post(
+        peer.base_url + "/api/sessions",
+        headers=peer.auth_headers,
+        json={"id": session_id},
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+    return session_id
+
+
+def peer_messages(peer, session_id: str) -> dict:
+    from urllib.parse import quote
+
+    url = f"{peer.base_url}/api/sessions/{quote(session_id, safe='')}/messages"
+    response = httpx.get(url, headers=peer.auth_headers, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()

@@ -1,0 +1,84 @@
+"""In Debian's Chromium: send a turn and watch the answer grow, finish and be verified."""
+
+import pytest
+
+from hermes_ui.links import session_url
+from tests.browser import log_in, screenshot
+from tests.chat.conftest import new_session, peer_messages
+
+pytestmark = [pytest.mark.browser, pytest.mark.peer]
+
+
+def test_a_turn_streams_into_the_page_and_finishes(page, dashboard, hermes_peer):
+    session_id = new_session(hermes_peer, "browser-chat")
+    log_in(page, dashboard.base_url, "support")
+    page.goto(dashboard.base_url + session_url("local", session_id))
+    page.fill("#chat-form textarea[name=message]", "grow please [[slow:8]]")
+    page.click("#chat-send")
+
+    answer = page.locator(".turn .answer").first
+    page.wait_for_selector(".turn-state[data-state=streaming]")
+    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow2')")
+    early = answer.text_content()
+    assert "slow8" not in early
+    assert page.locator("#chat-send").is_disabled()
+    screenshot(page, "chat-streaming")
+    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow5')")
+    assert len(answer.text_content()) > len(early)  # it grew delta by delta
+
+    page.wait_for_selector(".turn-state[data-state=completed]", timeout=20_000)
+    page.wait_for_selector("[data-durability=verified]", timeout=10_000)
+    final = page.locator(".turn .answer").first.text_content().strip()
+    assert final == "slow1 slow2 slow3 slow4 slow5 slow6 slow7 slow8"
+    assert page.locator(".turn .usage").text_content().startswith("Tokens: input")
+    assert not page.locator("#chat-send").is_disabled()  # the form may send again
+    assert page.get_by_text("is not a rollback").first.is_visible()
+    screenshot(page, "chat-completed")
+
+    # A reload shows the finished turn again without sending it again.
+    page.reload()
+    page.wait_for_selector(".turn-state[data-state=completed]")
+    users = [r for r in peer_messages(hermes_peer, session_id)["data"] if r["role"] == "user"]
+    assert len(users) == 1
+
+
+def test_an_empty_message_is_refused_inline(page, dashboard, hermes_peer):
+    session_id = new_session(hermes_peer, "browser-chat")
+    log_in(page, dashboard.base_url, "support")
+    page.goto(dashboard.base_url + session_url("local", session_id))
+    page.click("#chat-send")
+    page.wait_for_selector("#error-message")
+    assert "Type a message" in page.locator("#error-message").text_content()
+    screenshot(page, "chat-missing-message")
+
+
+def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(page, dashboard, hermes_peer):
+    session_id = new_session(hermes_peer, "browser-chat")
+    log_in(page, dashboard.base_url, "support")
+    page.goto(dashboard.base_url + session_url("local", session_id))
+    page.fill("#chat-form textarea[name=message]", "reload me [[slow:10]]")
+    page.click("#chat-send")
+    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow3')")
+    page.reload()
+    # The reloaded page shows the answer so far at once, then keeps growing.
+    assert "slow" in page.locator(".turn .answer").first.text_content()
+    page.wait_for_selector(".turn-state[data-state=completed]", timeout=20_000)
+    final = page.locator(".turn .answer").first.text_content().strip()
+    assert final == " ".join(f"slow{i}" for i in range(1, 11))
+    users = [r for r in peer_messages(hermes_peer, session_id)["data"] if r["role"] == "user"]
+    assert len(users) == 1
+
+
+def test_cancel_in_the_page_says_it_is_not_a_rollback(page, dashboard, hermes_peer):
+    session_id = new_session(hermes_peer, "browser-chat")
+    log_in(page, dashboard.base_url, "support")
+    page.goto(dashboard.base_url + session_url("local", session_id))
+    page.fill("#chat-form textarea[name=message]", "stop me [[slow:20]]")
+    page.click("#chat-send")
+    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow2')")
+    page.locator(".cancel-form button").click()
+    page.wait_for_selector(".turn-state[data-state=cancelled]", timeout=10_000)
+    status = page.locator(".turn-status").text_content()
+    assert "not a rollback" in status and "may still finish" in status
+    assert not page.locator("#chat-send").is_disabled()
+    screenshot(page, "chat-cancelled")
