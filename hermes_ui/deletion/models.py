@@ -1,1 +1,91 @@
-"""Deletion requests and approvals (owned by the deletion feature)."""
+"""Deletion requests, their four-eyes approval and their execution record.
+
+A request is the case file of one intended ``DELETE``: who asked and why,
+what the session looked like at that moment (a projection of its row, the
+number and a digest of its active messages, never their content) and what
+the lineage said would happen (delegates deleted with it, children that
+survive as roots). The approval and the execution are recorded on the same
+row so the queue and the audit trail can show the whole story.
+"""
+
+from django.conf import settings
+from django.db import models
+
+
+class Status(models.TextChoices):
+    PENDING = "pending", "pending review"
+    APPROVED = "approved", "approved"
+    REJECTED = "rejected", "rejected"
+    EXPIRED = "expired", "approval expired"
+    EXECUTED = "executed", "executed"
+    UNCERTAIN = "uncertain", "uncertain: check"
+    VOID = "void", "void"
+
+
+OPEN_STATUSES = (Status.PENDING, Status.APPROVED, Status.UNCERTAIN)
+
+
+class DeletionRequest(models.Model):
+    endpoint = models.CharField(max_length=40, db_index=True)
+    session_id = models.CharField(max_length=300)
+    requester = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requester_name = models.CharField(max_length=150)
+    reason = models.TextField()
+    created_at = models.DateTimeField()
+    # {"row": {...}, "active_message_count": n, "digest": hex, "resolved_session_id": id}
+    snapshot = models.JSONField(default=dict)
+    # {"cascade": [{id, parent_id, kind, depth}], "survivors": [...], "listed_rows": n}
+    consequences = models.JSONField(default=dict)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    # Why the request is void, expired or uncertain, in the dashboard's own
+    # words (field names and counts, never titles or message text).
+    status_note = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # The review: approve or reject, with the policy rule and a comment.
+    approver = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )  # fmt: skip
+    approver_name = models.CharField(max_length=150, blank=True)
+    policy_rule = models.CharField(max_length=40, blank=True)
+    decision_comment = models.TextField(blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    # The execution: minted at approval, so every repeat of "execute" for this
+    # approval maps to one idempotency record and one DELETE.
+    idempotency_key = models.CharField(max_length=64, blank=True)
+    executor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )  # fmt: skip
+    executor_name = models.CharField(max_length=150, blank=True)
+    executed_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # What happened, verified by reading Hermes afterwards (ids and states only).
+    result = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["endpoint", "session_id", "status"])]
+
+    def __str__(self):
+        return f"deletion #{self.pk} {self.endpoint}:{self.session_id} {self.status}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in OPEN_STATUSES
+
+    @property
+    def cascade_ids(self) -> list[str]:
+        return [item["id"] for item in self.consequences.get("cascade", [])]
+
+    @property
+    def survivor_ids(self) -> list[str]:
+        return [item["id"] for item in self.consequences.get("survivors", [])]

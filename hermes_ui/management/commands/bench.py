@@ -4,7 +4,7 @@ import importlib
 
 from django.core.management.base import BaseCommand, CommandError
 
-SUITES = ("lineage", "chat")
+SUITES = ("lineage", "chat", "deletion")
 
 
 class Command(BaseCommand):

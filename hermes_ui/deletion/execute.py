@@ -1,0 +1,182 @@
+"""Executing an approved deletion: the only code in the dashboard that calls DELETE.
+
+Order matters. The policy checks and the re-read of the session happen
+first, outside the idempotency record, so a passing Hermes hiccup during
+the checks does not burn the approval. The DELETE itself runs inside
+``idempotency.run_once`` under the key minted at approval: a double click,
+a second admin or a refresh gets the recorded outcome, never a second call.
+A transport failure, timeout or 5xx is *uncertain*; only a later read
+(``check``) settles it.
+"""
+
+from __future__ import annotations
+
+from hermes_ui.audit import idempotency
+from hermes_ui.audit.idempotency import Result, mint_key
+from hermes_ui.audit.models import Outcome
+from hermes_ui.deletion import clock, events, policy, review, verify
+from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.deletion.request import current_consequences
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import errors as e
+
+CAPABILITY = "session_delete"
+
+
+def execute(request: DeletionRequest, user) -> Result:
+    """Run (or replay) the DELETE. Raises ``policy.Refusal`` or ``HermesError``."""
+    refusal = policy.execution_refusal(request, user)
+    if refusal is not None:
+        events.refused(user, request, CAPABILITY, refusal.code)
+        raise refusal
+    if request.status in (Status.EXECUTED, Status.UNCERTAIN):
+        return _run(request, user, lambda key: _recorded(request))
+    review.still_matches(request, user)
+    endpoint = get_endpoint(request.endpoint)
+    fresh = current_consequences(endpoint, request.session_id, request.snapshot["row"])
+    cascade = [item["id"] for item in fresh["cascade"]]
+    if sorted(cascade) != sorted(request.cascade_ids):
+        raise review.void(
+            request, user, "lineage_changed",
+            f"The lineage changed after the request: {len(cascade)} delegate session(s) "
+            f"would now be deleted with it instead of {len(request.cascade_ids)}. The approval "
+            "is void and nothing was deleted. Request the deletion again.",
+        )  # fmt: skip
+    # Children added since the request survive too; verify them along with the rest.
+    known = set(request.survivor_ids)
+    survivors = request.consequences.get("survivors", []) + [
+        item for item in fresh["survivors"] if item["id"] not in known
+    ]
+    client = client_for(endpoint)
+    key_before = request.idempotency_key
+    try:
+        result = _run(request, user, lambda key: _delete(client, request, key, survivors))
+    except Exception:
+        # run_once recorded "uncertain" for this key; the request must say so too.
+        request.status, request.attempts = Status.UNCERTAIN, request.attempts + 1
+        request.status_note = "The dashboard failed during the DELETE. Check what happened."
+        request.save()
+        raise
+    request.refresh_from_db()
+    # Our own DELETE's outcome is the truth, even over a withdrawal made while
+    # it ran. A replay (a concurrent repeat that waited on the first
+    # submission) applies it only if the first has not written it here yet.
+    if not result.replayed or (
+        request.status == Status.APPROVED and request.idempotency_key == key_before
+    ):
+        _apply(request, user, result)
+    return result
+
+
+def _run(request: DeletionRequest, user, perform) -> Result:
+    return idempotency.run_once(
+        capability=CAPABILITY,
+        endpoint_id=request.endpoint,
+        form_key=request.idempotency_key,
+        inputs={"request_id": request.pk, "session_id": request.session_id},
+        user=user,
+        perform=perform,
+        session_id=request.session_id,
+    )
+
+
+def _recorded(request: DeletionRequest) -> Result:
+    """Only reached when the idempotency record was purged (after 24 hours): the
+    request row still holds the outcome, and a finished deletion is never re-sent."""
+    outcome = Outcome.SUCCESS if request.status == Status.EXECUTED else Outcome.UNCERTAIN
+    return Result(outcome, result=request.result, evidence={"request_id": request.pk},
+                  message="Recorded outcome of this deletion.", replayed=True)  # fmt: skip
+
+
+def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -> Result:
+    evidence = {"request_id": request.pk, "cascade": request.cascade_ids}
+    try:
+        client.delete_session(request.session_id, idempotency_key=key)
+    except HermesError as error:
+        outcome = Outcome.UNCERTAIN if error.uncertain else Outcome.REJECTED
+        message = (
+            f"The DELETE ended without an answer ({error.code}): the session may or may "
+            "not be deleted. Check what happened before doing anything else."
+            if error.uncertain
+            else f"Hermes refused the DELETE ({error.code}). Nothing was deleted."
+        )
+        return Result(outcome, http_status=error.status, error_code=error.code, message=message,
+                      evidence=evidence)  # fmt: skip
+    cascade = request.consequences.get("cascade", [])
+    result = verify.after_delete(client, request.session_id, cascade, survivors)
+    return Result(Outcome.SUCCESS, http_status=200, result=result,
+                  message="Deleted and verified by reading Hermes.",
+                  evidence={**evidence, "deleted": [d["id"] for d in result["deleted"]],
+                            "survivors": [s["id"] for s in result["survivors"]]})  # fmt: skip
+
+
+def _apply(request: DeletionRequest, user, result: Result) -> None:
+    request.attempts += 1
+    request.executor, request.executor_name = user, user.get_username()
+    request.executed_at = clock.now()
+    if result.ok:
+        request.status, request.result = Status.EXECUTED, result.result
+        request.status_note = ""
+    elif result.uncertain:
+        request.status, request.status_note = Status.UNCERTAIN, result.message
+    elif result.error_code == "session_not_found":
+        request.status = Status.VOID
+        request.status_note = "Hermes says the session no longer exists. Nothing was deleted now."
+    else:
+        # A definitive refusal changed nothing: the approval stands, under a
+        # fresh key, because a new attempt is a new intent, not a replay.
+        request.idempotency_key = mint_key()
+        request.status_note = result.message + " Fix the cause, then execute again."
+    request.save()
+
+
+def check(request: DeletionRequest, user) -> str:
+    """Settle an uncertain DELETE by reading the session: 404 means it was deleted.
+
+    Returns the verify state of the target. Raises ``policy.Refusal`` or
+    ``HermesError`` (the request stays uncertain then).
+    """
+    if not policy.is_admin(user):
+        events.refused(user, request, "deletion_check", "wrong_role")
+        raise policy.Refusal("wrong_role", "Only an admin can check a deletion.", 403)
+    if request.status != Status.UNCERTAIN:
+        raise policy.Refusal("not_uncertain", "Only an uncertain deletion needs a check.")
+    client = client_for(get_endpoint(request.endpoint))
+    try:
+        client.get_session(request.session_id)
+    except e.NotFound:
+        return _confirmed(request, user, client)
+    now = clock.now()
+    # The provider deletes in one transaction: a session still there means nothing went.
+    if request.expires_at and now >= request.expires_at:
+        request.status = Status.EXPIRED
+        request.status_note = (
+            f"A check at {now:%H:%M:%S %Z} found the session still present, so the DELETE did "
+            "not take effect; the approval has expired meanwhile. Nothing was deleted."
+        )
+    else:
+        request.status, request.idempotency_key = Status.APPROVED, mint_key()
+        request.status_note = (
+            f"A check at {now:%H:%M:%S %Z} found the session still present: the DELETE did not "
+            "take effect and nothing was deleted. You may execute again while the approval "
+            "is valid."
+        )
+    request.save()
+    events.record(user, request, "deletion_check", deleted=False)
+    return verify.STILL_PRESENT
+
+
+def _confirmed(request: DeletionRequest, user, client) -> str:
+    consequences = request.consequences
+    request.result = verify.after_delete(
+        client,
+        request.session_id,
+        consequences.get("cascade", []),
+        consequences.get("survivors", []),
+    )
+    request.status = Status.EXECUTED
+    request.status_note = "A check confirmed that the session is gone (Hermes answers 404)."
+    request.save()
+    events.record(user, request, "deletion_check", deleted=True)
+    return verify.GONE

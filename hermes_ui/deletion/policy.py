@@ -1,0 +1,129 @@
+"""The deletion policy: who may review and execute, on which grounds, and for how long.
+
+* Any role may request a deletion, with a reason.
+* Only an admin reviews, and never the requester (four eyes). The review
+  records one of the rules below and a comment as evidence.
+* An approval is valid for ``APPROVAL_VALIDITY`` after it was given.
+* Any admin may execute a valid approval: the approver, another admin, or
+  the requester when the requester is an admin. The second pair of eyes is
+  the approval itself; execution adds the check that the session still
+  matches what the approver saw. An approval given by the requester never
+  counts, whatever the database says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from hermes_ui.deletion import clock, events
+from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.roles import ADMIN, has_role
+
+APPROVAL_VALIDITY = timedelta(minutes=15)
+
+# Grounds for deleting, and grounds for keeping. Values are stored and audited.
+APPROVE_RULES = {
+    "owner_request": "Owner or data-subject request (privacy)",
+    "retention_expired": "Past the retention period",
+    "test_or_duplicate": "Test, duplicate or abandoned session",
+    "sensitive_content": "Holds secrets or sensitive data (incident clean-up)",
+}
+REJECT_RULES = {
+    "legal_hold": "Under legal hold or needed as evidence",
+    "still_in_use": "Still in use, or its branches depend on it",
+    "insufficient_reason": "The reason does not justify deletion",
+}
+RULES = {**APPROVE_RULES, **REJECT_RULES}
+
+
+@dataclass
+class Refusal(Exception):
+    """The dashboard refuses a step; ``message`` says why and what to do instead."""
+
+    code: str
+    message: str
+    status: int = 409
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def is_admin(user) -> bool:
+    return has_role(user, ADMIN)
+
+
+def is_requester(request: DeletionRequest, user) -> bool:
+    return request.requester_id is not None and request.requester_id == user.pk
+
+
+def may_view(request: DeletionRequest, user) -> bool:
+    return is_admin(user) or is_requester(request, user)
+
+
+def review_refusal(request: DeletionRequest, user) -> Refusal | None:
+    if not is_admin(user):
+        return Refusal("wrong_role", "Only an admin can approve or reject a deletion.", 403)
+    if is_requester(request, user):
+        return Refusal(
+            "self_approval",
+            "You asked for this deletion, so another admin must review it (four-eyes rule).",
+            403,
+        )
+    if request.status != Status.PENDING:
+        return Refusal(
+            "not_pending",
+            f"This request is {request.get_status_display()}; only a pending request "
+            "can be approved or rejected.",
+        )
+    return None
+
+
+def expire_if_due(request: DeletionRequest) -> bool:
+    """Move an approved request past its validity to ``expired``. True if it expired now."""
+    if request.status != Status.APPROVED or request.expires_at is None:
+        return False
+    if clock.now() < request.expires_at:
+        return False
+    request.status = Status.EXPIRED
+    request.status_note = (
+        f"The approval expired at {request.expires_at:%Y-%m-%d %H:%M:%S %Z} without being "
+        "executed. Nothing was deleted."
+    )
+    request.save(update_fields=["status", "status_note", "updated_at"])
+    events.record(None, request, "deletion_expire")
+    return True
+
+
+def expire_due() -> int:
+    """Expire every approval past its validity (the queue calls this as it refreshes)."""
+    due = DeletionRequest.objects.filter(status=Status.APPROVED, expires_at__lte=clock.now())
+    return sum(expire_if_due(request) for request in due)
+
+
+def execution_refusal(request: DeletionRequest, user) -> Refusal | None:
+    if not is_admin(user):
+        return Refusal("wrong_role", "Only an admin can execute an approved deletion.", 403)
+    if request.status in (Status.EXECUTED, Status.UNCERTAIN):
+        return None  # a repeat: the view answers with the recorded result
+    expire_if_due(request)
+    if request.status == Status.EXPIRED:
+        return Refusal(
+            "approval_expired",
+            "This approval has expired (approvals are valid for 15 minutes). Nothing was "
+            "deleted. Request the deletion again for a fresh review.",
+        )
+    if request.status != Status.APPROVED:
+        return Refusal(
+            "not_approved",
+            f"This request is {request.get_status_display()}; only an approved request "
+            "can be executed.",
+        )
+    if request.approver_id is None or request.approver_id == request.requester_id:
+        return Refusal(
+            "self_approval",
+            "This approval was not given by a second person, so it does not count. "
+            "Another admin must review the request.",
+            403,
+        )
+    return None

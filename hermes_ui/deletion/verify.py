@@ -1,0 +1,54 @@
+"""After a DELETE: read Hermes again to show what is really gone and what survived."""
+
+from __future__ import annotations
+
+from hermes_ui.hermes import HermesError
+from hermes_ui.hermes import errors as e
+from hermes_ui.hermes.client import HermesClient
+
+GONE, STILL_PRESENT, UNKNOWN = "gone", "still_present", "unknown"
+ROOT, PARENT_KEPT, MISSING = "root", "parent_not_cleared", "missing"
+
+
+def _gone(client: HermesClient, session_id: str) -> str:
+    try:
+        client.get_session(session_id)
+    except e.NotFound:
+        return GONE
+    except HermesError:
+        return UNKNOWN
+    return STILL_PRESENT
+
+
+def _survivor(client: HermesClient, item: dict) -> dict:
+    checked = {"id": item["id"], "kind": item.get("kind", ""), "parent_session_id": None}
+    try:
+        row = client.get_session(item["id"])
+    except e.NotFound:
+        return {**checked, "state": MISSING}
+    except HermesError:
+        return {**checked, "state": UNKNOWN}
+    parent = row.get("parent_session_id")
+    return {**checked, "parent_session_id": parent, "state": PARENT_KEPT if parent else ROOT}
+
+
+def after_delete(
+    client: HermesClient, target_id: str, cascade: list[dict], survivors: list[dict]
+) -> dict:
+    """``session_get`` on every id: 404 means deleted, a parentless row means a new root.
+
+    ``cascade`` and ``survivors`` are the consequences' items. A delegate that
+    was only inferred and is still present was kept by the provider (it did
+    not carry the hidden marker), which the result page says in those words.
+    """
+    expected = [(target_id, "session")] + [
+        (item["id"], "inferred_delegate" if item.get("inferred") else "delegate")
+        for item in cascade
+    ]
+    return {
+        "session_id": target_id,
+        "deleted": [
+            {"id": sid, "kind": kind, "state": _gone(client, sid)} for sid, kind in expected
+        ],
+        "survivors": [_survivor(client, item) for item in survivors],
+    }

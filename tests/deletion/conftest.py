@@ -1,0 +1,36 @@
+"""Fixtures of the deletion tests: a stateful fake provider and a settable clock."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from hermes_ui.deletion import clock as deletion_clock
+from hermes_ui.hermes.client import use_transport
+from tests.deletion.fake_hermes import FakeHermes
+
+
+class FakeClock:
+    def __init__(self):
+        self.at = timezone.now()
+
+    def __call__(self):
+        return self.at
+
+    def advance(self, **delta):
+        self.at += timedelta(**delta)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The deletion feature's clock, moved by hand: ``clock.advance(minutes=16)``."""
+    fake = FakeClock()
+    monkeypatch.setattr(deletion_clock, "now", fake)
+    return fake
+
+
+@pytest.fixture
+def fake_hermes(mock_endpoint):
+    fake = FakeHermes()
+    with use_transport(fake.transport):
+        yield fake

@@ -1,0 +1,220 @@
+"""Every URL of the app x every role: allowed, or refused on the server.
+
+The table is the specification. Each row names a URL (by its URL name), how
+to call it, and the roles that get through; every other role gets a 403 and
+anonymous visitors a redirect to the login page (unless the row is "open").
+"Gets through" means neither refused nor sent to log in: the view may still
+answer 400 for the empty form the matrix sends, or 409 for a step that does
+not apply, which is its own business. Hermes is the ``recorder`` fixture
+answering captured payloads, so no real peer is needed.
+
+To cover a new view, add a ``Row``; ``test_every_url_has_a_row`` fails until
+you do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
+
+from hermes_ui.audit.models import AuditEvent, Outcome
+from hermes_ui.chat.models import Turn, TurnState
+from hermes_ui.deletion.models import DeletionRequest
+from hermes_ui.index import refresher
+from hermes_ui.links import session_url
+from tests.samples import response
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("anonymous", "support", "reviewer", "admin")
+ANY = ("support", "reviewer", "admin")
+REVIEWER_UP = ("reviewer", "admin")
+ADMIN = ("admin",)
+SID = "peer-demo"
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str  # the URL name; several rows may exercise one URL
+    method: str
+    url: Callable[[dict], str]
+    allowed: tuple[str, ...]
+    data: dict = field(default_factory=dict)
+    open: bool = False  # reachable without logging in
+    label: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.label or f"{self.method} {self.name}"
+
+
+def deletion(view: str) -> Callable[[dict], str]:
+    return lambda w: reverse(view, kwargs={"pk": w["deletion"]})
+
+
+def change(view: str, event: str) -> Callable[[dict], str]:
+    return lambda w: reverse(view, kwargs={"endpoint": "local", "event_id": w[event]})
+
+
+def turn(view: str) -> Callable[[dict], str]:
+    return lambda w: reverse(view, kwargs={"endpoint": "local", "turn_id": w["turn"]})
+
+
+# fmt: off
+MATRIX = [
+    # -- foundation ---------------------------------------------------------------------
+    Row("home", "GET", lambda w: "/", ANY),
+    Row("healthz", "GET", lambda w: "/healthz", ANY, open=True),
+    Row("login", "GET", lambda w: "/accounts/login/", ANY, open=True),
+    Row("logout", "POST", lambda w: "/accounts/logout/", ANY, open=True),
+    Row("session_list", "GET", lambda w: "/e/local/sessions/", ANY),
+    Row("session_list", "GET", lambda w: "/e/local/sessions/?children=1", ADMIN,
+        label="GET session_list include-children"),
+    Row("session_open", "GET", lambda w: f"/e/local/open/?id={SID}", ANY),
+    Row("session_detail", "GET", lambda w: session_url("local", SID), ANY),
+    Row("session_messages", "GET", lambda w: session_url("local", SID, "session_messages"), ANY),
+    # -- changes: rename/close (support), create and fork (reviewer), audit (admin) -----
+    Row("session_edit", "GET", lambda w: session_url("local", SID, "session_edit"), ANY),
+    Row("session_edit", "POST", lambda w: session_url("local", SID, "session_edit"), ANY),
+    Row("session_create", "GET", lambda w: "/e/local/new/", REVIEWER_UP),
+    Row("session_create", "POST", lambda w: "/e/local/new/", REVIEWER_UP),
+    Row("session_fork", "GET", lambda w: session_url("local", SID, "session_fork"), REVIEWER_UP),
+    Row("session_fork", "POST", lambda w: session_url("local", SID, "session_fork"), REVIEWER_UP),
+    Row("change_outcome", "GET", change("change_outcome", "patch_event"), ANY,
+        label="GET change_outcome of a rename"),
+    Row("change_outcome", "GET", change("change_outcome", "fork_event"), REVIEWER_UP,
+        label="GET change_outcome of a fork"),
+    Row("change_check", "GET", change("change_check", "patch_event"), ANY,
+        label="GET change_check of a rename"),
+    Row("change_check", "GET", change("change_check", "fork_event"), REVIEWER_UP,
+        label="GET change_check of a fork"),
+    Row("audit_log", "GET", lambda w: "/audit/", ADMIN),
+    # -- chat: support and above continue a session ---------------------------------------
+    Row("session_chat", "GET", lambda w: session_url("local", SID, "session_chat"), ANY),
+    Row("session_chat", "POST", lambda w: session_url("local", SID, "session_chat"), ANY),
+    Row("chat_turn", "GET", turn("chat_turn"), ANY),
+    Row("chat_turn_stream", "GET", turn("chat_turn_stream"), ANY),
+    Row("chat_turn_cancel", "POST", turn("chat_turn_cancel"), ANY),
+    # -- lineage and the index: everyone reads; only admins start a full sweep ---------
+    Row("lineage_page", "GET", lambda w: session_url("local", SID, "lineage_page"), ANY),
+    Row("lineage_panel", "GET", lambda w: session_url("local", SID, "lineage_panel"), ANY),
+    Row("index_list", "GET", lambda w: "/e/local/index/", ANY),
+    Row("index_status", "GET", lambda w: "/e/local/index/status/", ANY),
+    Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ANY),
+    Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ADMIN, data={"full": "1"},
+        label="POST index_refresh full sweep"),
+    # -- deletion: anyone asks; admins review and execute; requesters see their own -----
+    Row("deletion_new", "GET", lambda w: f"/e/local/deletions/new/?session={SID}", ANY),
+    Row("deletion_new", "POST", lambda w: "/e/local/deletions/new/", ANY, data={"session": SID}),
+    Row("deletion_queue", "GET", lambda w: "/deletions/", ANY),
+    # The request in the matrix was made by "support": it and admins may see it.
+    Row("deletion_detail", "GET", deletion("deletion_detail"), ("support", "admin")),
+    Row("deletion_decide", "POST", deletion("deletion_decide"), ADMIN),
+    Row("deletion_execute", "POST", deletion("deletion_execute"), ADMIN),
+    Row("deletion_check", "POST", deletion("deletion_check"), ADMIN),
+    Row("deletion_withdraw", "POST", deletion("deletion_withdraw"), ("support", "admin")),
+]
+# fmt: on
+
+
+def _hermes(request: httpx.Request) -> httpx.Response:
+    """Captured answers for every read; mutations get a 404 they never reach here."""
+    path = request.url.raw_path.decode().split("?")[0]
+    if request.method != "GET":
+        return httpx.Response(404, json={"error": {"code": "no_route", "message": "matrix"}})
+    if path == "/api/sessions":
+        return response("120_list")
+    if path.endswith("/messages"):
+        return response("090_messages")
+    return response("030_get")
+
+
+@pytest.fixture
+def world(users, recorder, monkeypatch):
+    recorder.default = _hermes
+    # The matrix checks who gets through, not the sync itself: no background thread.
+    monkeypatch.setattr(refresher, "sync_in_background", lambda endpoint, full: None)
+    turn_row = Turn.objects.create(
+        endpoint="local", requested_session_id=SID, target_session_id=SID, user=users["support"],
+        form_key="matrix-turn", message="hello", state=TurnState.COMPLETED,
+    )  # fmt: skip
+    case = DeletionRequest.objects.create(
+        endpoint="local", session_id=SID, requester=users["support"], requester_name="support",
+        reason="matrix", created_at=timezone.now(),
+        snapshot={"row": {"id": SID}, "active_message_count": 0, "digest": "0" * 64,
+                  "resolved_session_id": SID},
+        consequences={"cascade": [], "survivors": [], "listed_rows": 1},
+    )  # fmt: skip
+    events = {
+        name: AuditEvent.objects.create(
+            user=users["reviewer"],
+            username="reviewer",
+            capability=capability,
+            endpoint="local",
+            session_id=SID,
+            outcome=Outcome.SUCCESS,
+            evidence={"session_id": SID},
+        ).pk
+        for name, capability in [("patch_event", "session_patch"), ("fork_event", "session_fork")]
+    }
+    return {"deletion": case.pk, "turn": turn_row.pk, **events}
+
+
+def _client(role: str, users) -> Client:
+    client = Client()
+    if role != "anonymous":
+        client.force_login(users[role])
+    return client
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("row", MATRIX, ids=lambda row: row.id)
+def test_role_matrix(row: Row, role: str, world, users):
+    client = _client(role, users)
+    url = row.url(world)
+    answer = client.get(url) if row.method == "GET" else client.post(url, row.data)
+    to_login = answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
+    if role == "anonymous" and not row.open:
+        assert to_login, f"{row.id}: anonymous got {answer.status_code}, not the login page"
+    elif row.open:
+        # Open rows (health, login, logout) answer everyone; logout sends all to log in.
+        assert answer.status_code not in (403, 500), f"{row.id}: {role} got {answer.status_code}"
+    elif role in row.allowed:
+        assert answer.status_code != 403 and not to_login, (
+            f"{row.id}: {role} should be allowed, got {answer.status_code}"
+        )
+        assert answer.status_code < 500, f"{row.id}: {role} got a server error"
+    else:
+        assert answer.status_code == 403, (
+            f"{row.id}: {role} should be refused, got {answer.status_code}"
+        )
+
+
+def _names(patterns) -> set[str]:
+    names = set()
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            names |= _names(pattern.url_patterns)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            names.add(pattern.name)
+    return names
+
+
+def test_every_url_has_a_row():
+    missing = _names(get_resolver().url_patterns) - {row.name for row in MATRIX}
+    assert not missing, (
+        f"URLs without a row in tests/deletion/test_role_matrix.py MATRIX: {sorted(missing)}. "
+        "Add one saying which roles may use each."
+    )
+
+
+def test_a_refused_deletion_step_is_audited(world, users):
+    _client("support", users).post(reverse("deletion_execute", kwargs={"pk": world["deletion"]}))
+    event = AuditEvent.objects.get(capability="session_delete")
+    assert (event.outcome, event.error_code, event.username) == ("refused", "wrong_role", "support")
