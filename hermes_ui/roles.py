@@ -57,3 +57,29 @@ def set_role(user, role: str) -> None:
     user.groups.remove(*[groups[r] for r in ROLES if r != role])
     user.groups.add(groups[role])
     user._hermes_role = role
+
+
+class RoleRequiredMiddleware:
+    """A logged-in account without any role sees nothing but a 403 page.
+
+    Login is enforced by Django's LoginRequiredMiddleware; this closes the gap
+    of an account that exists but was never given a role.
+    """
+
+    OPEN_PATHS = ("/accounts/", "/healthz", "/static/")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        if (
+            user is not None
+            and user.is_authenticated
+            and role_of(user) is None
+            and not request.path.startswith(self.OPEN_PATHS)
+        ):
+            from hermes_ui.views.errors import forbidden
+
+            return forbidden(request, PermissionDenied("This needs the support role."))
+        return self.get_response(request)

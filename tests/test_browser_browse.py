@@ -16,7 +16,6 @@ def test_log_in_open_the_list_and_a_session(page, dashboard):
     assert page.url.endswith("/e/local/sessions/")
     page.wait_for_selector("table.sessions tbody tr")
     assert page.locator("table.sessions tbody tr").count() == 50
-    assert page.get_by_text(ids.COMPRESSION_TIP_TITLE).first.is_visible()
     screenshot(page, "browse-list")
 
     # Keyboard: j moves to the first row's link, Enter opens it.
@@ -24,6 +23,7 @@ def test_log_in_open_the_list_and_a_session(page, dashboard):
     focused = page.evaluate("document.activeElement.closest('tr') !== null")
     assert focused
 
+    page.goto(dashboard.base_url + "/e/local/sessions/?source=cli&limit=200")
     page.get_by_role("link", name=ids.TOOL_TITLE).click()
     page.wait_for_selector("article.msg")
     assert page.locator("details.tool-call").count() >= 1

@@ -21,7 +21,9 @@ def test_the_launcher_refuses_a_placeholder_key_before_starting(tmp_path):
 
 def test_walk_list_page_filter_detail_and_compressed_tip(login, peer_endpoint):
     support = login("support")
-    first = support.get("/e/local/sessions/?limit=50")
+    # Other tests add api_server sessions to the shared peer; the seeded cli
+    # rows are a stable population to walk.
+    first = support.get("/e/local/sessions/?source=cli&limit=50")
     assert first.status_code == 200
     page = first.content.decode()
     # The compressed chain appears once, as its tip, keeping the root id.
@@ -32,7 +34,7 @@ def test_walk_list_page_filter_detail_and_compressed_tip(login, peer_endpoint):
     assert session_url("local", ids.DELEGATE_CHILD_1) not in page
     # Page two advances by the returned count.
     assert "offset=50" in page
-    second = support.get("/e/local/sessions/?limit=50&offset=50").content.decode()
+    second = support.get("/e/local/sessions/?source=cli&limit=50&offset=50").content.decode()
     assert second.count("<tr>") > 0
     # The exact source filter.
     only_cron = support.get("/e/local/sessions/?source=cron&limit=200").content.decode()

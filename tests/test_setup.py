@@ -87,3 +87,15 @@ def test_the_launcher_fails_fast_with_hermes_reason(tmp_path, monkeypatch):
         peer.wait_healthy(60)
     assert time.monotonic() - started < 30
     assert not peer.running
+
+
+@pytest.mark.django_db
+def test_an_account_without_a_role_sees_only_a_403(client, django_user_model, recorder):
+    user = django_user_model.objects.create_user("norole", password="a-long-password-1")
+    client.force_login(user)
+    for url in ["/", "/e/local/sessions/", "/e/local/sessions/x/"]:
+        answer = client.get(url)
+        assert answer.status_code == 403
+        assert "support role" in answer.content.decode()
+    assert recorder.requests == []
+    assert client.get("/healthz").status_code == 200

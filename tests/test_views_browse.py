@@ -335,3 +335,14 @@ def test_open_by_id_form(login, recorder):
 
 def test_json_helper_is_valid():
     assert json.loads(json.dumps(long_transcript(3)))["data"][2]["id"] == 3
+
+
+def test_open_by_id_reaches_other_session_views_and_nothing_else(login, recorder):
+    recorder.routes[("GET", "/api/sessions/%2E%2E/messages")] = httpx.Response(
+        200, json={"object": "list", "session_id": "..", "data": []}
+    )
+    support = login("support")
+    answer = support.get("/e/local/open/?id=..&view=session_messages")
+    assert answer.status_code == 200
+    assert support.get("/e/local/open/?id=x&view=home").status_code == 404
+    assert support.get("/e/local/open/?id=x&view=nope").status_code == 404

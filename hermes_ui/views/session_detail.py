@@ -2,7 +2,9 @@
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import Http404
 from django.shortcuts import render
+from django.urls import NoReverseMatch, resolve, reverse
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
@@ -18,14 +20,20 @@ from hermes_ui.hermes.ids import IdError, check_path_id
 _MESSAGES_TTL = 120
 
 
-@require_GET
 def session_open(request, endpoint):
-    """Sessions whose id cannot be a path segment (``.`` and ``..``), and "go to id"."""
+    """Open a session by id from a query string: the "go to id" box, and ids that
+    cannot be a path segment (``.`` and ``..``, which browsers resolve away).
+
+    ``view`` names any session-scoped route; it is resolved through the URL
+    table, so only real session views can be reached this way.
+    """
     session_id = request.GET.get("id", "")
     view = request.GET.get("view", "session_detail")
-    if view == "session_messages":
-        return session_messages(request, endpoint, session_id)
-    return session_detail(request, endpoint, session_id)
+    try:
+        probe = reverse(view, kwargs={"endpoint": endpoint, "session_id": "x"})
+    except NoReverseMatch:
+        raise Http404("No such session view.") from None
+    return resolve(probe).func(request, endpoint=endpoint, session_id=session_id)
 
 
 @require_GET
