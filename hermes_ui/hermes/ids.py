@@ -6,7 +6,6 @@ from urllib.parse import quote
 
 MAX_ID_LENGTH = 256
 _PATH_FORBIDDEN = re.compile(r"[\r\n\x00]")
-_DRIVE_PREFIX = re.compile(r"^[A-Za-z]:")
 
 
 class IdError(ValueError):
@@ -57,6 +56,7 @@ def check_new_id(raw: str | None) -> str | None:
         raise IdError("A session id cannot contain control characters.")
     if ".." in value or "/" in value or "\\" in value:
         raise IdError("A session id cannot contain '..', '/' or '\\'.")
-    if _DRIVE_PREFIX.match(value):
+    if len(value) >= 2 and value[0].isalpha() and value[1] == ":":
+        # The provider's own test: any letter (not only ASCII) then a colon.
         raise IdError("A session id cannot start with a drive prefix such as 'C:'.")
     return value
