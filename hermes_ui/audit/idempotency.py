@@ -8,8 +8,6 @@ repeat waits for the first to finish. A form whose inputs changed maps to a
 different effective key, so it is a new intent, never a replay.
 """
 
-import hashlib
-import json
 import re
 import secrets
 import time
@@ -22,6 +20,7 @@ from django.utils import timezone
 
 from hermes_ui.audit import redact, trail
 from hermes_ui.audit.models import IdempotencyRecord, Outcome
+from hermes_ui.digests import json_digest
 
 RETENTION = timedelta(hours=24)
 _KEY_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -70,9 +69,7 @@ def valid_key(form_key) -> bool:
 def effective_key(form_key: str, inputs: dict) -> str:
     if not valid_key(form_key):
         raise BadKey("This form is missing its submission key; reload the page and try again.")
-    canonical = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
-    digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{form_key}.{digest}"
+    return f"{form_key}.{json_digest(inputs, 16)}"
 
 
 def run_once(

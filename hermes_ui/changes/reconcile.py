@@ -14,11 +14,10 @@ title Hermes holds now is the one that was asked for.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 
 from hermes_ui.audit.redact import describe_text
+from hermes_ui.digests import json_digest
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 
@@ -71,13 +70,7 @@ class Report:
 
 
 def messages_digest(rows: list[dict]) -> str:
-    canonical = json.dumps(
-        [{k: row.get(k) for k in _COPIED} for row in rows],
-        sort_keys=True,
-        ensure_ascii=False,
-        default=str,
-    )
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return json_digest([{k: row.get(k) for k in _COPIED} for row in rows])
 
 
 def same_text(current: str | None, fingerprint) -> bool:

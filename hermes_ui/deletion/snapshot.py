@@ -10,10 +10,8 @@ approval, because the approver saw something else.
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from hermes_ui.audit.redact import describe_text
+from hermes_ui.digests import json_digest
 from hermes_ui.hermes.client import HermesClient
 
 # The fields of the row that define "the same session" for an approval.
@@ -45,14 +43,7 @@ def project(row: dict) -> dict:
 
 def digest_messages(session_id: str, messages: list) -> str:
     """A digest of the active messages: equal iff the transcript Hermes returns is equal."""
-    canonical = json.dumps(
-        {"session_id": session_id, "data": messages},
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-        default=str,
-    )
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return json_digest({"session_id": session_id, "data": messages})
 
 
 def read(client: HermesClient, session_id: str) -> tuple[dict, dict]:

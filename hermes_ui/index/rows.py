@@ -8,8 +8,7 @@ keeps its indexed value instead of being blanked.
 
 from __future__ import annotations
 
-import hashlib
-import json
+from hermes_ui.digests import json_digest
 
 TEXT_FIELDS = {
     "source": 200,
@@ -49,8 +48,7 @@ def columns(row: dict, previous: dict | None = None) -> dict:
 
 
 def digest(fields: dict) -> str:
-    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return json_digest(fields, 32)
 
 
 def as_row(indexed) -> dict:
