@@ -1,5 +1,6 @@
 """Django settings for Hermes UI, read from the environment with strict parsing."""
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -39,11 +40,18 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "hermes_ui",
+    "hermes_ui.web",
+    "hermes_ui.sessions",
     "hermes_ui.audit",
     "hermes_ui.index",
+    "hermes_ui.changes",
     "hermes_ui.chat",
     "hermes_ui.deletion",
 ]
+# The demo peer and benchmarks live beside the app, not in it: present in a
+# checkout (``make run``, ``make test``, ``make bench``), absent when installed.
+if importlib.util.find_spec("devtools") is not None:
+    INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -53,7 +61,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
-    "hermes_ui.roles.RoleRequiredMiddleware",
+    "hermes_ui.web.roles.RoleRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -72,7 +80,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "hermes_ui.context.navigation",
+                "hermes_ui.web.context.navigation",
             ],
         },
     }

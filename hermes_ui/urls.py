@@ -1,33 +1,15 @@
-from django.contrib.auth import views as auth_views
+"""The root URL table only includes features; each feature owns its routes.
+
+Session-scoped actions are ``/e/<endpoint>/<action>/<path:id>/`` (see
+``hermes_ui.web.routes``), so the order of these includes does not matter.
+"""
+
 from django.urls import include, path
 
-from hermes_ui.views import home, session_detail, session_list
+FEATURES = ("web", "sessions", "lineage", "index", "changes", "chat", "deletion", "audit")
 
-# Feature routes come before the bare session route: its ``path`` converter
-# accepts slashes, so "<id>/lineage/" would otherwise be read as an id.
-urlpatterns = [
-    path("", home.home, name="home"),
-    path("healthz", home.healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("", include("hermes_ui.urls_lineage")),
-    path("", include("hermes_ui.urls_changes")),
-    path("", include("hermes_ui.urls_chat")),
-    path("", include("hermes_ui.urls_deletion")),
-    path("e/<str:endpoint>/sessions/", session_list.session_list, name="session_list"),
-    path("e/<str:endpoint>/open/", session_detail.session_open, name="session_open"),
-    path(
-        "e/<str:endpoint>/sessions/<path:session_id>/messages/",
-        session_detail.session_messages,
-        name="session_messages",
-    ),
-    path(
-        "e/<str:endpoint>/sessions/<path:session_id>/",
-        session_detail.session_detail,
-        name="session_detail",
-    ),
-]
+urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]
 
-handler403 = "hermes_ui.views.errors.forbidden"
-handler404 = "hermes_ui.views.errors.not_found"
-handler500 = "hermes_ui.views.errors.server_error"
+handler403 = "hermes_ui.web.errors.forbidden"
+handler404 = "hermes_ui.web.errors.not_found"
+handler500 = "hermes_ui.web.errors.server_error"

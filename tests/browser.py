@@ -7,7 +7,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from hermes_ui.peer.launcher import free_port
+from devtools.peer.launcher import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts"

@@ -3,7 +3,7 @@ from django.test import Client
 
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import use_transport
-from hermes_ui.roles import set_role
+from hermes_ui.web.roles import set_role
 from tests.samples import Recorder
 
 TEST_KEY = "test-key-0123456789abcdef"
@@ -59,7 +59,7 @@ def login(users):
 
 
 def _start_peer(home, **config):
-    from hermes_ui.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
 
     python = ensure_peer_venv()
     run_seed(home, "demo", peer_python=python)

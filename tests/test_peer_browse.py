@@ -3,17 +3,17 @@
 import httpx
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.ids import encode_path_id
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
 
 def test_the_launcher_refuses_a_placeholder_key_before_starting(tmp_path):
-    from hermes_ui.peer.launcher import Peer, PeerConfig, PeerError
+    from devtools.peer.launcher import Peer, PeerConfig, PeerError
 
     with pytest.raises(PeerError, match=r"placeholder|at least 16"):
         Peer(PeerConfig(home=tmp_path, key="changeme")).start()
@@ -135,8 +135,8 @@ def test_a_wrong_key_is_a_clear_page_not_a_crash(login, settings, hermes_peer):
 
 
 def test_hermes_down_is_a_clear_page(login, settings):
+    from devtools.peer.launcher import free_port
     from hermes_ui.endpoints import Endpoint
-    from hermes_ui.peer.launcher import free_port
 
     settings.HERMES_ENDPOINTS = {
         "local": Endpoint("local", f"http://127.0.0.1:{free_port()}", "k" * 24)

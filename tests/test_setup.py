@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 
 from hermes_ui import env
 from hermes_ui.endpoints import parse_endpoints
-from hermes_ui.roles import role_of
+from hermes_ui.web.roles import role_of
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_create_user_refuses_a_short_password():
 def test_the_launcher_fails_fast_with_hermes_reason(tmp_path, monkeypatch):
     import time
 
-    from hermes_ui.peer import launcher
+    from devtools.peer import launcher
 
     # Skip our own key check so Hermes itself sees the placeholder key.
     monkeypatch.setattr(launcher, "validate_key", lambda key: None)

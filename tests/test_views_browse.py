@@ -6,7 +6,7 @@ import json
 import httpx
 import pytest
 
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.samples import response, sample
 
 pytestmark = pytest.mark.django_db
@@ -328,7 +328,8 @@ def test_a_bad_after_parameter_is_a_400(login, recorder):
 def test_open_by_id_form(login, recorder):
     recorder.routes[("GET", "/api/sessions/peer-demo")] = "030_get"
     recorder.routes[("GET", "/api/sessions/peer-demo/messages")] = "090_messages"
-    page = login("support").get("/e/local/open/?id=peer-demo")
+    page = login("support").get("/e/local/open/?id=peer-demo", follow=True)
+    assert page.redirect_chain == [("/e/local/sessions/peer-demo/", 302)]
     assert page.status_code == 200
     assert "Echo: hello peer" in page.content.decode()
 
@@ -337,12 +338,14 @@ def test_json_helper_is_valid():
     assert json.loads(json.dumps(long_transcript(3)))["data"][2]["id"] == 3
 
 
-def test_open_by_id_reaches_other_session_views_and_nothing_else(login, recorder):
+def test_dot_ids_reach_each_action_through_its_query_route(login, recorder):
     recorder.routes[("GET", "/api/sessions/%2E%2E/messages")] = httpx.Response(
         200, json={"object": "list", "session_id": "..", "data": []}
     )
     support = login("support")
-    answer = support.get("/e/local/open/?id=..&view=session_messages")
-    assert answer.status_code == 200
-    assert support.get("/e/local/open/?id=x&view=home").status_code == 404
-    assert support.get("/e/local/open/?id=x&view=nope").status_code == 404
+    assert session_url("local", "..", "session_messages") == "/e/local/messages/?id=.."
+    assert support.get("/e/local/messages/?id=..").status_code == 200
+    # The query route is the action's own: nothing in it can pick another view.
+    answer = support.get("/e/local/open/?id=x&view=home")
+    assert answer.status_code == 302 and answer["Location"] == "/e/local/sessions/x/"
+    assert support.get("/e/local/messages/").status_code == 400

@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import Q
 
-from hermes_ui import links
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.chat import store
 from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
-from hermes_ui.failures import error_context
-from hermes_ui.roles import SUPPORT, has_role
+from hermes_ui.web import links
+from hermes_ui.web.failures import error_context
+from hermes_ui.web.roles import SUPPORT, has_role
 
 _OPTIONAL_FIELDS = ("system_message", "session_key", "image_urls")
 

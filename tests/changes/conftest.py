@@ -6,9 +6,9 @@ import secrets
 import httpx
 import pytest
 
+from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
-from hermes_ui.peer.launcher import Peer, PeerConfig, ensure_peer_venv
 from tests.conftest import endpoint_for
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
@@ -50,7 +50,7 @@ def peer_endpoint(settings, changes_peer):
 @pytest.fixture(scope="package")
 def dashboard(tmp_path_factory, changes_peer):
     """The real app under uvicorn, in front of this area's peer and of one nobody answers."""
-    from hermes_ui.peer.launcher import free_port
+    from devtools.peer.launcher import free_port
     from tests.browser import DashboardServer
 
     dead = {

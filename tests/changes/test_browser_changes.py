@@ -4,7 +4,7 @@ import pytest
 
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.browser import log_in, screenshot
 from tests.changes.conftest import make_session, unique
 

@@ -6,14 +6,14 @@ import time
 import httpx
 import pytest
 
+from devtools.peer.launcher import free_port
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.audit.redact import describe_text
 from hermes_ui.changes.reconcile import check_create
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
-from hermes_ui.links import session_url
-from hermes_ui.peer.launcher import free_port
+from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, make_session, unique
 
 pytestmark = pytest.mark.django_db

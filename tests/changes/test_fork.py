@@ -12,7 +12,7 @@ from hermes_ui.audit.redact import describe_text
 from hermes_ui.changes.reconcile import children_of, messages_digest, reconcile_fork
 from hermes_ui.hermes import errors as e
 from hermes_ui.index.models import KnownFork
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, make_session, unique
 
 pytestmark = pytest.mark.django_db

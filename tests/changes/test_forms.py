@@ -5,6 +5,7 @@ import subprocess
 
 import pytest
 
+from devtools.peer.launcher import DEFAULT_PEER_VENV
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.changes.forms import (
     CloseForm,
@@ -14,7 +15,6 @@ from hermes_ui.changes.forms import (
     TitleTooLong,
     clean_title,
 )
-from hermes_ui.peer.launcher import DEFAULT_PEER_VENV
 
 TITLES = [
     "",

@@ -7,7 +7,7 @@ import pytest
 
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.hermes import errors as e
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, make_session, unique
 from tests.samples import sample
 

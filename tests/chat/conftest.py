@@ -12,7 +12,7 @@ from tests.conftest import endpoint_for
 
 
 def _peer(home, **config):
-    from hermes_ui.peer.launcher import Peer, PeerConfig, ensure_peer_venv
+    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv
 
     peer = Peer(PeerConfig(home=home, peer_python=ensure_peer_venv(), **config))
     peer.start()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.browser import log_in, screenshot
 from tests.chat.conftest import new_session, peer_messages
 

@@ -2,10 +2,10 @@
 
 import pytest
 
+from devtools.peer import demo_ids as ids
+from devtools.peer.launcher import rotation_recipe
 from hermes_ui.chat.models import Turn
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
-from hermes_ui.peer.launcher import rotation_recipe
+from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, send
 from tests.conftest import endpoint_for

@@ -3,11 +3,11 @@
 import httpx
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.chat import compose
 from hermes_ui.chat.models import Turn
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
 from tests.samples import response
@@ -155,8 +155,8 @@ def test_a_403_for_the_memory_scope_is_explained_on_its_field(chat_db, mock_herm
 def test_hermes_unreachable_when_sending_shows_a_banner_and_starts_nothing(
     chat_db, settings, login
 ):
+    from devtools.peer.launcher import free_port
     from hermes_ui.endpoints import Endpoint
-    from hermes_ui.peer.launcher import free_port
 
     endpoint = Endpoint("local", f"http://127.0.0.1:{free_port()}", "test-key-0123456789abcdef")
     settings.HERMES_ENDPOINTS = {"local": endpoint}

@@ -5,7 +5,7 @@ from django.db import IntegrityError, transaction
 
 from hermes_ui.chat.durability import evaluate
 from hermes_ui.chat.models import IllegalTransition, Turn, check_transition
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.samples import response
 
 
@@ -86,9 +86,19 @@ def test_the_session_page_box_keeps_a_plain_form_for_no_javascript(db, mock_herm
     assert "htmx-ext-sse-2.2.4.js" in page
 
 
-def test_a_get_on_the_chat_route_is_the_page_of_an_id_ending_in_chat(db, mock_hermes, login):
-    # Ids may contain "/": ".../sessions/peer-demo%2Fchat/" decodes to the chat route.
+def test_an_id_ending_in_chat_opens_its_own_page(db, mock_hermes, login):
+    # Ids may contain "/": the id comes last, so "peer-demo/chat" is never the chat route.
     mock_hermes[("GET", "/api/sessions/peer-demo%2Fchat")] = response("030_get")
     mock_hermes[("GET", "/api/sessions/peer-demo%2Fchat/messages")] = response("090_messages")
     page = login("support").get(session_url("local", "peer-demo/chat"))
     assert page.status_code == 200 and 'id="chat-form"' in page.content.decode()
+
+
+def test_a_get_on_the_chat_route_is_the_chat_form_of_that_session(db, mock_hermes, login):
+    mock_hermes[("GET", "/api/sessions/peer-demo")] = response("030_get")
+    mock_hermes[("GET", "/api/sessions/peer-demo/messages")] = response("090_messages")
+    url = session_url("local", "peer-demo", "session_chat")
+    assert url == "/e/local/chat/peer-demo/"
+    page = login("support").get(url)
+    assert page.status_code == 200
+    assert f'action="{url}"' in page.content.decode()

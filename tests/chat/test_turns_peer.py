@@ -7,7 +7,7 @@ import pytest
 
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.chat.models import Turn, TurnEvent
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
 

@@ -3,7 +3,7 @@
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.chat import relay
 from hermes_ui.chat.models import Turn
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.browser import PASSWORD
 
 

@@ -6,10 +6,10 @@ deletes the seeded delegate lineage. Screenshots go to test-artifacts/.
 
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 from tests.browser import DashboardServer, log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]

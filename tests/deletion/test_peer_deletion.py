@@ -10,12 +10,12 @@ import uuid
 import httpx
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import Status
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient, use_transport
-from hermes_ui.peer import demo_ids as ids
 from tests.conftest import endpoint_for
 from tests.deletion.helpers import check, decide, execute, page, refresh, request_deletion
 

@@ -27,7 +27,7 @@ from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.deletion.models import DeletionRequest
 from hermes_ui.index import refresher
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.samples import response
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +37,7 @@ ANY = ("support", "reviewer", "admin")
 REVIEWER_UP = ("reviewer", "admin")
 ADMIN = ("admin",)
 SID = "peer-demo"
+DOT = ".."
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ MATRIX = [
     Row("session_list", "GET", lambda w: "/e/local/sessions/", ANY),
     Row("session_list", "GET", lambda w: "/e/local/sessions/?children=1", ADMIN,
         label="GET session_list include-children"),
-    Row("session_open", "GET", lambda w: f"/e/local/open/?id={SID}", ANY),
+    Row("session_detail_q", "GET", lambda w: f"/e/local/open/?id={SID}", ANY),
     Row("session_detail", "GET", lambda w: session_url("local", SID), ANY),
     Row("session_messages", "GET", lambda w: session_url("local", SID, "session_messages"), ANY),
     # -- changes: rename/close (support), create and fork (reviewer), audit (admin) -----
@@ -110,6 +111,18 @@ MATRIX = [
     Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ADMIN, data={"full": "1"},
         label="POST index_refresh full sweep"),
     # -- deletion: anyone asks; admins review and execute; requesters see their own -----
+    # -- the query-string form of each session action (ids "." and "..") ----------------
+    Row("session_detail_q", "GET", lambda w: session_url("local", DOT), ANY, label="GET open .."),
+    Row("session_messages_q", "GET", lambda w: session_url("local", DOT, "session_messages"), ANY),
+    Row("session_edit_q", "GET", lambda w: session_url("local", DOT, "session_edit"), ANY),
+    Row("session_edit_q", "POST", lambda w: session_url("local", DOT, "session_edit"), ANY),
+    Row("session_fork_q", "GET", lambda w: session_url("local", DOT, "session_fork"), REVIEWER_UP),
+    Row("session_fork_q", "POST", lambda w: session_url("local", DOT, "session_fork"),
+        REVIEWER_UP),
+    Row("session_chat_q", "GET", lambda w: session_url("local", DOT, "session_chat"), ANY),
+    Row("session_chat_q", "POST", lambda w: session_url("local", DOT, "session_chat"), ANY),
+    Row("lineage_page_q", "GET", lambda w: session_url("local", DOT, "lineage_page"), ANY),
+    Row("lineage_panel_q", "GET", lambda w: session_url("local", DOT, "lineage_panel"), ANY),
     Row("deletion_new", "GET", lambda w: f"/e/local/deletions/new/?session={SID}", ANY),
     Row("deletion_new", "POST", lambda w: "/e/local/deletions/new/", ANY, data={"session": SID}),
     Row("deletion_queue", "GET", lambda w: "/deletions/", ANY),

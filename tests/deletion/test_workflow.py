@@ -9,7 +9,7 @@ from django.urls import reverse
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.hermes.client import use_transport
-from hermes_ui.links import session_url
+from hermes_ui.web.links import session_url
 from tests.deletion.helpers import check, decide, execute, new_url, page, refresh, request_deletion
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from devtools.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 from tests.browser import DashboardServer, log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]

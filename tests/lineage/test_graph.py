@@ -5,11 +5,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.lineage import display, graph, render
 from hermes_ui.lineage.classify import kinds_of
 from hermes_ui.lineage.tree import Tree
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"

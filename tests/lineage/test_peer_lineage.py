@@ -2,6 +2,7 @@
 
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
@@ -9,8 +10,7 @@ from hermes_ui.index.queries import lineage
 from hermes_ui.lineage import render
 from hermes_ui.lineage.tip import compression_tip, resume_target
 from hermes_ui.lineage.tree import Tree
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 from tests.lineage.helpers import box_with, edge_kinds, links, node_texts, svg_in
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
@@ -164,8 +164,8 @@ def test_the_lazy_panel_and_its_fallback_link(synced, login):
 
 
 def test_pages_stay_up_from_the_index_when_hermes_is_down(synced, login, settings):
+    from devtools.peer.launcher import free_port
     from hermes_ui.endpoints import Endpoint
-    from hermes_ui.peer.launcher import free_port
 
     settings.HERMES_ENDPOINTS = {"local": Endpoint("local", f"http://127.0.0.1:{free_port()}", "k")}
     html = page(login("support"), ids.COMPRESSION_C1)

@@ -2,13 +2,13 @@
 
 import pytest
 
+from devtools.peer import demo_ids as ids
 from hermes_ui.audit import trail
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
-from hermes_ui.links import session_url
-from hermes_ui.peer import demo_ids as ids
+from hermes_ui.web.links import session_url
 from tests.conftest import endpoint_for
 from tests.lineage.helpers import box_with, edge_kinds, node_texts, svg_in
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.policy import RULES
 from hermes_ui.deletion.request import open_request
-from hermes_ui.roles import ADMIN, has_role
+from hermes_ui.web.roles import ADMIN, has_role
 
 register = template.Library()
 

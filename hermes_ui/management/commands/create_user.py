@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from hermes_ui.accounts import ensure_user
-from hermes_ui.roles import ROLES
+from hermes_ui.web.roles import ROLES
 
 
 class Command(BaseCommand):

@@ -1,0 +1,22 @@
+"""Print performance figures measured in one run against a real peer."""
+
+import importlib
+
+from django.core.management.base import BaseCommand, CommandError
+
+SUITES = ("lineage", "chat", "deletion")
+
+
+class Command(BaseCommand):
+    help = "Run the benchmarks (all, or --only one suite) and print their figures."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--only", choices=SUITES)
+
+    def handle(self, *args, only=None, **options):
+        for name in [only] if only else SUITES:
+            module = importlib.import_module(f"devtools.bench.{name}")
+            if not hasattr(module, "run"):
+                raise CommandError(f"benchmark suite {name!r} has no run()")
+            self.stdout.write(f"== {name}")
+            module.run(self.stdout)

@@ -1,0 +1,466 @@
+"""Run the real Hermes API server (hermes-agent 0.19.0) on loopback, offline.
+
+The dashboard's tests and demo use this to get a genuine peer: the stub model
+(``model_server.py``) plus ``hermes gateway run`` from a separate virtualenv,
+each in its own process group so ``stop()`` leaves nothing behind.
+
+    with Peer(PeerConfig(home=tmp)) as peer:      # starts, waits for /health
+        httpx.get(peer.base_url + "/api/sessions", headers=peer.auth_headers)
+
+Stdlib only (the dashboard venv need not have anything installed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PEER_VENV = REPO_ROOT / ".peer-venv"
+PEER_REQUIREMENTS = ("hermes-agent==0.19.0", "aiohttp==3.14.1")
+MODEL_SERVER = Path(__file__).resolve().with_name("model_server.py")
+MIN_CONTEXT_LENGTH = 64_000  # Hermes refuses to build an agent below this
+# Mirrors hermes_cli.auth._PLACEHOLDER_SECRET_VALUES (exact, case-insensitive).
+_PLACEHOLDER_KEYS = {
+    "*",
+    "**",
+    "***",
+    "changeme",
+    "your_api_key",
+    "your_api_key_here",
+    "your-api-key",
+    "placeholder",
+    "example",
+    "dummy",
+    "null",
+    "none",
+}
+_REFUSAL = "Refusing to start"
+
+
+class PeerError(RuntimeError):
+    """The peer could not be configured, started or reached."""
+
+
+def generate_key() -> str:
+    return secrets.token_hex(24)
+
+
+def validate_key(key: str) -> None:
+    """Raise PeerError for a key the Hermes API server would refuse.
+
+    Hermes would otherwise keep the gateway running without the API server,
+    so /health just never answers; failing here gives the reason up front.
+    """
+    if not isinstance(key, str) or not key:
+        raise PeerError("API_SERVER_KEY is required (even on loopback)")
+    if key != key.strip() or any(c in key for c in "\r\n\x00"):
+        raise PeerError("API_SERVER_KEY must not contain whitespace at the ends or CR/LF/NUL")
+    if len(key) < 16:
+        raise PeerError("API_SERVER_KEY must be at least 16 characters")
+    if key.lower() in _PLACEHOLDER_KEYS:
+        raise PeerError("API_SERVER_KEY is a placeholder value; use e.g. secrets.token_hex(24)")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class PeerConfig:
+    home: Path
+    port: int = 0  # 0: pick a free port
+    key: str = field(default_factory=generate_key)
+    model_port: int = 0  # 0: the model server binds any port
+    host: str = "127.0.0.1"
+    compression_in_place: bool = True  # Hermes 0.19.0 default
+    # Set explicitly so Hermes never probes.  Below 64,000 Hermes refuses to
+    # build an agent: every chat turn then ends in an SSE ``error`` event
+    # (and a 500 on /chat), which is the one deterministic way to get it.
+    context_length: int = 131072
+    toolsets: list = field(default_factory=lambda: ["todo"])
+    peer_python: Path = DEFAULT_PEER_VENV / "bin" / "python"
+    model_name: str = "stub-model"
+    delta_delay_ms: float = 20.0
+    # Rotation recipe: in_place off (compaction rotates the session id) and
+    # minimal protected head/tail, so the 2nd and every later
+    # rotation_recipe() turn in a session rotates it.  See rotation_recipe().
+    rotate_compression: bool = False
+    extra_config: dict = field(default_factory=dict)  # merged into config.yaml
+
+    def __post_init__(self):
+        self.home = Path(self.home)
+        self.peer_python = Path(self.peer_python)
+
+
+def compression_threshold(context_length: int) -> int:
+    """Prompt tokens at which Hermes 0.19.0 auto-compresses (default config).
+
+    Windows under 512K use max(0.75 * window, 64,000); when that reaches the
+    window itself Hermes falls back to 85% of the window.
+    """
+    floored = max(int(context_length * 0.75), MIN_CONTEXT_LENGTH)
+    if floored >= context_length:
+        return max(1, min(int(context_length * 0.85), context_length - 1))
+    return floored
+
+
+def rotation_recipe(context_length: int = 131072) -> str:
+    """A user message that makes the real compressor fire during this turn.
+
+    Hermes only compares the model's reported ``prompt_tokens`` with the
+    threshold after a tool-call response (the turn-start preflight uses a
+    rough character estimate), so the turn needs a tool call and a reported
+    prompt size above the threshold.  The compressor also needs history to
+    compact: with default protect_first_n/protect_last_n about 8 earlier
+    messages, with ``rotate_compression`` any earlier turn.  With in_place
+    compaction the id stays and older rows are archived; otherwise the turn's
+    ``session_id`` is the new continuation.
+    """
+    return f"rotate now [[tool:todo]] [[ctx:{compression_threshold(context_length) + 1}]]"
+
+
+def build_config(cfg: PeerConfig, model_port: int) -> dict:
+    """HERMES_HOME/config.yaml contents for an offline, deterministic agent."""
+    config = {
+        "model": {
+            "provider": "custom",
+            "default": cfg.model_name,
+            "base_url": f"http://{cfg.host}:{model_port}/v1",
+            "api_key": "stub-model-key-not-a-secret",
+            "context_length": cfg.context_length,
+        },
+        "platform_toolsets": {"api_server": list(cfg.toolsets)},
+        "agent": {"environment_probe": False},
+        # tirith would try to download a binary; lazy installs hit the network.
+        "security": {"tirith_enabled": False, "allow_lazy_installs": False},
+        "model_catalog": {"enabled": False},
+        "kanban": {"dispatch_in_gateway": False},
+        "curator": {"enabled": False},
+        "lsp": {"enabled": False},
+        "compression": {"in_place": bool(cfg.compression_in_place)},
+    }
+    if cfg.rotate_compression:
+        config["compression"] = {"in_place": False, "protect_first_n": 0, "protect_last_n": 1}
+    _merge(config, cfg.extra_config)
+    return config
+
+
+def _merge(base: dict, extra: dict) -> None:
+    for k, v in (extra or {}).items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            _merge(base[k], v)
+        else:
+            base[k] = v
+
+
+class Peer:
+    def __init__(self, config: PeerConfig):
+        self.config = config
+        self.port = config.port
+        self.model_port = config.model_port
+        self._model: subprocess.Popen | None = None
+        self._gateway: subprocess.Popen | None = None
+        self._logs: list = []
+        self.startup_seconds: float | None = None
+
+    # -- paths / urls ----------------------------------------------------
+    @property
+    def home(self) -> Path:
+        return self.config.home
+
+    @property
+    def log_dir(self) -> Path:
+        # Not HERMES_HOME/logs: that directory belongs to Hermes itself.
+        return self.home / "peer-logs"
+
+    @property
+    def state_db(self) -> Path:
+        return self.home / "state.db"
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.config.host}:{self.port}"
+
+    @property
+    def model_url(self) -> str:
+        return f"http://{self.config.host}:{self.model_port}/v1"
+
+    @property
+    def key(self) -> str:
+        return self.config.key
+
+    @property
+    def auth_headers(self) -> dict:
+        return {"Authorization": f"Bearer {self.config.key}"}
+
+    @property
+    def hermes_bin(self) -> Path:
+        return self.config.peer_python.parent / "hermes"
+
+    # -- lifecycle ---------------------------------------------------------
+    def start(self) -> Peer:
+        cfg = self.config
+        validate_key(cfg.key)
+        if not self.hermes_bin.exists():
+            raise PeerError(f"{self.hermes_bin} not found; run ensure_peer_venv() first")
+        if self._gateway is not None:
+            raise PeerError("peer already started")
+        self._t0 = time.monotonic()
+        (self.home / "home").mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._start_model()
+            self.port = cfg.port or free_port(cfg.host)
+            # JSON is valid YAML, so no YAML library is needed here.
+            (self.home / "config.yaml").write_text(
+                json.dumps(build_config(cfg, self.model_port), indent=2) + "\n"
+            )
+            env = {
+                "PATH": f"{cfg.peer_python.parent}:/usr/local/bin:/usr/bin:/bin",
+                "HOME": str(self.home / "home"),
+                "HERMES_HOME": str(self.home),
+                "API_SERVER_ENABLED": "true",
+                "API_SERVER_KEY": cfg.key,
+                "API_SERVER_HOST": cfg.host,
+                "API_SERVER_PORT": str(self.port),
+            }
+            self._gateway = self._spawn(
+                [str(self.hermes_bin), "gateway", "run"], "gateway.log", env
+            )
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _spawn(self, argv: list, log_name: str, env: dict) -> subprocess.Popen:
+        log = open(self.log_dir / log_name, "ab")  # noqa: SIM115 - closed in stop()
+        self._logs.append(log)
+        # New session = own process group, so stop() can signal every child.
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=str(self.home),
+            start_new_session=True,
+        )
+
+    def _start_model(self) -> None:
+        port_file = self.log_dir / "model.port"
+        port_file.unlink(missing_ok=True)
+        argv = [
+            sys.executable,
+            str(MODEL_SERVER),
+            "--host",
+            self.config.host,
+            "--port",
+            str(self.config.model_port),
+            "--port-file",
+            str(port_file),
+            "--delta-delay-ms",
+            str(self.config.delta_delay_ms),
+        ]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1"}
+        self._model = self._spawn(argv, "model.log", env)
+        deadline = time.monotonic() + 10
+        while not port_file.exists():
+            if self._model.poll() is not None or time.monotonic() > deadline:
+                raise PeerError(f"model server failed to start: {self._tail('model.log')}")
+            time.sleep(0.02)
+        self.model_port = int(port_file.read_text())
+
+    def wait_healthy(self, timeout: float = 30.0) -> float:
+        """Poll /health; return seconds since start().  Fails fast with the reason."""
+        if self._gateway is None:
+            raise PeerError("peer not started")
+        deadline = time.monotonic() + timeout
+        while True:
+            reason = self._failure_reason()
+            if reason:
+                self.stop()
+                raise PeerError(reason)
+            try:
+                with urllib.request.urlopen(self.base_url + "/health", timeout=1) as resp:
+                    if resp.status == 200:
+                        self.startup_seconds = time.monotonic() - self._t0
+                        return self.startup_seconds
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                tail = self._tail("gateway.log")
+                self.stop()
+                raise PeerError(
+                    f"/health not answering after {timeout:.0f}s; gateway log tail: {tail}"
+                )
+            time.sleep(0.05)
+
+    def _failure_reason(self) -> str | None:
+        if self._model is not None and self._model.poll() is not None:
+            return f"model server exited ({self._model.returncode}): {self._tail('model.log')}"
+        if self._gateway.poll() is not None:
+            return (
+                f"hermes gateway exited ({self._gateway.returncode}): {self._tail('gateway.log')}"
+            )
+        for path in (
+            self.log_dir / "gateway.log",
+            self.home / "logs" / "errors.log",
+            self.home / "logs" / "gateway.log",
+        ):
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            if _REFUSAL in text:
+                line = next(ln for ln in text.splitlines() if _REFUSAL in ln)
+                return "Hermes API server refused to start: " + line.split(_REFUSAL, 1)[1].strip(
+                    " :"
+                )
+        return None
+
+    def _tail(self, name: str, lines: int = 15) -> str:
+        try:
+            return "\n".join(
+                (self.log_dir / name).read_text(errors="replace").splitlines()[-lines:]
+            )
+        except OSError:
+            return "(no log)"
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM both process groups, SIGKILL whatever is left."""
+        procs = [p for p in (self._gateway, self._model) if p is not None]
+        for p in procs:
+            _signal_group(p, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for p in procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(max(0.1, deadline - time.monotonic()))
+            # Also catches grandchildren that outlive the group leader.
+            _signal_group(p, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(5)
+        self._gateway = self._model = None
+        for log in self._logs:
+            log.close()
+        self._logs = []
+
+    @property
+    def running(self) -> bool:
+        return self._gateway is not None and self._gateway.poll() is None
+
+    def __enter__(self) -> Peer:
+        self.start()
+        self.wait_healthy()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)  # pgid == pid thanks to start_new_session
+
+
+def ensure_peer_venv(venv: Path = DEFAULT_PEER_VENV, python: str | None = None) -> Path:
+    """Create the peer virtualenv with hermes-agent if missing; return its python.
+
+    Idempotent: a marker file records the installed requirement set, so a
+    second call is a cheap stat.  Kept apart from the dashboard venv because
+    hermes-agent pins its own dependency tree (~240 MB).
+    """
+    venv = Path(venv)
+    marker = venv / ".hermes-ui-peer"
+    wanted = "\n".join(PEER_REQUIREMENTS) + "\n"
+    py = venv / "bin" / "python"
+    if marker.exists() and marker.read_text() == wanted and py.exists():
+        return py
+    if not py.exists():
+        subprocess.run([python or sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *PEER_REQUIREMENTS],
+        check=True,
+    )
+    marker.write_text(wanted)
+    return py
+
+
+SEED_SCRIPT = Path(__file__).resolve().with_name("seed.py")
+
+
+def run_seed(
+    home: Path,
+    profile: str = "demo",
+    *,
+    count: int = 10000,
+    peer_python: Path = DEFAULT_PEER_VENV / "bin" / "python",
+) -> dict:
+    """Seed ``home/state.db`` with the peer venv's own ``hermes_state.SessionDB``.
+
+    Runs in the peer virtualenv because SessionDB belongs to hermes-agent;
+    idempotent (a second call reports ``already_seeded``).
+    """
+    argv = [str(peer_python), str(SEED_SCRIPT), "--home", str(home), "--profile", profile]
+    if profile == "bench":
+        argv += ["--count", str(count)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise PeerError(f"seeding {profile} failed: {done.stderr.strip()[-800:]}")
+    return json.loads(done.stdout)
+
+
+def main(argv=None) -> None:
+    """``python -m devtools.peer.launcher --home DIR``: run a peer until Ctrl-C."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Run the offline Hermes demo peer")
+    ap.add_argument("--home", required=True, type=Path)
+    ap.add_argument("--port", type=int, default=8642)
+    ap.add_argument("--key", default=os.environ.get("HERMES_API_KEY") or generate_key())
+    ap.add_argument("--rotate-compression", action="store_true")
+    args = ap.parse_args(argv)
+    peer = Peer(
+        PeerConfig(
+            home=args.home, port=args.port, key=args.key, rotate_compression=args.rotate_compression
+        )
+    )
+    # SIGTERM -> SystemExit so the finally clause stops both process groups.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    peer.start()
+    try:
+        peer.wait_healthy(60)
+        print(
+            json.dumps(
+                {
+                    "base_url": peer.base_url,
+                    "key": peer.key,
+                    "home": str(peer.home),
+                    "startup_seconds": round(peer.startup_seconds or 0, 2),
+                }
+            ),
+            flush=True,
+        )
+        while peer.running:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        peer.stop()
+
+
+if __name__ == "__main__":
+    main()

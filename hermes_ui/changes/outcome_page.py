@@ -1,0 +1,101 @@
+"""Rendering the outcome of one change, and "check what happened": reading the state now.
+
+Every change the dashboard attempts has an audit event; its page shows the
+recorded outcome (fresh or replayed) and, for a fork or on request, a
+reconcile panel built from reads of the current state. Nothing here
+writes to Hermes.
+"""
+
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django_htmx.http import HttpResponseClientRedirect
+
+from hermes_ui.audit.models import AuditEvent, Outcome
+from hermes_ui.changes import apply, reconcile
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes.errors import ADVICE
+from hermes_ui.index.forks import remember_fork
+from hermes_ui.web import links
+from hermes_ui.web.roles import REVIEWER, SUPPORT, require_role
+
+ROLE_FOR = {apply.CREATE: REVIEWER, apply.FORK: REVIEWER, apply.PATCH: SUPPORT}
+TEMPLATE = "changes/outcome.html"
+
+
+def respond(request, ep, applied: apply.Applied):
+    """Answer a change: its outcome page, redirected to on success (and for htmx),
+    rendered in place with a fitting status when it failed."""
+    event_id = applied.result.event_id
+    url = reverse("change_outcome", kwargs={"endpoint": ep.id, "event_id": event_id})
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    if applied.outcome == Outcome.SUCCESS:
+        return redirect(url)
+    return render_outcome(request, ep, event_id, applied=applied, status=apply.status_for(applied))
+
+
+def render_outcome(request, ep, event_id, *, status=200, applied=None, check=False):
+    event = get_object_or_404(AuditEvent, pk=event_id, endpoint=ep.id, capability__in=ROLE_FOR)
+    require_role(request.user, ROLE_FOR[event.capability])
+    client = client_for(ep)
+    uncertain = event.outcome in {Outcome.UNCERTAIN, Outcome.RUNNING}
+    fork = event.capability == apply.FORK
+    report = created = read_error = None
+    if check or (fork and event.outcome != Outcome.REFUSED):
+        report = _report(client, event)
+        if fork and report.child_created:
+            # Every fork the dashboard made is remembered, even a half-done one.
+            remember_fork(ep.id, event.session_id, report.child["id"], request.user)
+    elif event.capability == apply.CREATE and event.outcome == Outcome.SUCCESS:
+        try:
+            created = client.get_session(event.session_id)
+        except HermesError as error:
+            read_error = error
+    context = {
+        **_describe(event),
+        "endpoint": ep,
+        "event": event,
+        "evidence": event.evidence,
+        "applied": applied,
+        "advice": ADVICE.get(event.error_code, ""),
+        "uncertain": uncertain,
+        "report": report,
+        "created": created,
+        "read_error": read_error,
+        "session_link": links.session_url(ep.id, event.session_id) if event.session_id else "",
+    }
+    template = f"{TEMPLATE}#panel" if check and request.htmx else TEMPLATE
+    return render(request, template, context, status=status)
+
+
+def _report(client, event: AuditEvent) -> reconcile.Report:
+    if event.capability == apply.FORK:
+        return reconcile.reconcile_fork(client, event.session_id, event.evidence)
+    if event.capability == apply.PATCH:
+        return reconcile.check_patch(client, event.session_id, event.evidence)
+    return reconcile.check_create(client, event.evidence)
+
+
+_HEADINGS = {
+    apply.CREATE: ("Session created", "Hermes refused to create the session"),
+    apply.PATCH: ("Change saved", "Hermes refused the change"),
+    apply.FORK: ("Forked", "The fork failed"),
+}
+
+
+def _describe(event: AuditEvent) -> dict:
+    done, refused = _HEADINGS[event.capability]
+    if event.outcome == Outcome.SUCCESS:
+        return {"heading": done, "tone": "ok", "summary": apply.SUCCESS_WORDS[event.capability]}
+    if event.outcome in {Outcome.UNCERTAIN, Outcome.RUNNING}:
+        return {"heading": "Outcome uncertain", "tone": "warn", "summary": apply.UNCERTAIN_WORDS}
+    if event.outcome == Outcome.REFUSED:
+        return {
+            "heading": "Nothing was sent",
+            "tone": "error",
+            "summary": "The dashboard did not send this change to Hermes.",
+        }
+    summary = f"Hermes answered HTTP {event.http_status or '?'} ({event.error_code})."
+    if event.capability == apply.FORK:
+        summary += " A fork can fail after changing things; see what happened below."
+    return {"heading": refused, "tone": "error", "summary": summary}

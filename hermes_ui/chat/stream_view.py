@@ -1,0 +1,40 @@
+"""A turn's server-sent events for the browser: replay what was received, then follow.
+
+Async, so an open stream holds no worker thread while other pages load;
+the ORM is only reached through ``sync_to_async``.
+"""
+
+from asgiref.sync import sync_to_async
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, StreamingHttpResponse
+from django.middleware.csrf import get_token
+from django.views.decorators.http import require_GET
+
+from hermes_ui.chat import frames
+from hermes_ui.chat.models import Turn
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.web.roles import SUPPORT, has_role
+
+
+@require_GET
+async def turn_stream(request, endpoint, turn_id):
+    user = await request.auser()
+    if not await sync_to_async(has_role)(user, SUPPORT):
+        raise PermissionDenied(f"This needs the {SUPPORT} role.")
+    ep = get_endpoint(endpoint)
+    exists = await Turn.objects.filter(endpoint=ep.id, pk=turn_id).aexists()
+    if not exists:
+        raise Http404("No such chat turn on this endpoint.")
+    response = StreamingHttpResponse(
+        frames.stream(turn_id, _last_event_id(request), get_token(request)),
+        content_type="text/event-stream",
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # proxies must not buffer the stream
+    return response
+
+
+def _last_event_id(request) -> int | None:
+    """The browser's Last-Event-ID on an automatic reconnect (the seq it had)."""
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
+    return int(raw) if raw.isdigit() and len(raw) < 10 else None

@@ -1,0 +1,111 @@
+"""Chat turns: send one (streamed with htmx, blocking without JS), show it, cancel it."""
+
+from django.conf import settings
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from hermes_ui.chat import box, relay, store, sync_turn
+from hermes_ui.chat.admission import admit
+from hermes_ui.chat.audit import record_refusal
+from hermes_ui.chat.compose import ChatForm, refusal_of
+from hermes_ui.chat.models import Turn
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.web import links
+from hermes_ui.web.failures import error_context
+from hermes_ui.web.roles import SUPPORT, require_role, role_required
+
+# How long sending waits for Hermes to accept the stream, so that a refusal
+# (missing message, bad part, 403 memory scope) lands on the form.
+OPEN_WAIT_SECONDS = 10.0
+
+
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def session_chat(request, endpoint, session_id):
+    require_role(request.user, SUPPORT)
+    ep = get_endpoint(endpoint)
+    if request.method == "GET":
+        # The chat form on a page of its own (the no-JavaScript fallback's home).
+        return _box(request, ep, session_id)
+    form = ChatForm(request.POST)
+    if not form.is_valid():
+        return _box(request, ep, session_id, form=form, status=400)
+    mode = "stream" if request.htmx else "sync"
+    admission = admit(ep, session_id, form, request.user, mode)
+    if admission.error is not None or admission.refusal:
+        return _not_started(request, ep, session_id, form, admission, mode)
+    turn = admission.turn
+    # A replay shows what the first submission got; only a new turn is sent.
+    refusal = refusal_of(turn) if admission.replayed else _send(request, ep, turn, mode)
+    if refusal is not None:
+        form.add_hermes_error(refusal)
+        return _box(request, ep, session_id, form=form, status=400)
+    if request.htmx:
+        return _box(request, ep, session_id, turn=turn)
+    return redirect(links.session_url(ep.id, turn.target_session_id) + "#chat")
+
+
+def _not_started(request, ep, session_id, form, admission, mode):
+    """Hermes could not be read, the session is closed, or a turn is already running."""
+    if admission.error is not None:
+        status = error_context(admission.error)["error_status"]
+        return _box(request, ep, session_id, form=form, error=admission.error, status=status)
+    record_refusal(
+        request.user, endpoint_id=ep.id, session_id=session_id, code=admission.refusal, mode=mode
+    )
+    notice = {"level": "warn", "code": admission.refusal, "text": admission.message}
+    return _box(request, ep, session_id, form=form, turn=admission.turn, notice=notice, status=409)
+
+
+def _send(request, ep, turn: Turn, mode: str) -> HermesError | None:
+    """Start the turn; the provider's refusal when it rejected it outright."""
+    client = client_for(ep)
+    if mode == "sync":
+        return sync_turn.run(turn, client, request.user)
+    job = relay.Job.for_turn(
+        turn, client, request.user, settings.HERMES_CHAT_MAX_EVENTS, settings.HERMES_STREAM_TIMEOUT
+    )
+    opened = relay.start(job, store.view_of(turn, with_events=False))
+    try:
+        return opened.result(OPEN_WAIT_SECONDS)
+    except TimeoutError:
+        return None  # still connecting: the page follows the turn's state
+
+
+def _box(request, ep, session_id, *, status=200, **kwargs):
+    data = box.context(request, ep, session_id, **kwargs)
+    if request.htmx:
+        # htmx swaps 2xx only: refusals and form errors re-render the box with 200.
+        return render(request, "chat/box.html#box", data)
+    return render(request, "chat/form_page.html", data, status=status)
+
+
+@require_GET
+@role_required(SUPPORT)
+def turn_page(request, endpoint, turn_id):
+    ep = get_endpoint(endpoint)
+    turn = _turn(ep.id, turn_id)
+    view = store.view_of(turn)
+    return render(request, "chat/turn.html", {"endpoint": ep, "turn": view})
+
+
+@require_POST
+@role_required(SUPPORT)
+def turn_cancel(request, endpoint, turn_id):
+    ep = get_endpoint(endpoint)
+    turn = _turn(ep.id, turn_id)
+    relay.cancel(turn.pk, request.user)
+    if request.htmx:
+        return HttpResponse(status=204)  # the turn's stream shows the new state
+    relay.wait(turn.pk, 5.0)
+    return redirect("chat_turn", endpoint=ep.id, turn_id=turn.pk)
+
+
+def _turn(endpoint_id: str, turn_id: int) -> Turn:
+    turn = Turn.objects.select_related("user").filter(endpoint=endpoint_id, pk=turn_id).first()
+    if turn is None:
+        raise Http404("No such chat turn on this endpoint.")
+    return store.settle_if_orphaned(turn)

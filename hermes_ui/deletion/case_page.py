@@ -1,0 +1,64 @@
+"""Rendering one deletion request: snapshot, consequences, review, execution and result."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, render
+
+from hermes_ui.deletion import clock, policy, snapshot
+from hermes_ui.deletion.forms import DecisionForm
+from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import errors as e
+from hermes_ui.web.failures import error_context
+
+
+def case_or_403(request, pk: int) -> DeletionRequest:
+    case = get_object_or_404(DeletionRequest, pk=pk)
+    if not policy.may_view(case, request.user):
+        raise PermissionDenied("This needs the admin role, or to be the requester.")
+    policy.expire_if_due(case)
+    return case
+
+
+def _live(case: DeletionRequest, ep) -> dict:
+    """The session as it is now, compared with the snapshot (open requests only)."""
+    if ep is None or case.status not in (Status.PENDING, Status.APPROVED):
+        return {}
+    client = client_for(ep)
+    try:
+        session, current = snapshot.read(client, case.session_id)
+    except e.NotFound:
+        return {"live_gone": True}
+    except HermesError as error:
+        return {"live_error": error_context(error, ep)}
+    return {"live_session": session, "live_changes": snapshot.differences(case.snapshot, current)}
+
+
+def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
+    """The case page, or its ``#case`` block for htmx (always 200 so htmx swaps it)."""
+    user = request.user
+    admin = policy.is_admin(user)
+    now = clock.now()
+    # An endpoint the operator has since removed still shows its record, without links.
+    ep = settings.HERMES_ENDPOINTS.get(case.endpoint)
+    context = {
+        "case": case,
+        "endpoint": ep,
+        "is_requester": policy.is_requester(case, user),
+        "can_review": policy.review_refusal(case, user) is None,
+        "can_execute": admin and case.status == Status.APPROVED,
+        "can_check": admin and case.status == Status.UNCERTAIN,
+        "can_withdraw": (admin or policy.is_requester(case, user))
+        and case.status in (Status.PENDING, Status.APPROVED),
+        "seconds_left": int((case.expires_at - now).total_seconds())
+        if case.status == Status.APPROVED and case.expires_at
+        else None,
+        "form": extra.pop("form", None) or DecisionForm(),
+        **_live(case, ep),
+        **extra,
+    }
+    if request.htmx:
+        return render(request, "deletion/detail.html#case", context)
+    return render(request, "deletion/detail.html", context, status=status)

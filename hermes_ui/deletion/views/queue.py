@@ -1,0 +1,43 @@
+"""The deletion queue: admins see every request, everyone else their own; it refreshes live."""
+
+from django.db.models import Count
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from hermes_ui.deletion import clock, policy
+from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.web.roles import SUPPORT, require_role
+
+QUEUE_LIMIT = 200
+POLL_SECONDS = 4
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def deletion_queue(request):
+    require_role(request.user, SUPPORT)
+    policy.expire_due()
+    admin = policy.is_admin(request.user)
+    visible = (
+        DeletionRequest.objects.all()
+        if admin
+        else DeletionRequest.objects.filter(requester=request.user)
+    )
+    counts = dict(visible.values_list("status").annotate(n=Count("id")).order_by())
+    status = request.GET.get("status", "")
+    bad_status = bool(status) and status not in Status.values
+    shown = visible.filter(status=status) if status and not bad_status else visible
+    context = {
+        "admin": admin,
+        "rows": [] if bad_status else list(shown[:QUEUE_LIMIT]),
+        "limit": QUEUE_LIMIT,
+        "status": status,
+        "bad_status": bad_status,
+        "tabs": [(value, label, counts.get(value, 0)) for value, label in Status.choices],
+        "total": sum(counts.values()),
+        "now": clock.now(),
+        "poll_seconds": POLL_SECONDS,
+    }
+    template = "deletion/queue.html#queue" if request.htmx else "deletion/queue.html"
+    return render(request, template, context, status=400 if bad_status else 200)

@@ -1,0 +1,62 @@
+"""Asking for a deletion: any role, with a reason; the snapshot is taken on submit."""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django_htmx.http import HttpResponseClientRedirect
+
+from hermes_ui.deletion import request as deletion_request
+from hermes_ui.deletion.forms import RequestForm
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.web.failures import error_context, error_page
+from hermes_ui.web.roles import SUPPORT, require_role
+
+
+@require_http_methods(["GET", "POST"])
+def deletion_new(request, endpoint):
+    """The request form (GET) and its submission (POST), for the session in ``?session=``."""
+    require_role(request.user, SUPPORT)
+    ep = get_endpoint(endpoint)
+    session_id = request.POST.get("session") or request.GET.get("session") or ""
+    try:
+        check_path_id(session_id)
+    except IdError as exc:
+        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
+                      status=400)  # fmt: skip
+    existing = deletion_request.open_request(ep.id, session_id)
+    if existing is not None:
+        messages.info(request, f"Deletion request #{existing.pk} for this session is in progress.")
+        return _to_case(request, existing.pk)
+    form = RequestForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            made, _ = deletion_request.create(ep, session_id, request.user,
+                                              form.cleaned_data["reason"])  # fmt: skip
+        except HermesError as error:
+            if not request.htmx:
+                return error_page(request, error, ep)
+            # htmx swaps 2xx only: the form shows the failure in place.
+            return _form(request, ep, session_id, form, error_context(error, ep))
+        messages.success(request, f"Deletion request #{made.pk} recorded; an admin will review it.")
+        return _to_case(request, made.pk)
+    return _form(request, ep, session_id, form)
+
+
+def _to_case(request, pk: int):
+    url = reverse("deletion_detail", kwargs={"pk": pk})
+    # An htmx form swaps its own block; a new page needs a client-side redirect.
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _form(request, ep, session_id: str, form, failure: dict | None = None):
+    try:
+        session = client_for(ep).get_session(session_id)
+    except HermesError as error:
+        return error_page(request, error, ep)
+    context = {"endpoint": ep, "session": session, "session_id": session_id, "form": form,
+               **(failure or {})}  # fmt: skip
+    refused = bool(form.errors) and not request.htmx  # htmx swaps 2xx only
+    return render(request, "deletion/new.html", context, status=400 if refused else 200)

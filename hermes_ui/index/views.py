@@ -1,0 +1,76 @@
+"""Search and list sessions from the dashboard's index, and refresh it."""
+
+from urllib.parse import urlencode
+
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.index import freshness, queries, refresher
+from hermes_ui.index.forms import IndexQuery
+from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
+
+PAGE_SIZE = 50
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def index_list(request, endpoint):
+    ep = get_endpoint(endpoint)
+    form = IndexQuery(request.GET)
+    fresh = freshness.of(ep.id)
+    template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
+    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": queries.sources(ep.id)}
+    if not form.is_valid():
+        return render(request, template, context, status=400)
+    params = form.cleaned_data
+    snapshot = params["snap"] if params["after"] else fresh.generation
+    page = queries.search(
+        ep.id, snapshot=snapshot, q=params["q"], source=params["source"], kind=params["kind"],
+        state=params["state"], after=params["after"], limit=PAGE_SIZE,
+    )  # fmt: skip
+    filters = {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
+    base = reverse("index_list", kwargs={"endpoint": ep.id})
+    later = {**filters, "snap": page.snapshot, "after": page.next_after}
+    context.update(
+        page=page,
+        filters=filters,
+        first_url=base + ("?" + urlencode(filters) if filters else ""),
+        next_url=base + "?" + urlencode(later) if page.next_after else None,
+        paging=params["after"] is not None,
+    )
+    return render(request, template, context)
+
+
+@require_POST
+def index_refresh(request, endpoint):
+    """Start a sync off the request; the status line polls until it is done."""
+    ep = get_endpoint(endpoint)
+    full = request.POST.get("full") == "1"
+    # A full sweep costs the provider ~100 list calls at 10,000 sessions, so
+    # only admins start one by hand; the periodic sweep runs anyway.
+    require_role(request.user, ADMIN if full else SUPPORT)
+    refresher.sync_in_background(ep, full=True if full else None)
+    if request.htmx:
+        return _status(request, ep)
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+        target = reverse("index_list", kwargs={"endpoint": ep.id})
+    return redirect(target)
+
+
+@require_GET
+def index_status(request, endpoint):
+    return _status(request, get_endpoint(endpoint))
+
+
+def _status(request, ep):
+    fresh = freshness.of(ep.id)
+    response = render(request, "lineage/_freshness.html", {"endpoint": ep, "fresh": fresh})
+    if not fresh.running and request.GET.get("polling"):
+        # The sync the page was waiting for is over: let its results reload.
+        response["HX-Trigger"] = "index-refreshed"
+    return response

@@ -1,0 +1,123 @@
+"""One session: its exact row, and its active transcript loaded progressively."""
+
+from django.conf import settings
+from django.core.cache import cache
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.sessions import transcript
+from hermes_ui.sessions.forms import MessagesQuery
+from hermes_ui.web import links
+from hermes_ui.web.failures import error_page
+
+# A long transcript is fetched once for the page and its "load more" chunks.
+# The cache lives in this process's memory only and is short-lived.
+_MESSAGES_TTL = 120
+
+
+@require_GET
+def session_open(request, endpoint):
+    """Open a session by id from a query string: the "go to id" box, and the
+    ids ``.`` and ``..``, which no path segment can carry. Any other id is
+    redirected to its canonical page."""
+    session_id = request.GET.get("id", "")
+    if session_id in links.DOT_IDS:
+        return session_detail(request, endpoint, session_id)
+    if not session_id:
+        return render(request, "sessions/bad_id.html",
+                      {"endpoint": get_endpoint(endpoint), "reason": "Type a session id to open."},
+                      status=400)  # fmt: skip
+    return redirect(links.session_url(get_endpoint(endpoint).id, session_id))
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def session_detail(request, endpoint, session_id):
+    ep = get_endpoint(endpoint)
+    client = client_for(ep)
+    try:
+        check_path_id(session_id)
+        session = client.get_session(session_id)
+        messages = client.get_messages(session_id)
+    except IdError as exc:
+        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
+                      status=400)  # fmt: skip
+    except HermesError as error:
+        return error_page(request, error, ep)
+    cache.set(_cache_key(ep.id, session_id), messages, _MESSAGES_TTL)
+    rows = messages["data"]
+    chunk, next_after = transcript.page_after(rows, None, settings.HERMES_MESSAGES_PAGE_SIZE)
+    resolved_id = messages["session_id"]
+    context = {
+        "endpoint": ep,
+        "session": session,
+        "session_id": session_id,
+        "resolved_id": resolved_id,
+        "resolved_differs": resolved_id != session_id,
+        "tip_url": links.session_url(ep.id, resolved_id),
+        "parent_url": links.session_url(ep.id, session["parent_session_id"])
+        if session.get("parent_session_id")
+        else None,
+        "message_total": len(rows),
+        "transcript": transcript.build(chunk),
+        "next_url": _next_url(ep.id, session_id, next_after),
+    }
+    return render(request, "sessions/detail.html", context)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def session_messages(request, endpoint, session_id):
+    """The next chunk of the transcript: a fragment for htmx, a page without JS."""
+    ep = get_endpoint(endpoint)
+    query = MessagesQuery(request.GET)
+    if not query.is_valid():
+        return render(request, "sessions/bad_id.html",
+                      {"endpoint": ep, "reason": "The 'after' value must be a message id."},
+                      status=400)  # fmt: skip
+    after = query.cleaned_data["after"]
+    key = _cache_key(ep.id, session_id)
+    messages = cache.get(key)
+    if messages is None:
+        try:
+            check_path_id(session_id)
+            messages = client_for(ep).get_messages(session_id)
+        except IdError as exc:
+            return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
+                          status=400)  # fmt: skip
+        except HermesError as error:
+            return error_page(request, error, ep)
+        cache.set(key, messages, _MESSAGES_TTL)
+    rows = messages["data"]
+    chunk, next_after = transcript.page_after(rows, after, settings.HERMES_MESSAGES_PAGE_SIZE)
+    earlier = rows[: rows.index(chunk[0])] if chunk else []
+    known_calls = {c.call_id: c for m in transcript.build(earlier) for c in m.tool_calls}
+    context = {
+        "endpoint": ep,
+        "session_id": session_id,
+        "resolved_id": messages["session_id"],
+        "transcript": transcript.build(chunk, known_calls),
+        "next_url": _next_url(ep.id, session_id, next_after),
+        "session_url": links.session_url(ep.id, session_id),
+        "message_total": len(rows),
+        "first_number": len(earlier) + 1,
+    }
+    template = "sessions/messages.html#chunk" if request.htmx else "sessions/messages.html"
+    return render(request, template, context)
+
+
+def _cache_key(endpoint_id: str, session_id: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"messages:{endpoint_id}:{digest}"
+
+
+def _next_url(endpoint_id: str, session_id: str, after) -> str | None:
+    if after is None:
+        return None
+    return links.session_url(endpoint_id, session_id, "session_messages", after=after)

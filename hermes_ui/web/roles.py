@@ -1,0 +1,85 @@
+"""Roles: support < reviewer < admin, stored as Django groups.
+
+Views check roles on the server with ``role_required``; templates only use
+``can`` to decide what to show, which is a convenience, never the control.
+"""
+
+from functools import wraps
+
+from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
+
+from hermes_ui.web.errors import forbidden
+
+SUPPORT, REVIEWER, ADMIN = "support", "reviewer", "admin"
+ROLES = (SUPPORT, REVIEWER, ADMIN)
+_RANK = {role: rank for rank, role in enumerate(ROLES, start=1)}
+
+
+def role_of(user) -> str | None:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return None
+    if user.is_superuser:
+        return ADMIN
+    cached = getattr(user, "_hermes_role", False)
+    if cached is not False:
+        return cached
+    names = set(user.groups.values_list("name", flat=True))
+    role = max((r for r in ROLES if r in names), key=_RANK.__getitem__, default=None)
+    user._hermes_role = role
+    return role
+
+
+def has_role(user, needed: str) -> bool:
+    role = role_of(user)
+    return role is not None and _RANK[role] >= _RANK[needed]
+
+
+def require_role(user, needed: str) -> None:
+    if not has_role(user, needed):
+        raise PermissionDenied(f"This needs the {needed} role.")
+
+
+def role_required(needed: str):
+    def decorator(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            require_role(request.user, needed)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def set_role(user, role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+    user.groups.remove(*[groups[r] for r in ROLES if r != role])
+    user.groups.add(groups[role])
+    user._hermes_role = role
+
+
+class RoleRequiredMiddleware:
+    """A logged-in account without any role sees nothing but a 403 page.
+
+    Login is enforced by Django's LoginRequiredMiddleware; this closes the gap
+    of an account that exists but was never given a role.
+    """
+
+    OPEN_PATHS = ("/accounts/", "/healthz", "/static/")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        if (
+            user is not None
+            and user.is_authenticated
+            and role_of(user) is None
+            and not request.path.startswith(self.OPEN_PATHS)
+        ):
+            return forbidden(request, PermissionDenied("This needs the support role."))
+        return self.get_response(request)

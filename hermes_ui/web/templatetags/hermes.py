@@ -1,0 +1,69 @@
+from django import template
+from django.utils.html import format_html
+
+from hermes_ui.sessions import transcript
+from hermes_ui.web import links, timefmt
+from hermes_ui.web.markdown import render_markdown
+
+register = template.Library()
+
+
+@register.simple_tag
+def session_url(endpoint_id, session_id, view="session_detail", **query):
+    """A session-scoped URL (optionally with a query string), encoded like every session link."""
+    return links.session_url(endpoint_id, session_id, view, **query)
+
+
+@register.filter
+def markdown(text):
+    return render_markdown(text if isinstance(text, str) else "")
+
+
+@register.filter
+def short_id(session_id, length=14):
+    value = str(session_id or "")
+    return value if len(value) <= length else value[: length - 1] + "…"
+
+
+@register.simple_tag
+def when(ts):
+    """A relative time with the exact time on hover, keyboard focusable."""
+    if ts is None:
+        return "—"
+    return format_html(
+        '<time datetime="{}" title="{}" tabindex="0">{}</time>',
+        timefmt.iso(ts),
+        timefmt.exact(ts),
+        timefmt.relative(ts),
+    )
+
+
+@register.filter
+def pretty_json(text):
+    """Tool output that is JSON, indented; anything else unchanged."""
+    return transcript.pretty_json(text) if isinstance(text, str) and text[:1] in "{[" else text
+
+
+@register.filter
+def exact_time(ts):
+    return timefmt.exact(ts) if ts is not None else "—"
+
+
+@register.filter
+def number(value):
+    if value is None or value == "":
+        return "—"
+    try:
+        return f"{int(value):,}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@register.filter
+def usd(value):
+    if value is None:
+        return "—"
+    try:
+        return f"${float(value):,.4f}"
+    except (TypeError, ValueError):
+        return str(value)
