@@ -1,0 +1,1 @@
+"""Comparing two sessions side by side, and reviewers' verdicts on forks."""

@@ -1,0 +1,97 @@
+"""Compare two sessions, record a verdict on them, and list forks awaiting one."""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from hermes_ui.compare import align, deltas, sides, verdicts
+from hermes_ui.compare.forms import PairForm, VerdictForm
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.web import links
+from hermes_ui.web.failures import error_page
+from hermes_ui.web.roles import REVIEWER, SUPPORT, has_role, role_required
+
+
+def compare_url(endpoint_id: str, a_id: str, b_id: str) -> str:
+    """The compare page of two sessions; both ids are percent-encoded in the query."""
+    return (
+        reverse("compare", kwargs={"endpoint": endpoint_id})
+        + "?"
+        + urlencode({"a": a_id, "b": b_id})
+    )
+
+
+@require_GET
+@role_required(SUPPORT)
+def compare(request, endpoint):
+    ep = get_endpoint(endpoint)
+    pair = PairForm(request.GET)
+    if not request.GET:
+        return render(request, "compare/page.html", {"endpoint": ep, "pair": PairForm()})
+    if not pair.is_valid():
+        return render(request, "compare/page.html", {"endpoint": ep, "pair": pair}, status=400)
+    a_id, b_id = pair.cleaned_data["a"], pair.cleaned_data["b"]
+    client = client_for(ep)
+    try:
+        a = sides.read_side(client, ep, a_id)
+        b = sides.read_side(client, ep, b_id)
+    except HermesError as error:
+        return error_page(request, error, ep)
+    context = {
+        "endpoint": ep,
+        "pair": pair,
+        "a": a,
+        "b": b,
+        "a_url": links.session_url(ep.id, a_id),
+        "b_url": links.session_url(ep.id, b_id),
+        "a_resolved_url": links.session_url(ep.id, a.resolved_id),
+        "b_resolved_url": links.session_url(ep.id, b.resolved_id),
+        "swap_url": compare_url(ep.id, b_id, a_id),
+        "alignment": align.align(a.rows, b.rows) if a.comparable and b.comparable else None,
+        "deltas": deltas.deltas(a.session, b.session, a.rows, b.rows),
+        "verdict": verdicts.latest_for_pair(ep, a_id, b_id),
+        "history": verdicts.history_for_pair(ep, a_id, b_id),
+        "verdict_form": VerdictForm(initial={"a": a_id, "b": b_id}),
+        "can_judge": has_role(request.user, REVIEWER),
+    }
+    return render(request, "compare/page.html", context)
+
+
+@require_POST
+@role_required(REVIEWER)
+def record_verdict(request, endpoint):
+    ep = get_endpoint(endpoint)
+    form = VerdictForm(request.POST)
+    if not form.is_valid():
+        a_id, b_id = request.POST.get("a", ""), request.POST.get("b", "")
+        back = compare_url(ep.id, a_id, b_id) if a_id and b_id else reverse("compare", args=[ep.id])
+        context = {"endpoint": ep, "verdict_form": form, "back_url": back}
+        return render(request, "compare/verdict_error.html", context, status=400)
+    data = form.cleaned_data
+    verdicts.record(ep, request.user, data["a"], data["b"], data["choice"], data["reason"])
+    messages.success(request, "Your verdict was recorded.")
+    return redirect(compare_url(ep.id, data["a"], data["b"]) + "#verdict")
+
+
+@require_GET
+@role_required(SUPPORT)
+def to_review(request, endpoint):
+    ep = get_endpoint(endpoint)
+    pending = verdicts.to_review(ep)
+    rows = [
+        {
+            "fork": item.fork,
+            "parent_url": links.session_url(ep.id, item.fork.parent_id),
+            "child_url": links.session_url(ep.id, item.fork.child_id),
+            "with_parent": compare_url(ep.id, item.fork.parent_id, item.fork.child_id),
+            "with_siblings": [
+                (s, compare_url(ep.id, item.fork.child_id, s)) for s in item.siblings
+            ],
+        }
+        for item in pending
+    ]
+    return render(request, "compare/to_review.html", {"endpoint": ep, "rows": rows})

@@ -1,0 +1,1 @@
+"""Exporting a session (or its whole lineage) as JSON, Markdown or HTML."""

@@ -1,0 +1,93 @@
+"""Which sessions an export holds, and reading them one at a time.
+
+``plan`` reads the asked session before the response starts, so a missing
+session or an unreachable Hermes is an error page, not a broken download.
+With ``lineage`` the rest of the tree comes from the index (root first,
+depth-first, as the lineage page lists it); ``sessions`` then reads each
+member's row and messages only when the writer reaches it, so at most one
+transcript beyond the asked one is in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.export import redact
+from hermes_ui.export.formats import ExportSession
+from hermes_ui.hermes import HermesError
+from hermes_ui.index import queries, sync
+from hermes_ui.index.forks import forked_child_ids
+from hermes_ui.lineage.classify import kinds_of
+from hermes_ui.lineage.tree import Tree
+from hermes_ui.web.failures import title_for
+
+MAX_SESSIONS = 300  # sessions in one lineage export
+
+
+@dataclass
+class Plan:
+    session_id: str
+    row: dict
+    messages: dict
+    ids: list[str]
+    info: dict[str, dict]  # id -> lineage metadata
+    notes: list[str] = field(default_factory=list)
+
+
+def plan(client, ep: Endpoint, session_id: str, *, lineage: bool) -> Plan:
+    """Raises ``HermesError`` when the asked session cannot be read."""
+    row = client.get_session(session_id).as_row()
+    messages = client.get_messages(session_id)
+    own = {"parent_session_id": row.get("parent_session_id") or None}
+    if not lineage:
+        kind = queries.present(ep).filter(session_id=session_id).values_list("kind", flat=True)
+        own.update(kind=kind.first() or None, root_session_id=None, depth=None)
+        return Plan(session_id, row, messages, [session_id], {session_id: own})
+    with contextlib.suppress(HermesError):  # the index as it is; the session was just read
+        sync.refresh_now(ep, session_id)
+    found = queries.lineage(ep, session_id)
+    if found is None:
+        note = "This session is not in the index yet, so only it is exported, not its lineage."
+        own.update(kind=None, root_session_id=None, depth=None)
+        return Plan(session_id, row, messages, [session_id], {session_id: own}, [note])
+    tree = Tree(found.rows)
+    kinds = kinds_of(found.rows, forked_ids=forked_child_ids(ep))
+    order = list(tree.walk(found.root_id))
+    notes = []
+    if found.truncated or len(order) > MAX_SESSIONS:
+        kept = min(len(order), MAX_SESSIONS)
+        notes.append(f"This lineage is larger than one export holds; the first {kept} "
+                     "sessions from the root are exported.")  # fmt: skip
+    order = order[:MAX_SESSIONS]
+    if session_id not in {sid for sid, _ in order}:
+        order.append((session_id, None))
+    info = {
+        sid: {"parent_session_id": (tree.get(sid) or {}).get("parent_session_id") or None,
+              "root_session_id": found.root_id, "kind": kinds.get(sid), "depth": depth}
+        for sid, depth in order
+    }  # fmt: skip
+    return Plan(session_id, row, messages, [sid for sid, _ in order], info, notes)
+
+
+def sessions(client, plan: Plan, redactor: redact.Redactor) -> Iterator[ExportSession]:
+    for sid in plan.ids:
+        if sid == plan.session_id:
+            row, messages, error = plan.row, plan.messages, ""
+        else:
+            try:
+                row = client.get_session(sid).as_row()
+                messages = client.get_messages(sid)
+                error = ""
+            except HermesError as failure:
+                row, messages = {"id": sid}, {"session_id": sid, "data": []}
+                error = title_for(failure)
+        yield ExportSession(
+            row=redact.session_row(redactor, row),
+            lineage=plan.info[sid],
+            messages_session_id=messages["session_id"],
+            messages=(redact.message(redactor, m) for m in messages["data"]),
+            error=error,
+        )

@@ -1,0 +1,92 @@
+"""Download a session, or its whole lineage, as JSON, Markdown or HTML."""
+
+import re
+
+from django import forms
+from django.core.handlers.asgi import ASGIRequest
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from hermes_ui.audit import trail
+from hermes_ui.audit.models import AuditEvent, Outcome
+from hermes_ui.audit.redact import evidence as clean_evidence
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.export import members, stream
+from hermes_ui.export.formats import WRITERS, ExportDoc
+from hermes_ui.export.redact import Redactor
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.web.failures import error_page
+from hermes_ui.web.roles import SUPPORT, role_of, role_required
+
+CAPABILITY = "session_export"
+# A download is a file, not a page of this app: it may style itself, nothing else.
+EXPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+class ExportQuery(forms.Form):
+    format = forms.ChoiceField(choices=[(name, name) for name in WRITERS])
+    redact = forms.BooleanField(required=False)
+    lineage = forms.BooleanField(required=False)
+
+
+@require_GET
+@role_required(SUPPORT)
+def session_export(request, endpoint, session_id):
+    ep = get_endpoint(endpoint)
+    query = ExportQuery(request.GET)
+    if not query.is_valid():
+        reason = "Choose the export format: format=json, md or html."
+        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": reason},
+                      status=400)  # fmt: skip
+    fmt, lineage = query.cleaned_data["format"], query.cleaned_data["lineage"]
+    # Support staff never take an unredacted copy away, whatever the URL says.
+    redacted = query.cleaned_data["redact"] or role_of(request.user) == SUPPORT
+    client = client_for(ep)
+    try:
+        check_path_id(session_id)
+        plan = members.plan(client, ep, session_id, lineage=lineage)
+    except IdError as exc:
+        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
+                      status=400)  # fmt: skip
+    except HermesError as error:
+        return error_page(request, error, ep)
+    redactor = Redactor(redacted)
+    doc = ExportDoc(
+        endpoint=ep.id, session_id=session_id, exported_by=request.user.get_username(),
+        lineage=lineage, redactor=redactor, notes=plan.notes,
+        sessions=members.sessions(client, plan, redactor),
+    )  # fmt: skip
+    facts = {"session_id": session_id, "format": fmt, "redacted": redacted, "lineage": lineage,
+             "sessions": len(plan.ids)}  # fmt: skip
+    event = trail.record(
+        request.user, capability=CAPABILITY, endpoint=ep.id, outcome=Outcome.RUNNING,
+        session_id=session_id, evidence=facts,
+    )  # fmt: skip
+
+    def finish(sha256, finished):
+        done = {**facts, "masked": redactor.count, "sha256": sha256,
+                "stage": "finished" if finished else "interrupted"}  # fmt: skip
+        AuditEvent.objects.filter(pk=event.pk).update(
+            outcome=Outcome.SUCCESS if finished else Outcome.UNCERTAIN,
+            evidence=clean_evidence(done),
+        )
+
+    writer = WRITERS[fmt]
+    chunks = stream.hashed(writer.body(doc), writer.trailer, finish)
+    response = StreamingHttpResponse(
+        stream.as_async(chunks) if isinstance(request, ASGIRequest) else chunks,
+        content_type=writer.content_type,
+    )
+    name = f"hermes-{_file_part(session_id)}{'-lineage' if lineage else ''}.{writer.extension}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Content-Security-Policy"] = EXPORT_CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _file_part(session_id: str) -> str:
+    part = re.sub(r"[^A-Za-z0-9_-]+", "_", session_id).strip("_")[:80]
+    return part or "session"
