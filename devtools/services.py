@@ -1,0 +1,173 @@
+"""Throwaway PostgreSQL and Redis servers on free loopback ports, for tests and benchmarks.
+
+Each server lives in a fresh temporary folder, listens on 127.0.0.1 only,
+keeps nothing on disk it does not need, and is removed by ``stop()``. No
+system service is used or needed: the binaries come from Debian's
+``postgresql`` and ``redis-server`` packages (``make test`` installs them).
+
+PostgreSQL refuses to run as root, so under root the cluster belongs to the
+``postgres`` user the Debian package creates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from devtools.peer.launcher import free_port
+
+
+class ServiceError(RuntimeError):
+    """A server binary is missing or the server did not come up."""
+
+
+def postgres_bindir() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_version)
+    if not found:
+        raise ServiceError("PostgreSQL is not installed (apt-get install postgresql)")
+    return Path(found[-1]).parent
+
+
+def _version(path: str) -> int:
+    part = Path(path).parts[-3]
+    return int(part) if part.isdigit() else 0
+
+
+def _wait_port(port: int, proc: subprocess.Popen, timeout: float, name: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServiceError(f"{name} exited with status {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise ServiceError(f"{name} did not listen on port {port} within {timeout:.0f} s")
+
+
+def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+class Postgres:
+    """``with Postgres() as pg: pg.url`` -> ``postgres://hermes@127.0.0.1:PORT/hermes_ui``."""
+
+    USER = "hermes"
+    DATABASE = "hermes_ui"
+
+    def __init__(self) -> None:
+        self.port = 0
+        self.folder: Path | None = None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"postgres://{self.USER}@127.0.0.1:{self.port}/{self.DATABASE}"
+
+    def start(self, timeout: float = 60.0) -> Postgres:
+        bindir = postgres_bindir()
+        self.folder = Path(tempfile.mkdtemp(prefix="hermes-ui-pg-"))
+        data = self.folder / "data"
+        run_as = {}
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.folder, owner.pw_uid, owner.pw_gid)
+            run_as = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
+        subprocess.run(
+            [str(bindir / "initdb"), "-D", str(data), "-U", self.USER, "--auth=trust",
+             "-E", "UTF8", "--locale=C", "--no-sync"],
+            check=True, capture_output=True, cwd=self.folder, **run_as,
+        )  # fmt: skip
+        self.port = free_port()
+        # Durability is pointless for a throwaway cluster; speed is not.
+        self.proc = subprocess.Popen(
+            [str(bindir / "postgres"), "-D", str(data), "-p", str(self.port),
+             "-h", "127.0.0.1", "-k", "", "-c", "fsync=off", "-c", "synchronous_commit=off",
+             "-c", "full_page_writes=off", "-c", "max_connections=200"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.folder,
+            start_new_session=True, **run_as,
+        )  # fmt: skip
+        _wait_port(self.port, self.proc, timeout, "PostgreSQL")
+        self._create_database(timeout)
+        return self
+
+    def _create_database(self, timeout: float) -> None:
+        import psycopg
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with psycopg.connect(
+                    f"postgresql://{self.USER}@127.0.0.1:{self.port}/postgres", autocommit=True
+                ) as conn:
+                    conn.execute(f'CREATE DATABASE "{self.DATABASE}"')
+                return
+            except psycopg.OperationalError:
+                # "the database system is starting up"
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        _stop(self.proc, signal.SIGINT)  # "fast" shutdown
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Postgres:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class Redis:
+    """``with Redis() as r: r.url`` -> ``redis://127.0.0.1:PORT/0``; nothing persisted."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self.folder: Path | None = None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 20.0) -> Redis:
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        if not os.access(binary, os.X_OK):
+            raise ServiceError("redis-server is not installed (apt-get install redis-server)")
+        self.folder = Path(tempfile.mkdtemp(prefix="hermes-ui-redis-"))
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder), "--daemonize", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        _wait_port(self.port, self.proc, timeout, "Redis")
+        return self
+
+    def stop(self) -> None:
+        _stop(self.proc)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Redis:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

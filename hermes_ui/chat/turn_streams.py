@@ -1,0 +1,129 @@
+"""A streamed turn shared between worker processes through Redis (only with ``REDIS_URL``).
+
+One process owns a turn's upstream Hermes stream (the one whose relay
+started it). It proves it is alive with a lease key it renews every
+``HEARTBEAT`` seconds, and appends everything its watchers would see to a
+Redis Stream per turn: each provider event and each published change of
+state. Any other worker serves a browser's SSE for that turn by replaying the
+stream (``XRANGE``) and following it (``XREAD`` blocking); ``Last-Event-ID``
+resumes from it exactly as from the owner's memory. When the lease lapses
+the owner is gone: the turn is settled as *uncertain* and nobody sends it
+again. A cancel from another worker is a key the owner's heartbeat reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import AsyncIterator
+
+from django.conf import settings
+
+HEARTBEAT = 1.0
+LEASE_SECONDS = 5  # an owner silent this long is dead
+KEEP_SECONDS = 3600  # a finished turn's stream stays this long for late reconnects
+BLOCK_MS = 1000
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "REDIS_URL", None))
+
+
+def _key(turn_id: int, part: str) -> str:
+    return f"hui:chat:turn:{turn_id}:{part}"
+
+
+@functools.cache
+def _client(url: str):
+    import redis
+
+    return redis.Redis.from_url(url)
+
+
+def client():
+    return _client(settings.REDIS_URL)
+
+
+# -- the owner's side ----------------------------------------------------------
+
+
+def claim(turn_id: int, owner: str) -> None:
+    client().set(_key(turn_id, "owner"), owner, ex=LEASE_SECONDS)
+
+
+def renew(turn_id: int, owner: str) -> bool:
+    """Extend the lease; also says whether another worker asked to cancel the turn."""
+    pipe = client().pipeline()
+    pipe.set(_key(turn_id, "owner"), owner, ex=LEASE_SECONDS)
+    pipe.expire(_key(turn_id, "events"), KEEP_SECONDS)
+    pipe.get(_key(turn_id, "cancel"))
+    return pipe.execute()[2] is not None
+
+
+def cancelled_by(turn_id: int) -> int | None:
+    raw = client().get(_key(turn_id, "cancel"))
+    return int(raw) if raw and raw.isdigit() else None
+
+
+def release(turn_id: int) -> None:
+    pipe = client().pipeline()
+    pipe.delete(_key(turn_id, "owner"), _key(turn_id, "cancel"))
+    pipe.expire(_key(turn_id, "events"), KEEP_SECONDS)
+    pipe.execute()
+
+
+def append(turn_id: int, kind: str, payload) -> None:
+    """``kind`` "e": a provider event ``[seq, name, data, t]``; "p": ``[kind, changes]``."""
+    client().xadd(_key(turn_id, "events"), {"k": kind, "j": json.dumps(payload)})
+
+
+# -- any worker ----------------------------------------------------------------
+
+
+def owner_alive(turn_id: int) -> bool:
+    return bool(client().exists(_key(turn_id, "owner")))
+
+
+def request_cancel(turn_id: int, user_id: int | None) -> None:
+    client().set(_key(turn_id, "cancel"), str(user_id or 0), ex=KEEP_SECONDS)
+
+
+def lapsed(turn, now: float | None = None) -> bool:
+    """A running turn of another process whose owner stopped renewing its lease."""
+    age = (now or time.time()) - turn.created_at.timestamp()
+    return age >= LEASE_SECONDS and not owner_alive(turn.pk)
+
+
+async def follow(turn_id: int, view, apply) -> AsyncIterator:
+    """Replay then follow a turn owned elsewhere.
+
+    Yields ``(view, events)`` once (everything so far), then each update that
+    ``apply(view, kind, payload, events)`` makes of a new entry, and ``None``
+    whenever a read found nothing and the owner's lease has lapsed (the
+    caller then settles the turn from the database and stops).
+    """
+    import redis.asyncio
+
+    conn = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+    key = _key(turn_id, "events")
+    try:
+        events: list = []
+        last = "0-0"
+        for entry_id, fields in await conn.xrange(key):
+            last = entry_id
+            apply(view, fields[b"k"].decode(), json.loads(fields[b"j"]), events)
+        yield view.copy(), list(events)
+        while True:
+            answer = await conn.xread({key: last}, block=BLOCK_MS, count=200)
+            if not answer:
+                if not await conn.exists(_key(turn_id, "owner")):
+                    yield None
+                continue
+            for entry_id, fields in answer[0][1]:
+                last = entry_id
+                update = apply(view, fields[b"k"].decode(), json.loads(fields[b"j"]), events)
+                if update is not None:
+                    yield update
+    finally:
+        await conn.aclose()

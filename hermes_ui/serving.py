@@ -1,0 +1,74 @@
+"""The dashboard's processes: uvicorn workers and the index refresher, started and stopped together.
+
+``manage.py serve`` (production) and the demo command (``make run``) both run
+uvicorn plus one ``index_refresher`` process as children and stop all of
+them when any one exits, on Ctrl-C or on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+
+def check_workers(workers: int) -> None:
+    """More than one worker needs Redis: the in-process chat relay cannot be shared."""
+    if workers < 1:
+        raise CommandError(f"WEB_CONCURRENCY must be at least 1, got {workers}")
+    if workers > 1 and not settings.REDIS_URL:
+        raise CommandError(
+            f"WEB_CONCURRENCY={workers} needs REDIS_URL. Without Redis the chat relay and the "
+            "caches live in one process's memory, so a browser's stream could land on a worker "
+            "that knows nothing of its turn. Set REDIS_URL (and DATABASE_URL), or run one worker."
+        )
+
+
+def uvicorn_argv(host: str, port: int, workers: int = 1) -> list[str]:
+    # The access log is off because URLs can carry search text.
+    argv = [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application",
+            "--host", host, "--port", str(port), "--no-access-log"]  # fmt: skip
+    return [*argv, "--workers", str(workers)] if workers > 1 else argv
+
+
+def refresher_argv() -> list[str] | None:
+    """The refresher's command line, or None when HERMES_INDEX_REFRESH_SECONDS is 0."""
+    if settings.HERMES_INDEX_REFRESH_SECONDS <= 0:
+        return None
+    return [sys.executable, "-m", "django", "index_refresher"]
+
+
+def child_env(extra: dict | None = None) -> dict:
+    env = dict(os.environ)
+    env.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
+    env.update(extra or {})
+    return env
+
+
+def supervise(argvs: list[list[str]], env: dict) -> int:
+    """Run the commands; when one exits (or we are told to stop), stop the others."""
+    children = [subprocess.Popen(argv, env=env) for argv in argvs]
+    stopping = []
+    previous = signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    try:
+        while not stopping and all(child.poll() is None for child in children):
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait(5)
+    return next((c.returncode for c in children if c.returncode), 0)

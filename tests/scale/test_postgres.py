@@ -1,0 +1,76 @@
+"""Migrations and queries on PostgreSQL: the throwaway cluster, a fresh database per test."""
+
+import secrets
+
+import psycopg
+import pytest
+
+from tests.scale.conftest import logged_in, manage
+
+pytestmark = pytest.mark.scale
+
+
+@pytest.fixture
+def fresh_database(backends, tmp_path):
+    """``DATABASE_URL`` of a new, empty database in the suite's cluster."""
+    name = f"fresh_{secrets.token_hex(4)}"
+    base = backends["DATABASE_URL"].rsplit("/", 1)[0]
+    with psycopg.connect(base.replace("postgres://", "postgresql://") + "/postgres",
+                         autocommit=True) as conn:  # fmt: skip
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield {**backends, "DATABASE_URL": f"{base}/{name}", "HERMES_UI_DATA_DIR": str(tmp_path)}
+
+
+def test_migrations_apply_reverse_and_match_the_models(fresh_database, hermes_peer):
+    env = fresh_database
+    done = manage(env, hermes_peer, "migrate", "-v", "0")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert manage(env, hermes_peer, "migrate", "--check").returncode == 0  # nothing left
+    drift = manage(env, hermes_peer, "makemigrations", "--check", "--dry-run")
+    assert drift.returncode == 0, drift.stdout  # the models need no new migration
+    for app in _project_apps_with_migrations(env, hermes_peer):
+        back = manage(env, hermes_peer, "migrate", app, "zero", "-v", "0")
+        assert back.returncode == 0, (app, back.stderr[-2000:])
+    again = manage(env, hermes_peer, "migrate", "-v", "0")
+    assert again.returncode == 0, again.stderr[-2000:]
+
+
+def _project_apps_with_migrations(env, peer) -> list[str]:
+    listed = manage(env, peer, "shell", "-c", (
+        "import importlib.util as u; from django.apps import apps; "
+        "print('labels:', *[a.label for a in apps.get_app_configs() "
+        "if a.name.startswith('hermes_ui') and u.find_spec(a.name + '.migrations')])"))  # fmt: skip
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("labels:"))
+    labels = line.split()[1:]
+    assert {"audit", "chat", "deletion", "index"} <= set(labels), listed.stdout + listed.stderr
+    return labels
+
+
+def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, hermes_peer):
+    env = fresh_database
+    assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
+    done = manage(env, hermes_peer, "shell", "-c", "from tests.scale.pg_probe import main; main()")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for check in ("every-model", "index-upsert", "index-search", "turn-lock", "turn-events"):
+        assert f"ok {check}" in done.stdout, done.stdout
+
+
+def test_pages_read_and_write_postgresql_through_a_worker(workers, hermes_peer, scale_env):
+    from devtools.peer import demo_ids
+
+    sync = manage(scale_env, hermes_peer, "index_refresher", "--once")
+    assert sync.returncode == 0, sync.stderr[-2000:]
+    browser = logged_in(workers[1], "admin")
+    found = browser.get("/e/local/index/", params={"q": "BILLING MODULE"})
+    assert found.status_code == 200
+    assert demo_ids.COMPRESSION_TIP_TITLE in found.text  # search on PostgreSQL, any case
+    closed = browser.get("/e/local/index/", params={"kind": "delegate", "state": "closed"})
+    assert closed.status_code == 200 and demo_ids.DELEGATE_CHILD_1 in closed.text
+    listed = browser.get("/e/local/sessions/", params={"children": "1"})
+    assert listed.status_code == 200 and demo_ids.DELEGATE_CHILD_1 in listed.text
+    page = browser.get(f"/e/local/sessions/{demo_ids.DELEGATE_PARENT}/")
+    assert page.status_code == 200 and demo_ids.DELEGATE_TITLE in page.text
+    graph = browser.get(f"/e/local/lineage/{demo_ids.DELEGATE_PARENT}/")
+    assert graph.status_code == 200 and demo_ids.DELEGATE_GRANDCHILD in graph.text
+    for url in ("/audit/", "/deletions/"):
+        assert browser.get(url).status_code == 200, url
