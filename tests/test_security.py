@@ -1,0 +1,232 @@
+"""Hardening: the Content-Security-Policy, production settings, login lockout,
+password rules, session age and logging that never bypasses the redacting filter."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.test import Client
+
+REPO = Path(__file__).resolve().parent.parent
+POLICY = {
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+}
+# The production environment documented in README ("Security").
+PRODUCTION = {
+    "DJANGO_SECURE": "true",
+    "DJANGO_ALLOWED_HOSTS": "hermes.example.org",
+    "DJANGO_CSRF_TRUSTED_ORIGINS": "https://hermes.example.org",
+    "DJANGO_SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto",
+    "DJANGO_HSTS_PRELOAD": "true",
+}
+
+
+def _manage(tmp_path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
+    clean.update(HERMES_UI_DATA_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="hermes_ui.settings")
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+
+
+# -- Content-Security-Policy ------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_every_page_carries_the_content_security_policy(client, login):
+    for answer in (client.get("/accounts/login/"), login("support").get("/deletions/")):
+        header = answer["Content-Security-Policy"]
+        assert set(header.split("; ")) == POLICY
+
+
+def test_no_template_carries_inline_script_style_or_handlers():
+    offenders = []
+    for path in (REPO / "templates").rglob("*.html"):
+        text = path.read_text()
+        for needle in ("style=", "<style", " onclick=", " onload=", "hx-on", "javascript:"):
+            if needle in text:
+                offenders.append(f"{path.relative_to(REPO)}: {needle}")
+        for chunk in text.split("<script")[1:]:
+            if "src=" not in chunk.split(">", 1)[0]:
+                offenders.append(f"{path.relative_to(REPO)}: inline <script>")
+        if "hx-trigger" in text and "[" in text.split("hx-trigger", 1)[1].split('"', 2)[1]:
+            offenders.append(f"{path.relative_to(REPO)}: hx-trigger filter (needs eval)")
+    assert offenders == []
+
+
+# -- production settings ------------------------------------------------------------------
+
+
+def test_check_deploy_is_clean_with_the_documented_production_environment(tmp_path):
+    env = {**PRODUCTION, "DJANGO_SECRET_KEY": secrets.token_urlsafe(64)}
+    done = _manage(tmp_path, env, "check", "--deploy", "--fail-level", "WARNING")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "System check identified no issues" in done.stdout
+    # Without DJANGO_SECURE the same check warns (HSTS, SSL redirect, cookies).
+    plain = _manage(tmp_path, {"DJANGO_SECRET_KEY": env["DJANGO_SECRET_KEY"]}, "check", "--deploy")
+    for code in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert code in plain.stderr + plain.stdout
+
+
+def test_production_requires_a_secret_key(tmp_path):
+    done = _manage(tmp_path, PRODUCTION, "check")
+    assert done.returncode != 0
+    assert "DJANGO_SECRET_KEY must be set" in done.stderr
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_production_settings_values(tmp_path):
+    env = {**PRODUCTION, "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+           "DJANGO_HSTS_SECONDS": "600", "DJANGO_SESSION_COOKIE_AGE": "3600"}  # fmt: skip
+    code = (
+        "from django.conf import settings as s; print(s.SECURE_HSTS_SECONDS, "
+        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT, "
+        "s.SECURE_PROXY_SSL_HEADER, s.SESSION_COOKIE_AGE)"
+    )
+    done = _manage(tmp_path, env, "shell", "-c", code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == (
+        "600 True True True ('HTTP_X_FORWARDED_PROTO', 'https') 3600"
+    )
+
+
+def test_without_the_opt_in_no_proxy_header_is_trusted():
+    assert not hasattr(settings, "SECURE_PROXY_SSL_HEADER") or (
+        settings.SECURE_PROXY_SSL_HEADER is None
+    )
+
+
+# -- login: lockout, password rules, session age -------------------------------------------
+
+
+def _try(client: Client, username: str, password: str, ip: str = "10.0.0.1"):
+    return client.post(
+        "/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=ip
+    )
+
+
+@pytest.mark.django_db
+def test_five_failures_lock_that_user_from_that_address_for_15_minutes(users):
+    client = Client()
+    for _ in range(4):
+        assert _try(client, "support", "wrong password").status_code == 200
+    locked = _try(client, "support", "wrong password")
+    assert locked.status_code == 429
+    page = locked.content.decode()
+    assert "Login locked" in page and "5 in a row" in page and "15 minutes" in page
+    # Even the right password is refused while locked.
+    assert _try(client, "support", "correct-horse-battery").status_code == 429
+    # The lock is per user AND address: others are not locked out.
+    assert _try(Client(), "support", "correct-horse-battery", ip="10.0.0.2").status_code == 302
+    assert _try(Client(), "reviewer", "correct-horse-battery").status_code == 302
+
+
+@pytest.mark.django_db
+def test_an_admin_unlocks_with_the_management_command(users):
+    client = Client()
+    for _ in range(5):
+        _try(client, "support", "wrong password")
+    assert _try(client, "support", "correct-horse-battery").status_code == 429
+    call_command("axes_reset_username", "support")
+    answer = _try(client, "support", "correct-horse-battery")
+    assert answer.status_code == 302 and answer["Location"] == "/"
+
+
+@pytest.mark.django_db
+def test_the_lockout_cools_off(users, settings):
+    from datetime import timedelta
+
+    from axes.models import AccessAttempt
+
+    client = Client()
+    for _ in range(5):
+        _try(client, "support", "wrong password")
+    AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.get().attempt_time
+                                 - timedelta(minutes=16))  # fmt: skip
+    assert _try(client, "support", "correct-horse-battery").status_code == 302
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("password", "reason"),
+    [
+        ("short1!", "too short"),
+        ("password123", "too common"),
+        ("4815162342108", "entirely numeric"),
+        ("gwendolyn-smithers", "too similar"),
+    ],
+)
+def test_all_four_password_validators_are_on(django_user_model, password, reason):
+    user = django_user_model(username="gwendolyn-smithers")
+    with pytest.raises(ValidationError, match=reason):
+        validate_password(password, user)
+    validate_password("a calm heron 4 tea", user)
+
+
+def test_sessions_last_eight_hours_by_default():
+    assert settings.SESSION_COOKIE_AGE == 8 * 3600
+
+
+@pytest.mark.django_db
+def test_a_login_cookie_expires_after_the_session_age(users):
+    answer = _try(Client(), "support", "correct-horse-battery")
+    assert answer.cookies["sessionid"]["max-age"] == 8 * 3600
+
+
+# -- logging ---------------------------------------------------------------------------------
+
+_LOGGING_PROBE = """
+import logging, logging.config
+from uvicorn.config import LOGGING_CONFIG
+logging.config.dictConfig(LOGGING_CONFIG)  # what uvicorn does before importing the app
+import django
+django.setup()
+from hermes_ui.audit.logfilter import RedactingFilter
+names = ["django", "django.request", "django.server", "django.security.csrf",
+         "django.db.backends", "uvicorn", "uvicorn.error", "uvicorn.access", "axes"]
+bare = [(name, type(h).__name__) for name in names + [""]
+        for h in logging.getLogger(name).handlers
+        if not any(isinstance(f, RedactingFilter) for f in h.filters)]
+print("BARE", bare)
+for name in names:
+    try:
+        raise RuntimeError("CANARY-" + "7f3a")
+    except RuntimeError:
+        logging.getLogger(name).error("probe from %s", name, exc_info=True)
+"""
+
+
+def test_django_and_uvicorn_loggers_all_go_through_the_redacting_filter(tmp_path):
+    # DEBUG on: Django's default "django" console handler is then active too.
+    env = {"DJANGO_DEBUG": "true", "DJANGO_SECRET_KEY": secrets.token_urlsafe(64)}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
+    clean.update(HERMES_UI_DATA_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="hermes_ui.settings")
+    done = subprocess.run(
+        [sys.executable, "-c", _LOGGING_PROBE], env={**clean, **env}, capture_output=True,
+        text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "BARE []" in output
+    assert "probe from django.server" in output and "probe from uvicorn.error" in output
+    assert "(message withheld)" in output
+    assert "CANARY-7f3a" not in output
