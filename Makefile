@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format bench peer-venv venv system-run system-test clean
+.PHONY: run serve test lint format bench peer-venv venv system-run system-test clean
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -27,9 +27,16 @@ system-run:
 	@command -v dot >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz fonts-dejavu-core >/dev/null; }
 system-test: system-run
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@# PostgreSQL 15 and Redis 7 for the tests/scale workers; the suite starts its own servers.
+	@{ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null; } || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql redis-server >/dev/null; }
 
 run: venv peer-venv system-run
 	$(BIN)/python manage.py demo --port $(PORT)
+
+# Production: migrate, collectstatic, check --deploy, then WEB_CONCURRENCY workers
+# (default: one per core; more than one needs REDIS_URL) plus the index refresher.
+serve: venv system-run
+	$(BIN)/python manage.py serve --port $(PORT)
 
 lint: venv
 	$(BIN)/ruff check .

@@ -25,3 +25,16 @@ def ensure_user(username: str, role: str, password: str) -> bool:
         user.save()
         set_role(user, role)
     return created
+
+
+def create_if_missing(username: str, role: str, password: str) -> bool:
+    """Create ``username`` with ``role`` and ``password`` unless it exists; True if created.
+
+    An existing account is left exactly as it is: a start never resets a
+    password someone changed, nor re-activates an account someone disabled.
+    """
+    User = get_user_model()
+    with transaction.atomic():
+        if User.objects.filter(username=username.strip()).exists():
+            return False
+        return ensure_user(username, role, password)

@@ -6,8 +6,10 @@ which is how the contract's "input cannot select a different endpoint" rule
 holds here.
 """
 
+import hashlib
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -26,6 +28,56 @@ class Endpoint:
     @property
     def display(self) -> str:
         return self.label or self.id
+
+    @property
+    def fingerprint(self) -> str:
+        """With ``id``, the endpoint's identity: which Hermes database a record came from."""
+        return url_fingerprint(self.base_url)
+
+    @property
+    def public_url(self) -> str:
+        return public_url(self.base_url)
+
+    def scope(self) -> dict[str, str]:
+        """Model fields naming this identity: filter or create per-endpoint rows with it."""
+        return {"endpoint": self.id, "endpoint_fp": self.fingerprint}
+
+
+def _parts(base_url: str):
+    parts = urlsplit(base_url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
+        host = f"{host}:{port}"
+    return scheme, host, parts.path.rstrip("/")
+
+
+def url_fingerprint(base_url: str) -> str:
+    """16 hex digits of the normalised base URL (scheme, host, port, path).
+
+    Credentials, query and a trailing slash do not change which server, and
+    so which database, an URL names; they are left out.
+    """
+    scheme, host, path = _parts(base_url)
+    return hashlib.sha256(f"{scheme}://{host}{path}".encode()).hexdigest()[:16]
+
+
+def public_url(base_url: str) -> str:
+    """The base URL without anything secret (user info, query), for pages, logs and audit."""
+    scheme, host, path = _parts(base_url)
+    return f"{scheme}://{host}{path}"
+
+
+def configured(endpoint_id: str, fingerprint: str) -> Endpoint | None:
+    """The configured endpoint ``endpoint_id`` if it still has that identity, else None."""
+    ep = settings.HERMES_ENDPOINTS.get(endpoint_id)
+    return ep if ep is not None and ep.fingerprint == fingerprint else None
 
 
 def parse_endpoints(

@@ -2,31 +2,33 @@
 
 import importlib.util
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from hermes_ui import backends
 from hermes_ui.endpoints import parse_endpoints
 from hermes_ui.env import env_bool, env_float, env_int, env_list, env_str, env_url
+from hermes_ui.private_files import private_dir, read_or_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
+# The database, the secret key and the demo logins live here: owner only.
+private_dir(DATA_DIR)
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# Production behind TLS: HSTS, secure cookies, SSL redirect, a required secret key.
+SECURE = env_bool("DJANGO_SECURE", False)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("HERMES_UI_REQUIRE_SECRET_KEY", False):
+    if SECURE or (not DEBUG and env_bool("HERMES_UI_REQUIRE_SECRET_KEY", False)):
         raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set")
     # A per-installation key kept in the data folder, so the demo and tests
     # work on a fresh clone without a secret committed to the repository.
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    _key_file = DATA_DIR / "secret_key"
-    if not _key_file.exists():
-        import secrets
+    import secrets
 
-        _key_file.write_text(secrets.token_urlsafe(50))
-        _key_file.chmod(0o600)
-    SECRET_KEY = _key_file.read_text().strip()
+    SECRET_KEY = read_or_create(DATA_DIR / "secret_key", lambda: secrets.token_urlsafe(50))
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -39,6 +41,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "csp",
+    "axes",
     "hermes_ui",
     "hermes_ui.web",
     "hermes_ui.sessions",
@@ -47,6 +51,8 @@ INSTALLED_APPS = [
     "hermes_ui.changes",
     "hermes_ui.chat",
     "hermes_ui.deletion",
+    "hermes_ui.compare",
+    "hermes_ui.export",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -55,6 +61,7 @@ if importlib.util.find_spec("devtools") is not None:
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -65,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: it turns a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "hermes_ui.urls"
@@ -86,40 +95,80 @@ TEMPLATES = [
     }
 ]
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": env_str("HERMES_UI_DB", str(DATA_DIR / "hermes_ui.sqlite3")),
-        "OPTIONS": {
-            # WAL plus immediate transactions keep concurrent writers (streams,
-            # page loads, the index refresher) from failing with "database is
-            # locked" in the middle of a request.
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 20,
-        },
-        # A file, not SQLite's shared-cache memory database, so tests see the
-        # same locking (WAL, busy timeout) as the running dashboard.
-        # One file per test process, so parallel runs never share a database.
-        "TEST": {"NAME": str(DATA_DIR / f"test_hermes_ui_{os.getpid()}.sqlite3")},
+# SQLite in the data folder by default; DATABASE_URL selects PostgreSQL.
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": backends.postgres_database(DATABASE_URL)}
+else:
+    DATABASES = {
+        "default": backends.sqlite_database(
+            env_str("HERMES_UI_DB", str(DATA_DIR / "hermes_ui.sqlite3")),
+            str(DATA_DIR / f"test_hermes_ui_{os.getpid()}.sqlite3"),
+        )
     }
-}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Process memory by default; REDIS_URL shares the transcript and lineage
+# caches (and the chat relay's event streams) between worker processes.
+REDIS_URL = env_str("REDIS_URL")
+CACHES = backends.caches(REDIS_URL)
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
 ]
+# django-axes counts failed logins first; ModelBackend then checks the password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("HERMES_UI_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("HERMES_UI_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+# One person mistyping from one address is locked out; nobody else is.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "hermes_ui.web.lockout.locked_out"
+AXES_SENSITIVE_PARAMETERS = ["password"]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_COOKIE_AGE", 8 * 3600, minimum=60)
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "frame-ancestors": ["'none'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+    }
+}
+if SECURE:
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # a load balancer's plain-HTTP probe
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+# Opt-in, and only behind a proxy that always sets this header itself: otherwise
+# a client could claim HTTPS. Value: the header name, e.g. X-Forwarded-Proto.
+_PROXY_SSL_HEADER = env_str("DJANGO_SECURE_PROXY_SSL_HEADER")
+if _PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TZ_NAME", "UTC")
@@ -163,7 +212,17 @@ HERMES_DOT = env_str("HERMES_DOT")  # path to Graphviz dot; default: dot on PATH
 # Chat: events retained per streamed turn (the connector's bound), and whether
 # a session with an end reason may still be continued (closure is metadata).
 HERMES_CHAT_MAX_EVENTS = env_int("HERMES_CHAT_MAX_EVENTS", 4096, minimum=1, maximum=100_000)
+# Caps against runaway streams: running turns per person and overall (refused
+# before anything is sent), and bytes per event and per answer (a turn past
+# them stops listening and ends "truncated").
+HERMES_CHAT_MAX_TURNS_PER_USER = env_int("HERMES_CHAT_MAX_TURNS_PER_USER", 3, minimum=1)
+HERMES_CHAT_MAX_TURNS = env_int("HERMES_CHAT_MAX_TURNS", 50, minimum=1)
+HERMES_CHAT_MAX_EVENT_BYTES = env_int("HERMES_CHAT_MAX_EVENT_BYTES", 64 * 1024, minimum=1024)
+HERMES_CHAT_MAX_ANSWER_BYTES = env_int("HERMES_CHAT_MAX_ANSWER_BYTES", 1024 * 1024, minimum=1024)
 HERMES_ALLOW_CHAT_ON_CLOSED = env_bool("HERMES_ALLOW_CHAT_ON_CLOSED", False)
+# Days a chat turn keeps its text (message, system message, answer, event
+# payloads); older turns keep only their metadata (see hermes_ui/chat/retention.py).
+HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)
 
 LOGGING = {
     "version": 1,
@@ -175,5 +234,24 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
     },
     "root": {"handlers": ["console"], "level": env_str("HERMES_UI_LOG_LEVEL", "INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    # Django's and uvicorn's loggers keep no handlers of their own (Django's
+    # defaults print unredacted tracebacks): every record reaches the root's.
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        **{
+            name: {"handlers": [], "propagate": True}
+            for name in (
+                "django",
+                "django.server",
+                "django.request",
+                "django.security",
+                "uvicorn",
+                "uvicorn.error",
+                "uvicorn.access",
+            )
+        },
+        # django-axes announces itself at INFO on every start; lockouts are WARNING.
+        "axes": {"handlers": [], "propagate": True, "level": "WARNING"},
+    },
 }

@@ -6,7 +6,8 @@ Session-scoped actions are ``/e/<endpoint>/<action>/<path:id>/`` (see
 
 from django.urls import include, path
 
-FEATURES = ("web", "sessions", "lineage", "index", "changes", "chat", "deletion", "audit")
+FEATURES = ("web", "sessions", "lineage", "index", "changes", "chat", "deletion", "audit",
+            "compare", "export")
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]
 

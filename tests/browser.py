@@ -20,12 +20,18 @@ USERS = {"support": "support", "reviewer": "reviewer", "admin": "admin", "admin2
 class DashboardServer:
     """The real ASGI app under uvicorn, on its own data folder and database."""
 
-    def __init__(self, data_dir: Path, peer, extra_env: dict | None = None):
+    def __init__(self, data_dir: Path, peer, extra_env: dict | None = None, refresher=False):
         self.port = free_port()
+        # The index refresher is its own process, as under ``make run`` and ``make serve``.
+        self.refresher = refresher
+        self.refresher_process = None
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
+        # Its own SQLite file unless the caller passes DATABASE_URL / REDIS_URL:
+        # a suite run on PostgreSQL must not point every server at one database.
+        inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
         self.env = {
-            **os.environ,
+            **inherited,
             "HERMES_UI_DATA_DIR": str(data_dir),
             "HERMES_API_URL": peer.base_url,
             "HERMES_API_KEY": peer.key,
@@ -50,6 +56,11 @@ class DashboardServer:
              "127.0.0.1", "--port", str(self.port), "--no-access-log"],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
         )  # fmt: skip
+        if self.refresher:
+            self.refresher_process = subprocess.Popen(
+                [sys.executable, str(REPO / "manage.py"), "index_refresher"],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
+            )  # fmt: skip
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -61,13 +72,66 @@ class DashboardServer:
         raise RuntimeError(f"uvicorn did not start: {self.log_path.read_text()[-2000:]}")
 
     def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-            self.process = None
+        for process in (self.process, self.refresher_process):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        self.process = self.refresher_process = None
+
+
+# Every page reports its Content-Security-Policy violations to the test, by
+# the DOM event and by Chromium's console line ("Refused to ..."), so a test
+# fails on any violation even when the page looks right.
+_CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__hermesCspViolation(`${e.violatedDirective} blocked ${e.blockedURI || "inline"}`
+    + ` at ${e.sourceFile}:${e.lineNumber}`);
+});
+"""
+
+
+def watched_context(chromium, **options):
+    """A browser context whose CSP violations are collected in ``context.csp_violations``."""
+    context = chromium.new_context(**options)
+    violations: list[str] = []
+    context.expose_binding("__hermesCspViolation", lambda _source, text: violations.append(text))
+    context.add_init_script(_CSP_LISTENER)
+
+    def on_console(message):
+        if "Content Security Policy" in message.text:
+            violations.append(f"console: {message.text}")
+
+    context.on("console", on_console)
+    context.csp_violations = violations
+    return context
+
+
+def assert_no_csp_violations(context) -> None:
+    assert context.csp_violations == [], context.csp_violations
+
+
+def wait_for_js(page, expression: str, timeout: float = 30.0) -> None:
+    """Poll a JavaScript expression until it is truthy.
+
+    Playwright's ``wait_for_function`` compiles its predicate with ``new Function``
+    inside the page, which the Content-Security-Policy forbids; ``evaluate``
+    runs through the DevTools protocol, which the policy does not govern.
+    """
+    from playwright.sync_api import Error
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if page.evaluate(expression):
+                return
+        except Error:
+            pass  # a navigation replaced the document; ask the new one
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {expression}")
+        time.sleep(0.05)
 
 
 def log_in(page, base_url: str, username: str) -> None:

@@ -4,6 +4,8 @@ from django.test import Client
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.roles import set_role
+from tests.fakes import FakeHermes
+from tests.peers import running_peer
 from tests.samples import Recorder
 
 TEST_KEY = "test-key-0123456789abcdef"
@@ -32,6 +34,14 @@ def recorder(mock_endpoint):
 
 
 @pytest.fixture
+def fake_hermes(mock_endpoint):
+    """A stateful Hermes (``tests/fakes.py``) holding the captured lineage rows."""
+    fake = FakeHermes.captured()
+    with use_transport(fake.transport):
+        yield fake
+
+
+@pytest.fixture
 def users(db, django_user_model):
     made = {}
     for name, role in [("support", "support"), ("reviewer", "reviewer"), ("admin", "admin"),
@@ -52,36 +62,33 @@ def login(users):
     return _login
 
 
+@pytest.fixture
+def colleague(db, django_user_model):
+    """A client of a second support user: the same role as ``support``, not the same person."""
+    user = django_user_model.objects.create_user("colleague", password=PASSWORD)
+    set_role(user, "support")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 # -- the real Hermes peer -------------------------------------------------------
 # Started once per run (hermes-agent 0.19.0 in .peer-venv, the stub model, the
 # demo seed). Tests that change data create their own sessions; tests that
 # destroy seeded data ask for ``fresh_peer``.
 
 
-def _start_peer(home, **config):
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
-
-    python = ensure_peer_venv()
-    run_seed(home, "demo", peer_python=python)
-    peer = Peer(PeerConfig(home=home, peer_python=python, **config))
-    peer.start()
-    peer.wait_healthy(60)
-    return peer
-
-
 @pytest.fixture(scope="session")
 def hermes_peer(tmp_path_factory):
-    peer = _start_peer(tmp_path_factory.mktemp("hermes-peer"))
-    yield peer
-    peer.stop()
+    with running_peer(tmp_path_factory.mktemp("hermes-peer"), seed="demo") as peer:
+        yield peer
 
 
 @pytest.fixture
 def fresh_peer(tmp_path):
     """A peer with its own freshly seeded database, for destructive tests."""
-    peer = _start_peer(tmp_path / "hermes-home")
-    yield peer
-    peer.stop()
+    with running_peer(tmp_path / "hermes-home", seed="demo") as peer:
+        yield peer
 
 
 def endpoint_for(settings, peer):
@@ -122,10 +129,14 @@ def chromium():
 
 @pytest.fixture
 def page(chromium):
-    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    """A tab whose test fails on any Content-Security-Policy violation."""
+    from tests.browser import assert_no_csp_violations, watched_context
+
+    context = watched_context(chromium, viewport={"width": 1400, "height": 900})
     tab = context.new_page()
     yield tab
     context.close()
+    assert_no_csp_violations(context)
 
 
 def pytest_collection_modifyitems(config, items):

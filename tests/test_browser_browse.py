@@ -4,7 +4,7 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot
+from tests.browser import log_in, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -37,7 +37,7 @@ def test_the_long_transcript_loads_more_as_you_scroll(page, dashboard):
     first = page.locator("article.msg").count()
     assert first == 100
     page.locator(".load-more").scroll_into_view_if_needed()
-    page.wait_for_function("document.querySelectorAll('article.msg').length >= 200")
+    wait_for_js(page, "document.querySelectorAll('article.msg').length >= 200")
     assert page.locator("article.msg").count() >= 200
 
 
@@ -45,8 +45,9 @@ def test_source_filter_updates_the_table_in_place(page, dashboard):
     log_in(page, dashboard.base_url, "support")
     page.select_option("#id_source", "cron")
     page.wait_for_url("**source=cron**")
-    page.wait_for_function(
+    wait_for_js(
+        page,
         "[...document.querySelectorAll('table.sessions tbody tr td:nth-child(3)')]"
-        ".every(td => td.textContent.trim() === 'cron')"
+        ".every(td => td.textContent.trim() === 'cron')",
     )
     screenshot(page, "browse-filter-cron")

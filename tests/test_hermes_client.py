@@ -10,6 +10,7 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from tests.conftest import TEST_KEY
+from tests.fakes import raising
 from tests.samples import Recorder, raw_stream, response
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
@@ -19,13 +20,6 @@ def make(routes=None, default=None, **kwargs):
     rec = Recorder(routes, default)
     kwargs.setdefault("retry_backoff", 0.0)
     return HermesClient(ENDPOINT, transport=rec.transport, **kwargs), rec
-
-
-def raising(exc_type):
-    def handler(request):
-        raise exc_type("boom", request=request)
-
-    return handler
 
 
 # -- auth, encoding, ids -------------------------------------------------------

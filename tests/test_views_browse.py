@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from hermes_ui.web.links import session_url
+from tests.fakes import raising
 from tests.samples import response, sample
 
 pytestmark = pytest.mark.django_db
@@ -224,6 +225,28 @@ def test_image_parts_are_shown_without_fetching_remote_images(login, recorder):
     assert '<img class="part-image" src="https://' not in page
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(document.domain)",
+        " JavaScript:alert(1)",
+        "vbscript:msgbox(1)",
+        "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+        "file:///etc/passwd",
+    ],
+)
+def test_image_parts_with_other_schemes_are_shown_as_text(login, recorder, url):
+    messages = copy.deepcopy(sample("090_messages")["body"])
+    messages["data"][0]["content"] = [{"type": "image_url", "image_url": {"url": url}}]
+    recorder.routes[("GET", "/api/sessions/peer-demo")] = "030_get"
+    recorder.routes[("GET", "/api/sessions/peer-demo/messages")] = list_response(messages)
+    page = login("support").get(session_url("local", "peer-demo")).content.decode()
+    assert "Image (not a web link, shown as text): <code>" in page
+    assert 'class="part-image"' not in page
+    shown = page.split("Image (not a web link", 1)[1].split("</p>", 1)[0]
+    assert "<a " not in shown and "href=" not in shown
+
+
 def long_transcript(n=2100):
     base = sample("090_messages")["body"]["data"][0]
     rows = []
@@ -283,18 +306,11 @@ def test_odd_ids_round_trip_through_the_url(login, recorder, session_id):
 # -- failures ---------------------------------------------------------------------
 
 
-def fail_with(exc):
-    def handler(request):
-        raise exc("boom", request=request)
-
-    return handler
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "text"),
     [
-        (fail_with(httpx.ConnectError), 502, "Hermes is unreachable"),
-        (fail_with(httpx.ReadTimeout), 504, "Hermes is not answering"),
+        (raising(httpx.ConnectError), 502, "Hermes is unreachable"),
+        (raising(httpx.ReadTimeout), 504, "Hermes is not answering"),
         (lambda r: response("002_auth_wrong"), 502, "refused the dashboard"),
         (lambda r: httpx.Response(503, json={"error": {"code": "session_db_unavailable",
                                                        "message": "Session database unavailable"}}),

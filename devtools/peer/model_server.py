@@ -18,6 +18,8 @@ counts, so put markers in the last paragraph.
                   arguments as the captured sample); once the request carries
                   the tool result, ``Tool todo returned: <first 80 chars>``.
                   ``[[tool:NAME]]`` calls another tool with ``{}``.
+``[[args]]``      with ``[[tool:todo]]``: the todo's content is the message's
+                  text (markers stripped), so user text reaches tool arguments.
 ``[[reason]]``    ``reasoning_content`` deltas, then the echo answer.
 ``[[slow:N]]``    N deltas 200 ms apart (cancel / streaming tests).
 ``[[words:N]]``   N deltas without delay (many-event / truncation tests).
@@ -72,7 +74,7 @@ SUMMARY_MARKER = "You are a summarization agent creating a context checkpoint"
 TITLE_MARKER = "Generate a short, descriptive title"
 VISION_MARKER = "Describe everything visible in this image"
 TODO_ARGS = {"todos": [{"id": "1", "content": "stub task", "status": "pending"}]}
-_MARKER_RE = re.compile(r"\[\[(tool|reason|slow|words|fail|ctx)(?::([^\]]*))?\]\]")
+_MARKER_RE = re.compile(r"\[\[(tool|reason|slow|words|fail|ctx|args)(?::([^\]]*))?\]\]")
 _ids = itertools.count(1)
 
 
@@ -213,6 +215,8 @@ def plan(body: dict, delta_delay: float) -> dict:
             if isinstance(m, dict) and m.get("role") == "assistant"
         )
         args = TODO_ARGS if name == "todo" else {}
+        if name == "todo" and "args" in found:
+            args = {"todos": [{**TODO_ARGS["todos"][0], "content": strip_markers(text)}]}
         result["tool_call"] = {
             "id": f"call_stub_{n:06d}",
             "name": name,

@@ -24,7 +24,7 @@ def _configured_keys() -> list[str]:
     try:
         from django.conf import settings
 
-        endpoints = getattr(settings, "HERMES_ENDPOINTS", {}) or {}
+        endpoints = settings.HERMES_ENDPOINTS or {}
     except Exception:  # settings not configured (a management command's early log)
         return []
     return sorted(

@@ -22,6 +22,11 @@ class AuditEvent(models.Model):
     username = models.CharField(max_length=150)  # kept if the user is deleted
     capability = models.CharField(max_length=60, db_index=True)
     endpoint = models.CharField(max_length=40, db_index=True)
+    # The Hermes the action was made against: its identity
+    # (``Endpoint.fingerprint``) and its URL without credentials. An endpoint
+    # id moved to another server keeps this history with the URL it had.
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")
+    base_url = models.CharField(max_length=300, blank=True)
     session_id = models.CharField(max_length=300, blank=True, db_index=True)
     idempotency_key = models.CharField(max_length=200, blank=True)
     outcome = models.CharField(max_length=20, choices=Outcome.choices, db_index=True)

@@ -17,6 +17,9 @@ SAFE_KEYS = {
     # changes (rename/close, create, fork): ids, codes, counts and times only.
     "model", "op", "attempted_at", "requested_id", "conflict_id", "parent_end_reason",
     "parent_open", "parent_message_count", "end_reason_kept", "stage", "applied",
+    # compare verdicts and exports: ids, choices, flags, counts and the export's hash.
+    "other_session_id", "preferred_session_id", "choice", "format", "redacted", "lineage",
+    "sessions", "masked", "sha256",
 }  # fmt: skip
 TEXT_KEYS = {"title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

@@ -2,6 +2,8 @@
 
 import logging
 
+from django.conf import settings
+
 from hermes_ui.audit import redact
 from hermes_ui.audit.models import AuditEvent, Outcome
 
@@ -24,11 +26,16 @@ def record(
     if outcome not in Outcome.values:
         raise ValueError(f"unknown outcome {outcome!r}")
     authenticated = user is not None and getattr(user, "is_authenticated", False)
+    # The server the action was made against, as configured now: the event
+    # keeps it even after the id is pointed elsewhere.
+    ep = settings.HERMES_ENDPOINTS.get(endpoint)
     event = AuditEvent.objects.create(
         user=user if authenticated else None,
         username=user.get_username() if authenticated else "(system)",
         capability=capability,
         endpoint=endpoint,
+        endpoint_fp=ep.fingerprint if ep else "",
+        base_url=ep.public_url if ep else "",
         session_id=(session_id or "")[:300],
         idempotency_key=idempotency_key or "",
         outcome=outcome,

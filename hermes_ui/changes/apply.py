@@ -20,6 +20,7 @@ from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
+from hermes_ui.hermes.session import Session
 
 CREATE, PATCH, FORK = "session_create", "session_patch", "session_fork"
 _CONFLICT = re.compile(r"already in use by session (?P<id>.+)$")
@@ -42,8 +43,8 @@ class Applied:
     """The outcome of one submission, fresh or replayed."""
 
     result: idempotency.Result
-    # Only when THIS request called Hermes: the returned row and the error.
-    session: dict | None = None
+    # Only when THIS request called Hermes: the returned session and the error.
+    session: Session | None = None
     error: e.HermesError | None = None
 
     @property
@@ -75,9 +76,9 @@ def attempt(
     form_key: str,
     inputs: dict,
     session_id: str,
-    call: Callable[[str, dict], dict],
+    call: Callable[[str, dict], Session],
 ) -> Applied:
-    """Run ``call(effective_key, evidence) -> row`` at most once for this form submission.
+    """Run ``call(effective_key, evidence) -> session`` at most once for this form submission.
 
     ``inputs`` are the cleaned form values: they make the effective key (a
     changed form is a new intent) and, redacted, the recorded evidence.
@@ -89,12 +90,13 @@ def attempt(
     def perform(key: str) -> idempotency.Result:
         evidence = {**inputs, "session_id": session_id, "attempted_at": round(time.time(), 3)}
         try:
-            row = call(key, evidence)
+            session = call(key, evidence)
         except e.HermesError as error:
             live["error"] = error
             return result_for_error(error, evidence)
-        live["session"] = row
-        evidence.update(_success_evidence(capability, row, evidence))
+        live["session"] = session
+        evidence.update(_success_evidence(capability, session, evidence))
+        row = session.as_row()  # recorded as JSON, in the API's own field names
         return idempotency.Result(
             Outcome.SUCCESS,
             http_status=200 if capability == PATCH else 201,
@@ -122,19 +124,19 @@ SUCCESS_WORDS = {
 }
 
 
-def _success_evidence(capability: str, row: dict, asked: dict) -> dict:
-    """Ids and flags of the returned row worth keeping, and whether it is what was asked."""
+def _success_evidence(capability: str, session: Session, asked: dict) -> dict:
+    """Ids and flags of the returned session worth keeping, and whether it is what was asked."""
     if capability == FORK:
-        return {"child_id": row.get("id")}
+        return {"child_id": session.id}
     if capability == CREATE:
-        return {"session_id": row.get("id"), "has_system_prompt": row.get("has_system_prompt")}
+        return {"session_id": session.id, "has_system_prompt": session.has_system_prompt}
     if asked.get("op") == "close":
         # The first close reason wins: a 200 that kept an earlier reason is not "applied".
         return {
-            "end_reason_kept": row.get("end_reason"),
-            "applied": row.get("end_reason") == asked.get("end_reason"),
+            "end_reason_kept": session.end_reason,
+            "applied": session.end_reason == asked.get("end_reason"),
         }
-    return {"applied": row.get("title") == asked.get("title")}
+    return {"applied": session.title == asked.get("title")}
 
 
 def result_for_error(error: e.HermesError, evidence: dict) -> idempotency.Result:

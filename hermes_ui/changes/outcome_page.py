@@ -3,9 +3,12 @@
 Every change the dashboard attempts has an audit event; its page shows the
 recorded outcome (fresh or replayed) and, for a fork or on request, a
 reconcile panel built from reads of the current state. Nothing here
-writes to Hermes.
+writes to Hermes. An outcome is shown to the person who made the change and
+to admins. A GET writes nothing at all: a fork child found by a check is
+remembered only on a POST (the change itself, or "Check what happened").
 """
 
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
@@ -16,7 +19,7 @@ from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.errors import ADVICE
 from hermes_ui.index.forks import remember_fork
 from hermes_ui.web import links
-from hermes_ui.web.roles import REVIEWER, SUPPORT, require_role
+from hermes_ui.web.roles import ADMIN, REVIEWER, SUPPORT, has_role, require_role
 
 ROLE_FOR = {apply.CREATE: REVIEWER, apply.FORK: REVIEWER, apply.PATCH: SUPPORT}
 TEMPLATE = "changes/outcome.html"
@@ -28,24 +31,31 @@ def respond(request, ep, applied: apply.Applied):
     event_id = applied.result.event_id
     url = reverse("change_outcome", kwargs={"endpoint": ep.id, "event_id": event_id})
     if request.htmx:
+        if applied.outcome not in {Outcome.SUCCESS, Outcome.REFUSED}:
+            # The outcome page is a GET, which records nothing: a half-done
+            # fork's child is looked for and remembered here, in the POST.
+            event = get_object_or_404(AuditEvent, pk=event_id, **ep.scope())
+            if event.capability == apply.FORK:
+                _remember_child(ep, event, _report(client_for(ep), event))
         return HttpResponseClientRedirect(url)
     if applied.outcome == Outcome.SUCCESS:
         return redirect(url)
-    return render_outcome(request, ep, event_id, applied=applied, status=apply.status_for(applied))
+    status = apply.status_for(applied)
+    return render_outcome(request, ep, event_id, applied=applied, status=status, record=True)
 
 
-def render_outcome(request, ep, event_id, *, status=200, applied=None, check=False):
-    event = get_object_or_404(AuditEvent, pk=event_id, endpoint=ep.id, capability__in=ROLE_FOR)
-    require_role(request.user, ROLE_FOR[event.capability])
+def render_outcome(request, ep, event_id, *, status=200, applied=None, check=False, record=False):
+    """The outcome page; ``record`` (POSTs only) remembers a fork child the check finds."""
+    event = get_object_or_404(AuditEvent, pk=event_id, **ep.scope(), capability__in=ROLE_FOR)
+    _require_viewer(request.user, event)
     client = client_for(ep)
     uncertain = event.outcome in {Outcome.UNCERTAIN, Outcome.RUNNING}
     fork = event.capability == apply.FORK
     report = created = read_error = None
     if check or (fork and event.outcome != Outcome.REFUSED):
         report = _report(client, event)
-        if fork and report.child_created:
-            # Every fork the dashboard made is remembered, even a half-done one.
-            remember_fork(ep.id, event.session_id, report.child["id"], request.user)
+        if record:
+            _remember_child(ep, event, report)
     elif event.capability == apply.CREATE and event.outcome == Outcome.SUCCESS:
         try:
             created = client.get_session(event.session_id)
@@ -66,6 +76,20 @@ def render_outcome(request, ep, event_id, *, status=200, applied=None, check=Fal
     }
     template = f"{TEMPLATE}#panel" if check and request.htmx else TEMPLATE
     return render(request, template, context, status=status)
+
+
+def _require_viewer(user, event: AuditEvent) -> None:
+    """The change's own actor (with the capability's role) or an admin."""
+    require_role(user, ROLE_FOR[event.capability])
+    if not has_role(user, ADMIN) and (event.user_id is None or event.user_id != user.pk):
+        raise PermissionDenied("Only the person who made this change, or an admin, may see it.")
+
+
+def _remember_child(ep, event: AuditEvent, report: reconcile.Report) -> None:
+    if event.capability == apply.FORK and report.child_created:
+        # Every fork the dashboard made is remembered, even a half-done one,
+        # under the person who made it (not whoever checked).
+        remember_fork(ep, event.session_id, report.child.id, event.user)
 
 
 def _report(client, event: AuditEvent) -> reconcile.Report:

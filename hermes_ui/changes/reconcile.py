@@ -20,6 +20,7 @@ from hermes_ui.audit.redact import describe_text
 from hermes_ui.digests import json_digest
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.hermes.session import Session
 
 YES, NO, PARTLY, UNKNOWN = "yes", "no", "partly", "unknown"
 # Clocks of the dashboard and Hermes may differ a little; a row that started
@@ -54,10 +55,10 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     verdict: str = ""
     next_steps: list[str] = field(default_factory=list)
-    parent: dict | None = None
-    child: dict | None = None
-    session: dict | None = None
-    candidates: list[dict] = field(default_factory=list)
+    parent: Session | None = None
+    child: Session | None = None
+    session: Session | None = None
+    candidates: list[Session] = field(default_factory=list)
     read_errors: list[e.HermesError] = field(default_factory=list)
     child_created: bool = False
 
@@ -80,21 +81,25 @@ def same_text(current: str | None, fingerprint) -> bool:
 
 def children_of(
     client: HermesClient, parent_id: str, *, started_after: float | None = None
-) -> list[dict]:
-    """Rows whose parent is ``parent_id``, from the administrative list (children included)."""
+) -> list[Session]:
+    """Sessions whose parent is ``parent_id``, from the administrative list (children included)."""
     return [
         row
         for row in _scan(client, include_children=True)
-        if row.get("parent_session_id") == parent_id
-        and (started_after is None or (row.get("started_at") or 0) >= started_after)
+        if row.parent_id == parent_id
+        and (started_after is None or (row.started_at or 0) >= started_after)
     ]
 
 
-def _scan(client: HermesClient, **params) -> list[dict]:
+def _scan(client: HermesClient, **params) -> list[Session]:
     rows, offset = [], 0
     while offset < SCAN_LIMIT:
         page = client.list_sessions(limit=200, offset=offset, **params)["data"]
-        rows += [row for row in page if isinstance(row, dict)]
+        rows += [
+            Session.from_row(row)
+            for row in page
+            if isinstance(row, dict) and isinstance(row.get("id"), str)
+        ]
         offset += len(page)
         if len(page) < 200:
             break
@@ -118,7 +123,7 @@ def _read(report: Report, read, *args):
 def reconcile_fork(client: HermesClient, parent_id: str, evidence: dict) -> Report:
     report = Report("session_fork")
     parent = _read(report, client.get_session, parent_id)
-    report.parent = parent if isinstance(parent, dict) else None
+    report.parent = parent if isinstance(parent, Session) else None
     child = _find_child(report, client, parent_id, evidence)
     _check_parent(report, parent, evidence)
     _check_child(report, child, parent_id, evidence)
@@ -142,8 +147,8 @@ def _find_child(report: Report, client, parent_id: str, evidence: dict):
             return UNKNOWN
         child = report.candidates[0] if len(report.candidates) == 1 else None
     if (
-        isinstance(child, dict)
-        and child.get("parent_session_id") == parent_id
+        isinstance(child, Session)
+        and child.parent_id == parent_id
         and not _preexisting(child, evidence)
     ):
         report.child = child
@@ -151,11 +156,11 @@ def _find_child(report: Report, client, parent_id: str, evidence: dict):
     return child
 
 
-def _preexisting(row: dict, evidence: dict) -> bool:
+def _preexisting(row: Session, evidence: dict) -> bool:
     """A row that existed before the attempt: Hermes said so, or it started well before."""
     if evidence.get("code") == "session_exists":
         return True
-    return (row.get("started_at") or 0) < (evidence.get("attempted_at") or 0) - CLOCK_SKEW
+    return (row.started_at or 0) < (evidence.get("attempted_at") or 0) - CLOCK_SKEW
 
 
 def _check_parent(report: Report, parent, evidence: dict) -> None:
@@ -164,7 +169,7 @@ def _check_parent(report: Report, parent, evidence: dict) -> None:
         report.add(label, UNKNOWN, "The parent could not be read.")
     elif parent is None:
         report.add(label, UNKNOWN, "The parent no longer exists (it was deleted).")
-    elif not (parent.get("ended_at") or parent.get("end_reason")):
+    elif not parent.closed:
         report.add(label, NO, "The parent is still open: the fork did not get as far as ending it.")
     elif evidence.get("parent_open") is False:
         reason = evidence.get("parent_end_reason") or "no reason"
@@ -175,7 +180,7 @@ def _check_parent(report: Report, parent, evidence: dict) -> None:
             "the first close reason stays.",
         )
     else:
-        reason = parent.get("end_reason") or "no reason"
+        reason = parent.end_reason or "no reason"
         report.add(label, YES, f"The parent is now closed with reason \u201c{reason}\u201d.")
 
 
@@ -185,19 +190,19 @@ def _check_child(report: Report, child, parent_id: str, evidence: dict) -> None:
         report.add(label, UNKNOWN, "The intended child could not be looked up.")
     elif report.child is not None:
         how = "" if evidence.get("child_id") else " (found among the parent's children)"
-        report.add(label, YES, f"Child {report.child['id']} exists with this parent{how}.")
-    elif isinstance(child, dict) and child.get("parent_session_id") == parent_id:
+        report.add(label, YES, f"Child {report.child.id} exists with this parent{how}.")
+    elif isinstance(child, Session) and child.parent_id == parent_id:
         report.add(
             label,
             NO,
-            f"{child['id']} is an earlier fork of this parent: that id was "
+            f"{child.id} is an earlier fork of this parent: that id was "
             "already taken, so this attempt created nothing.",
         )
-    elif isinstance(child, dict):
+    elif isinstance(child, Session):
         report.add(
             label,
             NO,
-            f"{child['id']} exists but is not a fork of this parent: that id was already taken.",
+            f"{child.id} exists but is not a fork of this parent: that id was already taken.",
         )
     elif report.candidates:
         report.add(
@@ -219,7 +224,7 @@ def _check_messages(report: Report, client, evidence: dict) -> None:
     root. So the fork view records the count and a digest beforehand.
     """
     label = "Messages copied"
-    child_id = report.child["id"]
+    child_id = report.child.id
     rows = _read(report, client.get_messages, child_id)
     if not isinstance(rows, dict) or rows["session_id"] != child_id:
         report.add(label, UNKNOWN, "The child's own messages could not be read.")
@@ -227,7 +232,7 @@ def _check_messages(report: Report, client, evidence: dict) -> None:
     copied = rows["data"]
     expected = evidence.get("parent_message_count")
     if expected is None:
-        expected = (report.parent or {}).get("message_count")
+        expected = report.parent.message_count if report.parent else None
     before = evidence.get("digest")
     if before and messages_digest(copied) == before:
         report.add(label, YES, f"All {len(copied)} active messages were copied unchanged.")
@@ -257,7 +262,7 @@ def _check_messages(report: Report, client, evidence: dict) -> None:
 
 def _check_title(report: Report, evidence: dict) -> None:
     label = "Title set"
-    asked, now = evidence.get("title") or {"present": False}, report.child.get("title")
+    asked, now = evidence.get("title") or {"present": False}, report.child.title
     if not asked.get("present"):
         state = YES if now else NO
         report.add(
@@ -324,7 +329,7 @@ def _fork_advice(report: Report, evidence: dict) -> None:
 def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report:
     report = Report("session_patch")
     row = _read(report, client.get_session, session_id)
-    if not isinstance(row, dict):
+    if not isinstance(row, Session):
         report.add(
             "Session readable",
             UNKNOWN if row is UNKNOWN else NO,
@@ -335,10 +340,10 @@ def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report
         return report
     report.session = row
     if evidence.get("op") == "close":
-        asked, now = evidence.get("end_reason"), row.get("end_reason")
+        asked, now = evidence.get("end_reason"), row.end_reason
         if now == asked:
             report.add("Closed", YES, f"The session is closed with reason \u201c{now}\u201d.")
-        elif now or row.get("ended_at"):
+        elif row.closed:
             report.add(
                 "Closed",
                 NO,
@@ -347,7 +352,7 @@ def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report
             )
         else:
             report.add("Closed", NO, "The session is still open.")
-    elif same_text(row.get("title"), evidence.get("title")):
+    elif same_text(row.title, evidence.get("title")):
         report.add("Title", YES, "The session has the title you asked for.")
     else:
         report.add("Title", NO, "The session does not have the title you asked for.")
@@ -366,8 +371,7 @@ def check_create(client: HermesClient, evidence: dict) -> Report:
             found = [
                 r
                 for r in _scan(client, source="api_server")
-                if (r.get("started_at") or 0) >= after
-                and same_text(r.get("title"), evidence.get("title"))
+                if (r.started_at or 0) >= after and same_text(r.title, evidence.get("title"))
             ]
         except e.HermesError as error:
             report.read_errors.append(error)
@@ -378,21 +382,21 @@ def check_create(client: HermesClient, evidence: dict) -> Report:
         report.add("Session created", UNKNOWN, "It could not be established; see below.")
     elif row is None:
         report.add("Session created", NO, "No session from this attempt exists.")
-    elif (row.get("started_at") or 0) < after:
-        report.add("Session created", NO, f"{row['id']} existed before the attempt.")
+    elif (row.started_at or 0) < after:
+        report.add("Session created", NO, f"{row.id} existed before the attempt.")
     else:
         report.session = row
-        report.add("Session created", YES, f"Session {row['id']} exists.")
+        report.add("Session created", YES, f"Session {row.id} exists.")
         report.add(
             "Title",
-            YES if same_text(row.get("title"), evidence.get("title")) else NO,
+            YES if same_text(row.title, evidence.get("title")) else NO,
             "Compared with the title you asked for.",
         )
         asked_prompt = bool((evidence.get("system_prompt") or {}).get("present"))
         report.add(
             "System prompt",
-            YES if row.get("has_system_prompt") == asked_prompt else NO,
-            "Stored." if row.get("has_system_prompt") else "None stored.",
+            YES if row.has_system_prompt == asked_prompt else NO,
+            "Stored." if row.has_system_prompt else "None stored.",
         )
     _simple_advice(report, "The session was created.", "The session was not created.")
     return report

@@ -5,7 +5,9 @@ turn back (a double click, a reload or a resubmit never sends again); then
 the session is resolved to its compression tip (posting to a root writes
 rows ``session_messages`` never shows) and a closed tip is refused; then the
 turn row is inserted, and the database's "one running turn per session"
-constraint decides races between tabs.
+constraint decides races between tabs. The caps on running turns (per person
+and overall) are checked before Hermes is asked anything, and again in the
+transaction that inserts the row.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from django.db import IntegrityError, transaction
 
 from hermes_ui.chat import durability, store
 from hermes_ui.chat.models import ACTIVE_STATES, Turn
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 
 _CLOSED = (
@@ -29,13 +32,23 @@ _BUSY = (
     "A turn is already running on this session (shown below). Hermes does not serialize "
     "turns on one session, so the dashboard sends one at a time: wait for it or cancel it."
 )
+_USER_CAP = (
+    "You already have {limit} chat turns running, the most one person may run at once. "
+    "Nothing was sent: wait for one to finish or cancel it, then send again."
+)
+_OVERALL_CAP = (
+    "The dashboard is already running {limit} chat turns, the most it runs at once. "
+    "Nothing was sent: try again in a minute."
+)
+# Refusals that are about load, not about this session (answered 429, not 409).
+CAP_REFUSALS = ("user_turn_limit", "turn_limit")
 
 
 @dataclass
 class Admission:
     turn: Turn | None = None
     replayed: bool = False  # the form key already made this turn
-    refusal: str = ""  # "session_closed" or "turn_running"
+    refusal: str = ""  # "session_closed", "turn_running" or one of CAP_REFUSALS
     message: str = ""
     error: HermesError | None = None
     baseline: int | None = None
@@ -43,15 +56,18 @@ class Admission:
 
 def admit(endpoint, session_id: str, form, user, mode: str) -> Admission:
     key = form.submission_key(session_id)
-    existing = _by_key(endpoint.id, key)
+    existing = _by_key(endpoint, key)
     if existing is not None:
         return Admission(turn=existing, replayed=True)
+    capped = over_cap(user)
+    if capped is not None:
+        return capped
     client = client_for(endpoint)
     try:
         messages = client.get_messages(session_id)
         row = client.get_session(session_id)
         target = session_id
-        if compressed(row) and messages["session_id"] != session_id:
+        if row.compressed and messages["session_id"] != session_id:
             # Only a compression chain moves the turn: session_messages also
             # resolves a parent into its newest API fork (forks carry no branch
             # marker), and a turn must never silently land on a fork.
@@ -59,11 +75,10 @@ def admit(endpoint, session_id: str, form, user, mode: str) -> Admission:
             row = client.get_session(target)
     except HermesError as error:
         return Admission(error=error)
-    reason = row.get("end_reason")
-    if reason and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
-        return Admission(refusal="session_closed", message=closed_text(reason))
+    if row.closed and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
+        return Admission(refusal="session_closed", message=closed_text(row.end_reason))
     fields = {
-        "endpoint": endpoint.id,
+        **endpoint.scope(),
         "requested_session_id": session_id[:300],
         "target_session_id": target[:300],
         "user": user if getattr(user, "is_authenticated", False) else None,
@@ -78,31 +93,49 @@ def admit(endpoint, session_id: str, form, user, mode: str) -> Admission:
     for _attempt in range(2):
         try:
             with transaction.atomic():
+                capped = over_cap(user)
+                if capped is not None:
+                    return capped
                 return Admission(
                     turn=Turn.objects.create(**fields), baseline=fields["baseline_message_id"]
                 )
         except IntegrityError:
-            existing = _by_key(endpoint.id, key)
+            existing = _by_key(endpoint, key)
             if existing is not None:  # the same submission, concurrently
                 return Admission(turn=existing, replayed=True)
-            running = running_turn(endpoint.id, target)
+            running = running_turn(endpoint, target)
             if running is not None:
                 return Admission(turn=running, refusal="turn_running", message=_BUSY)
     return Admission(refusal="turn_running", message=_BUSY)
 
 
-def compressed(row: dict | None) -> bool:
-    return (row or {}).get("end_reason") == "compression"
+def over_cap(user) -> Admission | None:
+    """A refusal when this person, or the dashboard as a whole, runs the most turns allowed."""
+    if _running(Turn.objects.all()) >= settings.HERMES_CHAT_MAX_TURNS:
+        limit = settings.HERMES_CHAT_MAX_TURNS
+        return Admission(refusal="turn_limit", message=_OVERALL_CAP.format(limit=limit))
+    if getattr(user, "is_authenticated", False):
+        limit = settings.HERMES_CHAT_MAX_TURNS_PER_USER
+        if _running(Turn.objects.filter(user=user)) >= limit:
+            return Admission(refusal="user_turn_limit", message=_USER_CAP.format(limit=limit))
+    return None
 
 
-def closed_text(reason: str) -> str:
-    return _CLOSED.format(reason=reason) + (_BRANCHED if reason == "branched" else "")
+def _running(turns) -> int:
+    """Running turns among ``turns``, after settling those a dead process left behind."""
+    active = turns.filter(state__in=ACTIVE_STATES)
+    return sum(1 for turn in active if store.settle_if_orphaned(turn).active)
 
 
-def running_turn(endpoint_id: str, target: str) -> Turn | None:
+def closed_text(reason: str | None) -> str:
+    text = _CLOSED.format(reason=reason or "no reason")
+    return text + (_BRANCHED if reason == "branched" else "")
+
+
+def running_turn(endpoint: Endpoint, target: str) -> Turn | None:
     """The turn running on that session, after settling one a dead process left behind."""
     turn = Turn.objects.filter(
-        endpoint=endpoint_id, target_session_id=target, state__in=ACTIVE_STATES
+        **endpoint.scope(), target_session_id=target, state__in=ACTIVE_STATES
     ).first()
     if turn is None:
         return None
@@ -110,6 +143,6 @@ def running_turn(endpoint_id: str, target: str) -> Turn | None:
     return turn if turn.active else None
 
 
-def _by_key(endpoint_id: str, key: str) -> Turn | None:
-    turn = Turn.objects.filter(endpoint=endpoint_id, form_key=key).first()
+def _by_key(endpoint: Endpoint, key: str) -> Turn | None:
+    turn = Turn.objects.filter(**endpoint.scope(), form_key=key).first()
     return store.settle_if_orphaned(turn) if turn is not None else None

@@ -10,6 +10,8 @@ from hermes_ui.chat import store
 from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import Session
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, has_role
@@ -17,11 +19,11 @@ from hermes_ui.web.roles import SUPPORT, has_role
 _OPTIONAL_FIELDS = ("system_message", "session_key", "image_urls")
 
 
-def latest_turn(endpoint_id: str, session_ids: set[str]) -> Turn | None:
+def latest_turn(endpoint: Endpoint, session_ids: set[str]) -> Turn | None:
     """The newest turn sent from here on any of these ids (refusals by Hermes left out)."""
     ids = [s for s in session_ids if s]
     turn = (
-        Turn.objects.filter(endpoint=endpoint_id, rejected=False)
+        Turn.objects.filter(**endpoint.scope(), rejected=False)
         .filter(
             Q(requested_session_id__in=ids)
             | Q(target_session_id__in=ids)
@@ -39,23 +41,23 @@ def context(
     session_id: str,
     *,
     resolved_id: str | None = None,
-    session: dict | None = None,
+    session: Session | None = None,
     form: ChatForm | None = None,
     turn: Turn | None = None,
     notice: dict | None = None,
     error=None,
 ) -> dict:
     resolved_id = resolved_id or session_id
-    if (session or {}).get("end_reason") != "compression":
+    if session is None or not session.compressed:
         resolved_id = session_id  # see admission.admit: only compression moves a turn
     if turn is None:
-        turn = latest_turn(endpoint.id, {session_id, resolved_id})
+        turn = latest_turn(endpoint, {session_id, resolved_id})
     view = store.view_of(turn) if turn is not None else None
     post_to = view.next_session_id if view is not None and view.rotated else session_id
-    reason = (session or {}).get("end_reason")
     closed_text = ""
-    if reason and resolved_id == session_id and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
-        closed_text = closed_reason(reason)
+    closed = session is not None and session.closed
+    if closed and resolved_id == session_id and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
+        closed_text = closed_reason(session.end_reason)
     target_note = ""
     if resolved_id != session_id:
         target_note = (

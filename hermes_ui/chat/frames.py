@@ -19,7 +19,7 @@ from asgiref.sync import sync_to_async
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
-from hermes_ui.chat import hub, store
+from hermes_ui.chat import hub, store, turn_streams
 from hermes_ui.chat.models import Turn
 
 KEEPALIVE_SECONDS = 15.0
@@ -38,25 +38,27 @@ def delta_frame(seq: int, text: str) -> str:
     return frame("delta", escape(text), seq)
 
 
-def render(part: str, view, csrf_token: str = "", *, final: bool = False) -> str:
-    context = {"turn": view, "csrf_token": csrf_token, "final": final}
+def render(part: str, view, csrf_token: str = "", *, final: bool = False, viewer=None) -> str:
+    # ``viewer`` is ``user`` to the template, which shows some details to the owner only.
+    context = {"turn": view, "csrf_token": csrf_token, "final": final, "user": viewer}
     return render_to_string(f"chat/turn.html#{part}", context)
 
 
-def update_frames(update: hub.Update, csrf_token: str) -> str:
+def update_frames(update: hub.Update, csrf_token: str, viewer=None) -> str:
     if update.kind == "delta":
         return delta_frame(update.seq, update.text)
     if update.kind in {"tools", "status"}:
         return frame(update.kind, render(update.kind, update.view, csrf_token), update.seq)
     final = update.kind == "end"
-    body = frame("snapshot", render("body", update.view, csrf_token, final=final), update.seq)
+    body = render("body", update.view, csrf_token, final=final, viewer=viewer)
+    body = frame("snapshot", body, update.seq)
     return body + frame("end", "", update.seq) if final else body
 
 
-def resume_frames(view, events: list, after: int | None, csrf_token: str) -> str:
+def resume_frames(view, events: list, after: int | None, csrf_token: str, viewer=None) -> str:
     """What a (re)connecting browser is missing, given the last event id it saw."""
     if after is None or after > view.last_seq or after < 0:
-        return frame("snapshot", render("body", view, csrf_token), view.last_seq)
+        return frame("snapshot", render("body", view, csrf_token, viewer=viewer), view.last_seq)
     missed = [e for e in events if e[0] > after]
     text = "".join(d.get("delta") or "" for _, n, d, _ in missed if n == "assistant.delta")
     out = delta_frame(view.last_seq, text) if text else ""
@@ -65,11 +67,17 @@ def resume_frames(view, events: list, after: int | None, csrf_token: str) -> str
     return out + frame("status", render("status", view, csrf_token), view.last_seq)
 
 
-async def stream(turn_id: int, after: int | None, csrf_token: str) -> AsyncIterator[str]:
+async def stream(
+    turn_id: int, after: int | None, csrf_token: str, viewer=None
+) -> AsyncIterator[str]:
     """Replay what the turn has received, then follow it live until it ends."""
     yield "retry: 1000\n\n"
     loop = asyncio.get_running_loop()
     joined = _join(turn_id, loop)
+    if joined is None and turn_streams.enabled():
+        async for chunk in _follow_shared(turn_id, after, csrf_token, viewer):
+            yield chunk
+        return
     if joined is None:
         view = await sync_to_async(_stored_view)(turn_id)
         # A turn recorded but not yet handed to the relay (its request is in flight).
@@ -81,23 +89,63 @@ async def stream(turn_id: int, after: int | None, csrf_token: str) -> AsyncItera
             if view.running:
                 view = await sync_to_async(_stored_view)(turn_id)
     if joined is None:
-        yield frame("snapshot", render("body", view, csrf_token, final=True), view.last_seq)
+        body = render("body", view, csrf_token, final=True, viewer=viewer)
+        yield frame("snapshot", body, view.last_seq)
         yield frame("end", "", view.last_seq)
         return
     live, (view, events, sub) = joined
     try:
-        yield resume_frames(view, events, after, csrf_token)
+        yield resume_frames(view, events, after, csrf_token, viewer)
         while True:
             try:
                 update = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_SECONDS)
             except TimeoutError:
                 yield ": keepalive\n\n"
                 continue
-            yield update_frames(update, csrf_token)
+            yield update_frames(update, csrf_token, viewer)
             if update.kind == "end":
                 return
     finally:
         live.unsubscribe(sub)
+
+
+async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncIterator[str]:
+    """The turn through its Redis stream: whichever worker owns it, this one serves it."""
+    view = await sync_to_async(_stored_view)(turn_id, with_events=False)
+    if view.running:
+        follower = turn_streams.follow(turn_id, view, _apply_shared)
+        try:
+            idle = 0.0
+            async for item in follower:
+                if isinstance(item, tuple):
+                    yield resume_frames(*item, after, csrf_token, viewer)
+                elif item is not None:
+                    idle = 0.0
+                    yield update_frames(item, csrf_token, viewer)
+                    if item.kind == "end":
+                        return
+                elif not (await sync_to_async(_stored_view)(turn_id, with_events=False)).running:
+                    break  # the owner is gone and the turn is settled as uncertain
+                else:
+                    idle += turn_streams.BLOCK_MS / 1000
+                    if idle >= KEEPALIVE_SECONDS:
+                        idle = 0.0
+                        yield ": keepalive\n\n"
+        finally:
+            await follower.aclose()
+    view = await sync_to_async(_stored_view)(turn_id)
+    yield frame(
+        "snapshot", render("body", view, csrf_token, final=True, viewer=viewer), view.last_seq
+    )
+    yield frame("end", "", view.last_seq)
+
+
+def _apply_shared(view, kind: str, payload, events: list) -> hub.Update | None:
+    if kind == "e":
+        seq, name, data, received_at = payload
+        events.append((seq, name, data, received_at))
+        return hub.fold_event(view, seq, name, data)
+    return hub.publish_change(view, payload[0], payload[1])
 
 
 def _join(turn_id: int, loop):
@@ -106,6 +154,6 @@ def _join(turn_id: int, loop):
     return (live, joined) if joined is not None else None
 
 
-def _stored_view(turn_id: int):
+def _stored_view(turn_id: int, *, with_events: bool = True):
     turn = store.settle_if_orphaned(Turn.objects.select_related("user").get(pk=turn_id))
-    return store.view_of(turn)
+    return store.view_of(turn, with_events=with_events)

@@ -33,6 +33,21 @@ class Subscription:
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
 
 
+def fold_event(view: TurnView, seq: int, name: str, data: dict) -> Update | None:
+    """Fold one provider event into ``view``; the update watchers should show, if any."""
+    changed = view.apply(seq, name, data)
+    if changed == "delta":
+        return Update("delta", seq, text=data.get("delta") or "")
+    return Update(changed, seq, view=view.copy()) if changed else None
+
+
+def publish_change(view: TurnView, kind: str, changes: dict) -> Update:
+    """Change the view (state, durability...) and say so."""
+    for name, value in changes.items():
+        setattr(view, name, value)
+    return Update(kind, view.last_seq, view=view.copy())
+
+
 class LiveTurn:
     def __init__(self, view: TurnView):
         self.view = view
@@ -41,6 +56,9 @@ class LiveTurn:
         self.cancel_requested = False
         self.cancelled_by = None
         self.task: asyncio.Task | None = None
+        # With Redis: ``sink(kind, payload)`` appends each change to the turn's
+        # shared stream, so watchers on other workers see what this one sees.
+        self.sink = None
         self._watchers: list[Subscription] = []
         self._lock = threading.Lock()
         self._closed = False
@@ -53,14 +71,11 @@ class LiveTurn:
         """Retain and fold one provider event; publish what it changed."""
         with self._lock:
             self.events.append((seq, name, data, received_at))
-            changed = self.view.apply(seq, name, data)
-            if changed == "delta":
-                update = Update("delta", seq, text=data.get("delta") or "")
-            elif changed:
-                update = Update(changed, seq, view=self.view.copy())
-            else:
-                return None
-            self._fan_out(update)
+            if self.sink is not None:
+                self.sink("e", [seq, name, data, received_at])
+            update = fold_event(self.view, seq, name, data)
+            if update is not None:
+                self._fan_out(update)
             return update
 
     def keepalive(self) -> None:
@@ -70,9 +85,9 @@ class LiveTurn:
     def publish(self, kind: str, **changes) -> None:
         """Change the view (state, durability...) and publish it."""
         with self._lock:
-            for name, value in changes.items():
-                setattr(self.view, name, value)
-            self._fan_out(Update(kind, self.view.last_seq, view=self.view.copy()))
+            if self.sink is not None:
+                self.sink("p", [kind, changes])
+            self._fan_out(publish_change(self.view, kind, changes))
 
     def subscribe(self, loop: asyncio.AbstractEventLoop):
         """(view so far, retained events, subscription), or None once the turn is over."""

@@ -28,6 +28,19 @@ class TurnState(models.TextChoices):
     UNCERTAIN = "uncertain", "outcome uncertain"
 
 
+# A failed turn that Hermes refused before anything ran.
+REFUSED_LABEL = "refused"
+
+
+def state_label(state: str, *, rejected: bool = False) -> str:
+    """The words every page shows for a turn's state."""
+    if state == TurnState.FAILED and rejected:
+        return REFUSED_LABEL
+    if state in TurnState.values:
+        return TurnState(state).label
+    return TurnState.UNCERTAIN.label
+
+
 ACTIVE_STATES = (TurnState.PENDING, TurnState.STREAMING)
 TERMINAL_STATES = tuple(s for s in TurnState if s not in ACTIVE_STATES)
 _NEXT = {
@@ -51,6 +64,8 @@ class Turn(models.Model):
         SYNC = "sync", "non-streaming (session_chat)"
 
     endpoint = models.CharField(max_length=40)
+    # With ``endpoint``, the identity of the Hermes database (``Endpoint.fingerprint``).
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")
     # The id the user posted on, the resolved tip the turn was sent to, and
     # the id compression rotated the transcript to during the turn (if any).
     requested_session_id = models.CharField(max_length=300)
@@ -87,11 +102,13 @@ class Turn(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["endpoint", "form_key"], name="chat_turn_form_key"),
+            models.UniqueConstraint(
+                fields=["endpoint", "endpoint_fp", "form_key"], name="chat_turn_form_key"
+            ),
             # One turn at a time per session from this dashboard: Hermes does
             # not serialize concurrent turns, they interleave.
             models.UniqueConstraint(
-                fields=["endpoint", "target_session_id"],
+                fields=["endpoint", "endpoint_fp", "target_session_id"],
                 condition=Q(state__in=["pending", "streaming"]),
                 name="chat_one_running_turn_per_session",
             ),

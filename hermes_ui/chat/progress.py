@@ -42,6 +42,7 @@ class TurnView:
     system_message: str = ""
     session_key: str = ""
     username: str = ""
+    user_id: int | None = None  # the owner: only they and admins see the memory scope
     created_at: datetime | None = None
     rejected: bool = False
     error_code: str = ""

@@ -4,7 +4,8 @@ A turn's Hermes stream is read by an asyncio task on the relay's own event
 loop thread inside the dashboard process. Browsers only watch it (see
 ``hub``), so a reload, a reconnect or a second tab never starts the turn
 again; they re-read what was received. The task retains at most
-``max_events`` events, stops after ``total_timeout`` seconds, skips keepalive
+``max_events`` events, no event over ``max_event_bytes`` and no answer over
+``max_answer_bytes``, stops after ``total_timeout`` seconds, skips keepalive
 comments, and its cancel closes the upstream connection (which Hermes does
 not treat as a rollback: the model may already have called tools).
 """
@@ -18,12 +19,13 @@ import logging
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui.chat import durability, hub, store
+from hermes_ui.chat import durability, hub, store, turn_streams
 from hermes_ui.chat.audit import record_turn
 from hermes_ui.chat.progress import Ending, classify_end
 from hermes_ui.hermes import HermesError
@@ -47,6 +49,16 @@ _TRUNCATED = (
     "The dashboard kept the first {count:,} events of this turn and stopped listening. "
     "The turn may still be running in Hermes: its outcome is unknown."
 )
+_EVENT_TOO_LARGE = (
+    "Hermes sent an event larger than {limit:,} bytes, so the dashboard did not keep it and "
+    "stopped listening. The turn may still be running in Hermes: its outcome is unknown."
+)
+_ANSWER_TOO_LARGE = (
+    "The answer grew past {limit:,} bytes, so the dashboard kept what came before and "
+    "stopped listening. The turn may still be running in Hermes: its outcome is unknown."
+)
+# These carry the whole answer (and run.completed its messages): bounded like an answer.
+_WHOLE_ANSWER_EVENTS = {"assistant.completed", "run.completed"}
 
 
 @dataclass
@@ -65,6 +77,8 @@ class Job:
     baseline: int | None
     max_events: int
     total_timeout: float
+    max_event_bytes: int = field(default_factory=lambda: settings.HERMES_CHAT_MAX_EVENT_BYTES)
+    max_answer_bytes: int = field(default_factory=lambda: settings.HERMES_CHAT_MAX_ANSWER_BYTES)
 
     @classmethod
     def for_turn(cls, turn, client, user, max_events: int = 0, total_timeout: float = 0.0):
@@ -96,6 +110,9 @@ def _relay_loop() -> asyncio.AbstractEventLoop:
 def start(job: Job, view) -> concurrent.futures.Future:
     """Relay the turn; the future resolves when Hermes answers (None) or refuses (the error)."""
     live = hub.LiveTurn(view)
+    if turn_streams.enabled():
+        turn_streams.claim(job.turn_id, store.BOOT_ID)
+        live.sink = functools.partial(_share, job.turn_id)
     hub.register(live)
     opened: concurrent.futures.Future = concurrent.futures.Future()
     asyncio.run_coroutine_threadsafe(_run(live, job, opened), _relay_loop())
@@ -105,6 +122,10 @@ def start(job: Job, view) -> concurrent.futures.Future:
 def cancel(turn_id: int, user=None) -> bool:
     """Ask the relay to stop a live turn; False when it is not live in this process."""
     live = hub.get(turn_id)
+    if live is None and turn_streams.enabled():
+        # Another worker may own it: its heartbeat reads the request.
+        turn_streams.request_cancel(turn_id, getattr(user, "pk", None))
+        return True
     if live is None or live.finished.is_set():
         return False
     live.cancel_requested = True
@@ -209,6 +230,7 @@ async def _run(live: hub.LiveTurn, job: Job, opened: concurrent.futures.Future) 
     live.task = inner
     if live.cancel_requested:  # cancelled before this task ran
         inner.cancel()
+    beat = loop.create_task(_heartbeat(live, job, writes)) if live.sink is not None else None
     try:
         done, _ = await asyncio.wait({inner}, timeout=job.total_timeout)
         if not done:
@@ -220,10 +242,48 @@ async def _run(live: hub.LiveTurn, job: Job, opened: concurrent.futures.Future) 
         log.exception("chat relay could not finish turn=%s", job.turn_id)
         await writes.call(store.abandon, job.turn_id)
     finally:
+        if beat is not None:
+            beat.cancel()
+            await loop.run_in_executor(None, _quietly, turn_streams.release, job.turn_id)
         if not opened.done():
             opened.set_result(None)
         live.close()
         hub.unregister(job.turn_id)
+
+
+async def _heartbeat(live: hub.LiveTurn, job: Job, writes: _Writes) -> None:
+    """Keep this process's lease on the turn, and obey a cancel asked on another worker."""
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(turn_streams.HEARTBEAT)
+        asked = await loop.run_in_executor(
+            None, _quietly, turn_streams.renew, job.turn_id, store.BOOT_ID
+        )
+        if asked and not live.cancel_requested:
+            user_id = await loop.run_in_executor(None, turn_streams.cancelled_by, job.turn_id)
+            live.cancelled_by = await writes.call(_user, user_id)
+            live.cancel_requested = True
+            if live.task is not None:
+                live.task.cancel()
+
+
+def _share(turn_id: int, kind: str, payload) -> None:
+    _quietly(turn_streams.append, turn_id, kind, payload)
+
+
+def _quietly(fn, *args):
+    """A Redis hiccup must not break the turn this process is relaying."""
+    try:
+        return fn(*args)
+    except Exception:
+        log.exception("chat relay could not reach Redis op=%s", fn.__name__)
+        return None
+
+
+def _user(user_id: int | None):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(pk=user_id).first() if user_id else None
 
 
 async def _consume(live, job: Job, opened, writes: _Writes) -> str:
@@ -233,7 +293,7 @@ async def _consume(live, job: Job, opened, writes: _Writes) -> str:
         system_message=job.system_message or None,
         session_key=job.session_key or None,
     )
-    seq = 0
+    seq = answer_bytes = 0
     try:
         async for event in stream:
             if not opened.done():
@@ -243,6 +303,14 @@ async def _consume(live, job: Job, opened, writes: _Writes) -> str:
             if event.is_keepalive:
                 live.keepalive()
                 continue
+            whole = event.name in _WHOLE_ANSWER_EVENTS
+            limit = job.max_answer_bytes if whole else job.max_event_bytes
+            if len(event.raw_data.encode("utf-8")) > limit:
+                return "answer_too_large" if whole else "event_too_large"
+            if event.name == "assistant.delta":
+                answer_bytes += len(str(event.data.get("delta") or "").encode("utf-8"))
+                if answer_bytes > job.max_answer_bytes:
+                    return "answer_too_large"
             seq += 1
             row = (seq, event.name, event.data, time.time())
             live.fold(*row)
@@ -275,6 +343,12 @@ async def _outcome(inner: asyncio.Task, live, job: Job, *, timed_out: bool) -> _
         return _Outcome(Ending("uncertain", "dashboard_error", text))
     if how == "truncated":
         return _Outcome(Ending("truncated", "truncated", _TRUNCATED.format(count=job.max_events)))
+    if how == "event_too_large":
+        text = _EVENT_TOO_LARGE.format(limit=job.max_event_bytes)
+        return _Outcome(Ending("truncated", how, text))
+    if how == "answer_too_large":
+        text = _ANSWER_TOO_LARGE.format(limit=job.max_answer_bytes)
+        return _Outcome(Ending("truncated", how, text))
     return _Outcome(classify_end(live.view))
 
 

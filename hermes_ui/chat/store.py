@@ -11,6 +11,7 @@ import uuid
 from django.db import transaction
 from django.utils import timezone
 
+from hermes_ui.chat import turn_streams
 from hermes_ui.chat.models import ACTIVE_STATES, Turn, TurnEvent, TurnState, check_transition
 from hermes_ui.chat.progress import Ending, TurnView
 
@@ -36,6 +37,7 @@ def view_of(turn: Turn, *, with_events: bool = True) -> TurnView:
         system_message=turn.system_message,
         session_key=turn.session_key,
         username=turn.user.get_username() if turn.user_id and turn.user else "",
+        user_id=turn.user_id,
         created_at=turn.created_at,
         rejected=turn.rejected,
         error_code=turn.error_code,
@@ -64,7 +66,7 @@ def save_events(rows: list[tuple[int, tuple[int, str, dict, float]]]) -> None:
     """Insert (turn id, (seq, name, data, received_at)) rows, of one turn or several."""
     TurnEvent.objects.bulk_create(
         [
-            TurnEvent(turn_id=turn_id, seq=s, name=n, data=d, received_at=t)
+            TurnEvent(turn_id=turn_id, seq=s, name=n, data=without_nul(d), received_at=t)
             for turn_id, (s, n, d, t) in rows
         ]
     )
@@ -76,8 +78,23 @@ def set_state(turn_id: int, state: str, **fields) -> None:
         check_transition(turn.state, state)
         turn.state = state
         for name, value in fields.items():
-            setattr(turn, name, value)
+            setattr(turn, name, without_nul(value))
         turn.save()
+
+
+def without_nul(value):
+    """``value`` with NUL characters dropped from every string in it.
+
+    PostgreSQL refuses NUL in text and JSON (SQLite stores it), and a model's
+    output may carry one; dropping it on both keeps the turn recordable.
+    """
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_nul(v) for v in value]
+    return value
 
 
 def finish(turn_id: int, ending: Ending, view: TurnView, *, rejected: bool = False) -> None:
@@ -105,8 +122,17 @@ def save_durability(turn_id: int, result: dict) -> None:
 
 
 def settle_if_orphaned(turn: Turn) -> Turn:
-    """A running turn of a process that is gone becomes uncertain, never "running" forever."""
-    if turn.state in ACTIVE_STATES and turn.runner != BOOT_ID:
+    """A running turn of a process that is gone becomes uncertain, never "running" forever.
+
+    Without Redis the relay lives in this process, so another process's turn
+    is orphaned; with Redis its owner may be another live worker, and only a
+    lapsed lease (see ``turn_streams``) proves it gone.
+    """
+    if (
+        turn.state in ACTIVE_STATES
+        and turn.runner != BOOT_ID
+        and (not turn_streams.enabled() or turn_streams.lapsed(turn))
+    ):
         updated = Turn.objects.filter(pk=turn.pk, state=turn.state, runner=turn.runner).update(
             state=TurnState.UNCERTAIN,
             error_code="dashboard_restarted",

@@ -22,11 +22,11 @@ async def turn_stream(request, endpoint, turn_id):
     if not await sync_to_async(has_role)(user, SUPPORT):
         raise PermissionDenied(f"This needs the {SUPPORT} role.")
     ep = get_endpoint(endpoint)
-    exists = await Turn.objects.filter(endpoint=ep.id, pk=turn_id).aexists()
+    exists = await Turn.objects.filter(**ep.scope(), pk=turn_id).aexists()
     if not exists:
         raise Http404("No such chat turn on this endpoint.")
     response = StreamingHttpResponse(
-        frames.stream(turn_id, _last_event_id(request), get_token(request)),
+        frames.stream(turn_id, _last_event_id(request), get_token(request), viewer=user),
         content_type="text/event-stream",
     )
     response["Cache-Control"] = "no-cache"

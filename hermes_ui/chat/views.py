@@ -7,11 +7,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.chat import box, relay, store, sync_turn
-from hermes_ui.chat.admission import admit
+from hermes_ui.chat.admission import CAP_REFUSALS, admit
 from hermes_ui.chat.audit import record_refusal
 from hermes_ui.chat.compose import ChatForm, refusal_of
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.endpoints import Endpoint, get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_context
@@ -57,7 +57,10 @@ def _not_started(request, ep, session_id, form, admission, mode):
         request.user, endpoint_id=ep.id, session_id=session_id, code=admission.refusal, mode=mode
     )
     notice = {"level": "warn", "code": admission.refusal, "text": admission.message}
-    return _box(request, ep, session_id, form=form, turn=admission.turn, notice=notice, status=409)
+    status = 429 if admission.refusal in CAP_REFUSALS else 409
+    return _box(
+        request, ep, session_id, form=form, turn=admission.turn, notice=notice, status=status
+    )
 
 
 def _send(request, ep, turn: Turn, mode: str) -> HermesError | None:
@@ -77,17 +80,15 @@ def _send(request, ep, turn: Turn, mode: str) -> HermesError | None:
 
 def _box(request, ep, session_id, *, status=200, **kwargs):
     data = box.context(request, ep, session_id, **kwargs)
-    if request.htmx:
-        # htmx swaps 2xx only: refusals and form errors re-render the box with 200.
-        return render(request, "chat/box.html#box", data)
-    return render(request, "chat/form_page.html", data, status=status)
+    template = "chat/box.html#box" if request.htmx else "chat/form_page.html"
+    return render(request, template, data, status=status)
 
 
 @require_GET
 @role_required(SUPPORT)
 def turn_page(request, endpoint, turn_id):
     ep = get_endpoint(endpoint)
-    turn = _turn(ep.id, turn_id)
+    turn = _turn(ep, turn_id)
     view = store.view_of(turn)
     return render(request, "chat/turn.html", {"endpoint": ep, "turn": view})
 
@@ -96,7 +97,7 @@ def turn_page(request, endpoint, turn_id):
 @role_required(SUPPORT)
 def turn_cancel(request, endpoint, turn_id):
     ep = get_endpoint(endpoint)
-    turn = _turn(ep.id, turn_id)
+    turn = _turn(ep, turn_id)
     relay.cancel(turn.pk, request.user)
     if request.htmx:
         return HttpResponse(status=204)  # the turn's stream shows the new state
@@ -104,8 +105,8 @@ def turn_cancel(request, endpoint, turn_id):
     return redirect("chat_turn", endpoint=ep.id, turn_id=turn.pk)
 
 
-def _turn(endpoint_id: str, turn_id: int) -> Turn:
-    turn = Turn.objects.select_related("user").filter(endpoint=endpoint_id, pk=turn_id).first()
+def _turn(ep: Endpoint, turn_id: int) -> Turn:
+    turn = Turn.objects.select_related("user").filter(**ep.scope(), pk=turn_id).first()
     if turn is None:
         raise Http404("No such chat turn on this endpoint.")
     return store.settle_if_orphaned(turn)

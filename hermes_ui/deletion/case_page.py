@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, render
 
 from hermes_ui.deletion import clock, policy, snapshot
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.endpoints import configured
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.web.failures import error_context
@@ -37,12 +37,13 @@ def _live(case: DeletionRequest, ep) -> dict:
 
 
 def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
-    """The case page, or its ``#case`` block for htmx (always 200 so htmx swaps it)."""
+    """The case page, or its ``#case`` block for htmx, answered with ``status``."""
     user = request.user
     admin = policy.is_admin(user)
     now = clock.now()
-    # An endpoint the operator has since removed still shows its record, without links.
-    ep = settings.HERMES_ENDPOINTS.get(case.endpoint)
+    # An endpoint the operator has since removed, or pointed at another Hermes,
+    # still shows its record, without links and without reading the other server.
+    ep = configured(case.endpoint, case.endpoint_fp)
     context = {
         "case": case,
         "endpoint": ep,
@@ -59,6 +60,5 @@ def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
         **_live(case, ep),
         **extra,
     }
-    if request.htmx:
-        return render(request, "deletion/detail.html#case", context)
-    return render(request, "deletion/detail.html", context, status=status)
+    template = "deletion/detail.html#case" if request.htmx else "deletion/detail.html"
+    return render(request, template, context, status=status)

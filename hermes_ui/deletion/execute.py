@@ -7,51 +7,53 @@ the checks does not burn the approval. The DELETE itself runs inside
 a second admin or a refresh gets the recorded outcome, never a second call.
 A transport failure, timeout or 5xx is *uncertain*; only a later read
 (``check``) settles it.
+
+Once a read confirms that Hermes deleted an id, the dashboard erases its own
+copies of it (``erasure``). A case asked for a session Hermes had already
+lost (``DeletionRequest.erase_only``) goes through the same review and runs
+the same reads and the same erasure, but sends no DELETE.
 """
 
 from __future__ import annotations
 
+import functools
+
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.idempotency import Result, mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.deletion import clock, events, policy, review, verify
+from hermes_ui.deletion import clock, erasure, events, policy, review, verify
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 
 CAPABILITY = "session_delete"
+ERASE_CAPABILITY = "session_erase"  # an erase-only case: no DELETE is sent
+
+
+def _capability(request: DeletionRequest) -> str:
+    return ERASE_CAPABILITY if request.erase_only else CAPABILITY
 
 
 def execute(request: DeletionRequest, user) -> Result:
     """Run (or replay) the DELETE. Raises ``policy.Refusal`` or ``HermesError``."""
     refusal = policy.execution_refusal(request, user)
     if refusal is not None:
-        events.refused(user, request, CAPABILITY, refusal.code)
+        events.refused(user, request, _capability(request), refusal.code)
         raise refusal
     if request.status in (Status.EXECUTED, Status.UNCERTAIN):
         return _run(request, user, lambda key: _recorded(request))
     review.still_matches(request, user)
-    endpoint = get_endpoint(request.endpoint)
-    fresh = current_consequences(endpoint, request.session_id, request.snapshot["row"])
-    cascade = [item["id"] for item in fresh["cascade"]]
-    if sorted(cascade) != sorted(request.cascade_ids):
-        raise review.void(
-            request, user, "lineage_changed",
-            f"The lineage changed after the request: {len(cascade)} delegate session(s) "
-            f"would now be deleted with it instead of {len(request.cascade_ids)}. The approval "
-            "is void and nothing was deleted. Request the deletion again.",
-        )  # fmt: skip
-    # Children added since the request survive too; verify them along with the rest.
-    known = set(request.survivor_ids)
-    survivors = request.consequences.get("survivors", []) + [
-        item for item in fresh["survivors"] if item["id"] not in known
-    ]
+    endpoint = policy.endpoint_of(request)
     client = client_for(endpoint)
+    if request.erase_only:
+        perform = functools.partial(_confirm_lost, client, request)
+    else:
+        survivors = _same_lineage(request, user, endpoint)
+        perform = functools.partial(_delete, client, request, survivors=survivors)
     key_before = request.idempotency_key
     try:
-        result = _run(request, user, lambda key: _delete(client, request, key, survivors))
+        result = _run(request, user, perform)
     except Exception:
         # run_once recorded "uncertain" for this key; the request must say so too.
         request.status, request.attempts = Status.UNCERTAIN, request.attempts + 1
@@ -69,9 +71,27 @@ def execute(request: DeletionRequest, user) -> Result:
     return result
 
 
+def _same_lineage(request: DeletionRequest, user, endpoint) -> list[dict]:
+    """Void the approval if the delegates changed; the children to verify as survivors."""
+    fresh = current_consequences(endpoint, request.session_id, request.snapshot["row"])
+    cascade = [item["id"] for item in fresh["cascade"]]
+    if sorted(cascade) != sorted(request.cascade_ids):
+        raise review.void(
+            request, user, "lineage_changed",
+            f"The lineage changed after the request: {len(cascade)} delegate session(s) "
+            f"would now be deleted with it instead of {len(request.cascade_ids)}. The approval "
+            "is void and nothing was deleted. Request the deletion again.",
+        )  # fmt: skip
+    # Children added since the request survive too; verify them along with the rest.
+    known = set(request.survivor_ids)
+    return request.consequences.get("survivors", []) + [
+        item for item in fresh["survivors"] if item["id"] not in known
+    ]
+
+
 def _run(request: DeletionRequest, user, perform) -> Result:
     return idempotency.run_once(
-        capability=CAPABILITY,
+        capability=_capability(request),
         endpoint_id=request.endpoint,
         form_key=request.idempotency_key,
         inputs={"request_id": request.pk, "session_id": request.session_id},
@@ -111,18 +131,52 @@ def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -
                             "survivors": [s["id"] for s in result["survivors"]]})  # fmt: skip
 
 
+def _confirm_lost(client, request: DeletionRequest, key: str) -> Result:
+    """An erase-only case: read every id again; only what Hermes lost is erased."""
+    result = verify.after_delete(client, request.session_id,
+                                 request.consequences.get("cascade", []), [])  # fmt: skip
+    return Result(Outcome.SUCCESS, result=result,
+                  message="Hermes had already deleted it: nothing was sent to Hermes.",
+                  evidence={"request_id": request.pk, "cascade": request.cascade_ids,
+                            "deleted": [d["id"] for d in result["deleted"]]})  # fmt: skip
+
+
+def _erase(request: DeletionRequest, earlier: dict | None = None) -> dict:
+    """Erase the local copies of every id the verification found gone; counts per kind.
+
+    ``earlier`` counts (a concurrent repeat that applied the outcome first)
+    are added, since the second erasure of the same ids finds nothing.
+    """
+    result = request.result
+    gone = [d["id"] for d in result.get("deleted", []) if d.get("state") == verify.GONE]
+    # A child expected to survive that reads as missing is gone from Hermes too.
+    gone += [s["id"] for s in result.get("survivors", []) if s.get("state") == verify.MISSING]
+    # Transcripts cached under a neighbour's id can show a deleted one (a
+    # compression root resolves to its tip); only their cache entries go.
+    row = request.snapshot.get("row", {})
+    related = [*request.survivor_ids, row.get("parent_session_id") or "",
+               request.snapshot.get("resolved_session_id") or ""]  # fmt: skip
+    counts = erasure.erase(policy.endpoint_of(request), gone, related=[r for r in related if r])
+    return {kind: n + (earlier or {}).get(kind, 0) for kind, n in counts.items()}
+
+
 def _apply(request: DeletionRequest, user, result: Result) -> None:
     request.attempts += 1
     request.executor, request.executor_name = user, user.get_username()
     request.executed_at = clock.now()
     if result.ok:
+        earlier = request.result.get("erased") if request.status == Status.EXECUTED else None
         request.status, request.result = Status.EXECUTED, result.result
+        request.result["erased"] = _erase(request, earlier)
         request.status_note = ""
     elif result.uncertain:
         request.status, request.status_note = Status.UNCERTAIN, result.message
     elif result.error_code == "session_not_found":
         request.status = Status.VOID
-        request.status_note = "Hermes says the session no longer exists. Nothing was deleted now."
+        request.status_note = (
+            "Hermes says the session no longer exists. Nothing was deleted now. Request it "
+            "again to have the dashboard erase its own copies."
+        )
     else:
         # A definitive refusal changed nothing: the approval stands, under a
         # fresh key, because a new attempt is a new intent, not a replay.
@@ -142,7 +196,7 @@ def check(request: DeletionRequest, user) -> str:
         raise policy.Refusal("wrong_role", "Only an admin can check a deletion.", 403)
     if request.status != Status.UNCERTAIN:
         raise policy.Refusal("not_uncertain", "Only an uncertain deletion needs a check.")
-    client = client_for(get_endpoint(request.endpoint))
+    client = client_for(policy.endpoint_of(request))
     try:
         client.get_session(request.session_id)
     except e.NotFound:
@@ -177,6 +231,7 @@ def _confirmed(request: DeletionRequest, user, client) -> str:
     )
     request.status = Status.EXECUTED
     request.status_note = "A check confirmed that the session is gone (Hermes answers 404)."
+    request.result["erased"] = _erase(request)
     request.save()
     events.record(user, request, "deletion_check", deleted=True)
     return verify.GONE

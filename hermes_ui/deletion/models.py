@@ -27,6 +27,9 @@ OPEN_STATUSES = (Status.PENDING, Status.APPROVED, Status.UNCERTAIN)
 
 class DeletionRequest(models.Model):
     endpoint = models.CharField(max_length=40, db_index=True)
+    # With ``endpoint``, the identity of the Hermes database (``Endpoint.fingerprint``):
+    # a request is never reviewed or executed against another server.
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")
     session_id = models.CharField(max_length=300)
     requester = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
@@ -89,3 +92,17 @@ class DeletionRequest(models.Model):
     @property
     def survivor_ids(self) -> list[str]:
         return [item["id"] for item in self.consequences.get("survivors", [])]
+
+    @property
+    def erase_only(self) -> bool:
+        """Hermes had already lost the session when it was asked for (a deletion made
+        elsewhere): this case erases the dashboard's own copies and sends no DELETE."""
+        return self.snapshot.get("gone_at_request") is True
+
+    @property
+    def erased(self) -> list[tuple[str, int]]:
+        """What the dashboard erased, as (label, count), for the result page."""
+        from hermes_ui.deletion.erasure import KINDS
+
+        counts = self.result.get("erased") or {}
+        return [(label, counts.get(kind, 0)) for kind, label in KINDS.items()]

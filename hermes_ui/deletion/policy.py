@@ -18,6 +18,7 @@ from datetime import timedelta
 
 from hermes_ui.deletion import clock, events
 from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.endpoints import Endpoint, configured
 from hermes_ui.web.roles import ADMIN, has_role
 
 APPROVAL_VALIDITY = timedelta(minutes=15)
@@ -47,6 +48,19 @@ class Refusal(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def endpoint_of(request: DeletionRequest) -> Endpoint:
+    """The Hermes the request was made against; a refusal if its id now names another."""
+    endpoint = configured(request.endpoint, request.endpoint_fp)
+    if endpoint is None:
+        raise Refusal(
+            "endpoint_moved",
+            f"Endpoint {request.endpoint!r} no longer points at the Hermes this request was "
+            "made against (or it was removed). Nothing was read or deleted. Request the "
+            "deletion again on the endpoint as it is now, if it is still wanted.",
+        )
+    return endpoint
 
 
 def is_admin(user) -> bool:

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from hermes_ui.deletion import clock, events, inventory, snapshot
+from hermes_ui.deletion import clock, erasure, events, inventory, snapshot
 from hermes_ui.deletion.models import OPEN_STATUSES, DeletionRequest
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for
+from hermes_ui.hermes import errors as e
 from hermes_ui.index.forks import forked_child_ids
+from hermes_ui.index.models import IndexedSession
+from hermes_ui.lineage.classify import DELEGATE
 from hermes_ui.lineage.consequences import compute
 
 
-def open_request(endpoint_id: str, session_id: str) -> DeletionRequest | None:
+def open_request(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
     """The request still in progress for this session, if any (one at a time)."""
     return (
         DeletionRequest.objects.filter(
-            endpoint=endpoint_id, session_id=session_id, status__in=OPEN_STATUSES
+            **endpoint.scope(), session_id=session_id, status__in=OPEN_STATUSES
         )
         .order_by("-created_at")
         .first()
@@ -30,28 +33,73 @@ def current_consequences(endpoint: Endpoint, session_id: str, target_row: dict) 
         inventory.all_rows(client),
         session_id,
         target_row=target_row,
-        forked_ids=forked_child_ids(endpoint.id),
+        forked_ids=forked_child_ids(endpoint),
         visible_ids=inventory.visible_ids(client),
     )
     return found.as_dict()
 
 
+def lost_case(endpoint: Endpoint, session_id: str) -> tuple[dict, dict] | None:
+    """The snapshot and consequences of a session Hermes already lost (404).
+
+    Its delegates went with it, so the delegates the index knew are erased
+    too, once a read confirms each is gone. None when the dashboard keeps
+    nothing about any of them: there is nothing to erase.
+    """
+    cascade = indexed_delegates(endpoint, session_id)
+    held = erasure.local_copies(endpoint, [session_id, *(item["id"] for item in cascade)])
+    if not any(held.values()):
+        return None
+    snap = {"gone_at_request": True, "row": {"id": session_id}, "active_message_count": 0,
+            "digest": "", "resolved_session_id": session_id, "local_copies": held}  # fmt: skip
+    return snap, {"cascade": cascade, "survivors": [], "listed_rows": 0}
+
+
+def indexed_delegates(endpoint: Endpoint, session_id: str, max_depth: int = 50) -> list[dict]:
+    """The delegate descendants the index recorded for a session, depth first."""
+    found, seen = [], {session_id}
+
+    def walk(parent_id: str, depth: int) -> None:
+        children = IndexedSession.objects.filter(
+            **endpoint.scope(), parent_session_id=parent_id, kind=DELEGATE
+        ).order_by("session_id")
+        for child_id in children.values_list("session_id", flat=True):
+            if child_id in seen or depth > max_depth:
+                continue
+            seen.add(child_id)
+            found.append({"id": child_id, "parent_id": parent_id, "kind": DELEGATE,
+                          "depth": depth})  # fmt: skip
+            walk(child_id, depth + 1)
+
+    walk(session_id, 1)
+    return found
+
+
 def create(endpoint: Endpoint, session_id: str, user, reason: str) -> tuple[DeletionRequest, bool]:
     """A new pending request, or the open one for this session (``created`` False).
 
+    A session Hermes no longer has becomes an "erase local copies" case when
+    the dashboard still keeps something about it (see ``lost_case``).
     Raises ``HermesError`` when Hermes cannot be read; nothing is recorded then.
     """
-    existing = open_request(endpoint.id, session_id)
+    existing = open_request(endpoint, session_id)
     if existing is not None:
         return existing, False
-    snap = snapshot.take(client_for(endpoint), session_id)
-    consequences = current_consequences(endpoint, session_id, snap["row"])
+    try:
+        snap = snapshot.take(client_for(endpoint), session_id)
+    except e.NotFound:
+        lost = lost_case(endpoint, session_id)
+        if lost is None:
+            raise  # nothing of it here either: there is nothing to ask for
+        snap, consequences = lost
+    else:
+        consequences = current_consequences(endpoint, session_id, snap["row"])
     with transaction.atomic():
-        existing = open_request(endpoint.id, session_id)
+        existing = open_request(endpoint, session_id)
         if existing is not None:
             return existing, False
         request = DeletionRequest.objects.create(
-            endpoint=endpoint.id,
+            **endpoint.scope(),
             session_id=session_id,
             requester=user,
             requester_name=user.get_username(),

@@ -6,7 +6,6 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion import clock, events, policy, snapshot
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import client_for
 from hermes_ui.hermes import errors as e
 
@@ -28,16 +27,26 @@ def still_matches(request: DeletionRequest, user) -> dict:
     Returns the fresh snapshot. A Hermes failure other than "not found"
     propagates: it says nothing about the session, so the request stays.
     """
-    client = client_for(get_endpoint(request.endpoint))
+    client = client_for(policy.endpoint_of(request))
     try:
         current = snapshot.take(client, request.session_id)
     except e.NotFound:
+        if request.erase_only:
+            return request.snapshot  # still gone, as when it was asked for
         earlier = " (perhaps by an earlier attempt whose outcome was uncertain)"
         raise void(
             request, user, "session_gone",
             "The session no longer exists on Hermes: it was deleted outside this "
-            f"request{earlier if request.attempts else ''}. Nothing was deleted now.",
+            f"request{earlier if request.attempts else ''}. Nothing was deleted now. "
+            "Request it again to have the dashboard erase its own copies.",
         ) from None  # fmt: skip
+    if request.erase_only:
+        raise void(
+            request, user, "session_back",
+            "Hermes has a session with this id again, so the dashboard's copies are not "
+            "only copies of a deleted session. Nothing was erased. Request a deletion if "
+            "it is still wanted.",
+        )  # fmt: skip
     changes = snapshot.differences(request.snapshot, current)
     if changes:
         raise void(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from hermes_ui.audit.redact import describe_text
 from hermes_ui.digests import json_digest
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.hermes.session import Session
 
 # The fields of the row that define "the same session" for an approval.
 PROJECTION = (
@@ -46,15 +47,16 @@ def digest_messages(session_id: str, messages: list) -> str:
     return json_digest({"session_id": session_id, "data": messages})
 
 
-def read(client: HermesClient, session_id: str) -> tuple[dict, dict]:
-    """The row as Hermes returns it, and the snapshot of the session now.
+def read(client: HermesClient, session_id: str) -> tuple[Session, dict]:
+    """The session as Hermes returns it, and the snapshot of the session now.
 
     Raises ``HermesError`` (for example ``NotFound``).
     """
     row = client.get_session(session_id)
     messages = client.get_messages(session_id)
     return row, {
-        "row": project(row),
+        # Snapshots are stored as JSON, in the API's own field names.
+        "row": project(row.as_row()),
         "active_message_count": len(messages["data"]),
         "digest": digest_messages(messages["session_id"], messages["data"]),
         "resolved_session_id": messages["session_id"],

@@ -28,7 +28,7 @@ def _survivor(client: HermesClient, item: dict) -> dict:
         return {**checked, "state": MISSING}
     except HermesError:
         return {**checked, "state": UNKNOWN}
-    parent = row.get("parent_session_id")
+    parent = row.parent_id
     return {**checked, "parent_session_id": parent, "state": PARENT_KEPT if parent else ROOT}
 
 

@@ -2,5 +2,6 @@
 
 from hermes_ui.hermes.client import HermesClient, client_for
 from hermes_ui.hermes.errors import HermesError, Outcome
+from hermes_ui.hermes.session import Session, is_closed
 
-__all__ = ["HermesClient", "HermesError", "Outcome", "client_for"]
+__all__ = ["HermesClient", "HermesError", "Outcome", "Session", "client_for", "is_closed"]

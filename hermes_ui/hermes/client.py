@@ -23,6 +23,7 @@ from django.conf import settings
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
+from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
 
 log = logging.getLogger("hermes_ui.hermes")
@@ -198,7 +199,7 @@ class HermesClient:
             raise _malformed("sessions_list", False)
         return payload
 
-    def get_session(self, session_id: str) -> dict:
+    def get_session(self, session_id: str) -> Session:
         path = self._path(session_id, operation="session_get")
         return _session_of(self._send("session_get", "GET", path, mutation=False), "session_get")
 
@@ -221,7 +222,7 @@ class HermesClient:
         title: str | None = None,
         model: str | None = None,
         system_prompt: str | None = None,
-    ) -> dict:
+    ) -> Session:
         body: dict[str, Any] = {}
         new_id = _new_id(session_id, "session_create")
         if new_id:
@@ -249,7 +250,7 @@ class HermesClient:
         idempotency_key: str,
         title: Any = UNSET,
         end_reason: Any = UNSET,
-    ) -> dict:
+    ) -> Session:
         body: dict[str, Any] = {}
         if title is not UNSET:
             body["title"] = title
@@ -286,7 +287,7 @@ class HermesClient:
         idempotency_key: str,
         child_id: str | None = None,
         title: str | None = None,
-    ) -> dict:
+    ) -> Session:
         path = self._path(session_id, "/fork", operation="session_fork")
         body: dict[str, Any] = {}
         new_id = _new_id(child_id, "session_fork")
@@ -538,11 +539,11 @@ def _json_payload(response: httpx.Response, operation: str, mutation: bool) -> d
     return payload
 
 
-def _session_of(payload: dict, operation: str, *, mutation: bool = False) -> dict:
+def _session_of(payload: dict, operation: str, *, mutation: bool = False) -> Session:
     session = payload.get("session")
     if not isinstance(session, dict) or not isinstance(session.get("id"), str):
         raise _malformed(operation, mutation)
-    return session
+    return Session.from_row(session)
 
 
 _CLIENTS: dict[str, HermesClient] = {}

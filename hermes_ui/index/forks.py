@@ -1,11 +1,12 @@
 """Remembering forks: written by the fork view, read by lineage and lists."""
 
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import KnownFork
 
 
-def remember_fork(endpoint_id: str, parent_id: str, child_id: str, user=None) -> None:
+def remember_fork(ep: Endpoint, parent_id: str, child_id: str, user=None) -> None:
     KnownFork.objects.get_or_create(
-        endpoint=endpoint_id,
+        **ep.scope(),
         child_id=child_id,
         defaults={
             "parent_id": parent_id,
@@ -14,9 +15,9 @@ def remember_fork(endpoint_id: str, parent_id: str, child_id: str, user=None) ->
     )
 
 
-def forked_child_ids(endpoint_id: str) -> set[str]:
-    return set(KnownFork.objects.filter(endpoint=endpoint_id).values_list("child_id", flat=True))
+def forked_child_ids(ep: Endpoint) -> set[str]:
+    return set(KnownFork.objects.filter(**ep.scope()).values_list("child_id", flat=True))
 
 
-def forks_of(endpoint_id: str, parent_id: str) -> list[KnownFork]:
-    return list(KnownFork.objects.filter(endpoint=endpoint_id, parent_id=parent_id))
+def forks_of(ep: Endpoint, parent_id: str) -> list[KnownFork]:
+    return list(KnownFork.objects.filter(**ep.scope(), parent_id=parent_id))

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.index.queries import present
 from hermes_ui.index.sync import LEASE, PAGE
@@ -39,6 +40,10 @@ class Freshness:
     error_code: str = ""
     generation: int = 0
     total: int = 0  # sessions indexed (deleted ones excluded)
+    # The URL behind this endpoint id changed (``sync.state_for``): from where,
+    # and when the fresh index started (None: it starts with the next sync).
+    replaced_url: str = ""
+    replaced_at: datetime | None = None
 
     @property
     def age(self) -> str:
@@ -56,10 +61,15 @@ class Freshness:
         return 2 * max(1, math.ceil(self.total / PAGE))
 
 
-def of(endpoint_id: str) -> Freshness:
-    state = IndexSyncState.objects.filter(endpoint=endpoint_id).first()
+def of(endpoint: Endpoint) -> Freshness:
+    """Read only: a page load never starts the replacement of an old index."""
+    endpoint_id = endpoint.id
+    state = IndexSyncState.objects.filter(**endpoint.scope()).first()
     if state is None:
-        return Freshness(endpoint_id)
+        older = IndexSyncState.objects.filter(endpoint=endpoint_id).order_by("-pk").first()
+        if older is None:
+            return Freshness(endpoint_id)
+        return Freshness(endpoint_id, replaced_url=older.base_url or "(not recorded)")
     running = state.running_since is not None and timezone.now() - state.running_since < LEASE
     return Freshness(
         endpoint_id,
@@ -70,5 +80,7 @@ def of(endpoint_id: str) -> Freshness:
         progress=state.progress or {},
         error_code=state.last_error_code,
         generation=state.generation,
-        total=present(endpoint_id).count(),
+        total=present(endpoint).count(),
+        replaced_url=state.replaced_url,
+        replaced_at=state.replaced_at,
     )

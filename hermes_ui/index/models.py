@@ -13,6 +13,10 @@ class KnownFork(models.Model):
     """
 
     endpoint = models.CharField(max_length=40)
+    # With ``endpoint``, the identity of the Hermes database the row came from
+    # (``Endpoint.fingerprint``): re-pointing an id at another server never
+    # shows this row as the new server's.
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")
     parent_id = models.CharField(max_length=300)
     child_id = models.CharField(max_length=300)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -20,9 +24,11 @@ class KnownFork(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["endpoint", "child_id"], name="uniq_known_fork")
+            models.UniqueConstraint(
+                fields=["endpoint", "endpoint_fp", "child_id"], name="uniq_known_fork"
+            )
         ]
-        indexes = [models.Index(fields=["endpoint", "parent_id"])]
+        indexes = [models.Index(fields=["endpoint", "endpoint_fp", "parent_id"])]
 
     def __str__(self):
         return f"{self.endpoint}:{self.parent_id}->{self.child_id}"
@@ -39,6 +45,7 @@ class IndexedSession(models.Model):
     """
 
     endpoint = models.CharField(max_length=40)
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")  # see KnownFork
     session_id = models.CharField(max_length=300)
     source = models.CharField(max_length=200, blank=True)
     model = models.CharField(max_length=200, blank=True)
@@ -80,13 +87,15 @@ class IndexedSession(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["endpoint", "session_id"], name="uniq_indexed_session")
+            models.UniqueConstraint(
+                fields=["endpoint", "endpoint_fp", "session_id"], name="uniq_indexed_session"
+            )
         ]
         indexes = [
             # vanished_at last: SQLite then prefers this index for "children of".
-            models.Index(fields=["endpoint", "parent_session_id", "vanished_at"]),
-            models.Index(fields=["endpoint", "former_parent_id"]),
-            models.Index(fields=["endpoint", "vanished_at", "order_key"]),
+            models.Index(fields=["endpoint", "endpoint_fp", "parent_session_id", "vanished_at"]),
+            models.Index(fields=["endpoint", "endpoint_fp", "former_parent_id"]),
+            models.Index(fields=["endpoint", "endpoint_fp", "vanished_at", "order_key"]),
         ]
 
     def __str__(self):
@@ -94,9 +103,15 @@ class IndexedSession(models.Model):
 
 
 class IndexSyncState(models.Model):
-    """Per endpoint: how fresh the index is, and the progress of a running sync."""
+    """Per endpoint identity: how fresh the index is, and the progress of a running sync."""
 
-    endpoint = models.CharField(max_length=40, unique=True)
+    endpoint = models.CharField(max_length=40)
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")  # see KnownFork
+    base_url = models.CharField(max_length=300, blank=True)  # ``Endpoint.public_url``
+    # When this identity replaced another one of the same id, and its URL:
+    # the index page says so, since every row of the old server was dropped.
+    replaced_url = models.CharField(max_length=300, blank=True)
+    replaced_at = models.DateTimeField(null=True)
     generation = models.IntegerField(default=0)
     sweep = models.IntegerField(default=0)  # full sweeps completed
     last_sync_at = models.DateTimeField(null=True)
@@ -112,6 +127,11 @@ class IndexSyncState(models.Model):
     running_since = models.DateTimeField(null=True)
     running_full = models.BooleanField(default=False)
     progress = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["endpoint", "endpoint_fp"], name="uniq_index_state")
+        ]
 
     def __str__(self):
         return f"{self.endpoint} gen {self.generation}"

@@ -80,8 +80,12 @@ def for_session(
     budget: int = PAGE_BUDGET,
     live: bool = True,
     draw: bool = True,
+    preferred: frozenset[str] = frozenset(),
 ) -> Picture:
-    """Raises ``HermesError`` when the session does not exist (or cannot be read at all)."""
+    """Raises ``HermesError`` when the session does not exist (or cannot be read at all).
+
+    ``preferred``: sessions a reviewer's verdict preferred, marked in the drawing.
+    """
     live_error = None
     if live:
         try:
@@ -90,7 +94,7 @@ def for_session(
             raise
         except HermesError as error:
             live_error = error
-    found = queries.lineage(endpoint.id, session_id)
+    found = queries.lineage(endpoint, session_id)
     if found is None:
         raise live_error or e.NotFound(
             "This session is not in the index.", code="session_not_found", operation="session_get"
@@ -98,11 +102,11 @@ def for_session(
     tree = Tree(found.rows)
     formers = {row["former_parent_id"] for row in found.rows if row.get("former_parent_id")}
     still_there = set(
-        queries.present(endpoint.id).filter(session_id__in=formers)
+        queries.present(endpoint).filter(session_id__in=formers)
         .values_list("session_id", flat=True)
     )  # fmt: skip
     kinds = kinds_of(
-        found.rows, forked_ids=forked_child_ids(endpoint.id), known_gone=formers - still_there
+        found.rows, forked_ids=forked_child_ids(endpoint), known_gone=formers - still_there
     )
     chain = chain_of(tree, session_id)
     # Only a session in a compression chain has a tip worth pointing at.
@@ -127,7 +131,7 @@ def for_session(
                       transcript_id=resume_target(tree, session_id))  # fmt: skip
     url_for = _session_urls(endpoint.id)
     if draw:
-        _draw(picture, endpoint, expanded, url_for)
+        _draw(picture, endpoint, expanded, url_for, preferred)
     picture.entries = shown.entries()
     for entry in picture.entries:
         item = entry.item
@@ -145,7 +149,8 @@ def _session_urls(endpoint_id: str):
     )
 
 
-def _draw(picture: Picture, endpoint: Endpoint, expanded: frozenset[str], url_for) -> None:
+def _draw(picture: Picture, endpoint: Endpoint, expanded: frozenset[str], url_for,
+          preferred: frozenset[str] = frozenset()) -> None:  # fmt: skip
     if picture.alone:
         return
     if picture.display.size > settings.HERMES_LINEAGE_MAX_NODES:
@@ -161,6 +166,7 @@ def _draw(picture: Picture, endpoint: Endpoint, expanded: frozenset[str], url_fo
         expand_url_for=lambda parent: lineage_url(
             endpoint.id, picture.session_id, expanded | {parent}
         ),
+        preferred=preferred,
     )
     rendered = render.render(source, dot_path=settings.HERMES_DOT, cache_dir=cache_dir())
     if rendered.error:

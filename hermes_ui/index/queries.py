@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 
@@ -36,12 +37,12 @@ def api_row(values: dict) -> dict:
     return row
 
 
-def present(endpoint_id: str):
-    return IndexedSession.objects.filter(endpoint=endpoint_id, vanished_at__isnull=True)
+def present(ep: Endpoint):
+    return IndexedSession.objects.filter(**ep.scope(), vanished_at__isnull=True)
 
 
-def session_row(endpoint_id: str, session_id: str, fields=_ROW_FIELDS) -> dict | None:
-    found = present(endpoint_id).filter(session_id=session_id).values(*fields).first()
+def session_row(ep: Endpoint, session_id: str, fields=_ROW_FIELDS) -> dict | None:
+    found = present(ep).filter(session_id=session_id).values(*fields).first()
     return api_row(found) if found else None
 
 
@@ -52,14 +53,14 @@ class LineageRows:
     truncated: bool
 
 
-def lineage(endpoint_id: str, session_id: str) -> LineageRows | None:
+def lineage(ep: Endpoint, session_id: str) -> LineageRows | None:
     """Every indexed row of the lineage holding ``session_id``: root to all descendants."""
-    start = session_row(endpoint_id, session_id, LINEAGE_FIELDS)
+    start = session_row(ep, session_id, LINEAGE_FIELDS)
     if start is None:
         return None
     rows, chain = {start["id"]: start}, start
     while chain["parent_session_id"] and len(rows) < MAX_LINEAGE:
-        parent = session_row(endpoint_id, chain["parent_session_id"], LINEAGE_FIELDS)
+        parent = session_row(ep, chain["parent_session_id"], LINEAGE_FIELDS)
         if parent is None or parent["id"] in rows:
             break  # an unlisted parent, or a loop
         rows[parent["id"]] = chain = parent
@@ -69,7 +70,7 @@ def lineage(endpoint_id: str, session_id: str) -> LineageRows | None:
         found = []
         for start_at in range(0, len(frontier), 500):
             found += (
-                present(endpoint_id)
+                present(ep)
                 .filter(parent_session_id__in=frontier[start_at : start_at + 500])
                 .values(*LINEAGE_FIELDS)
             )
@@ -93,7 +94,7 @@ class Page:
 
 
 def search(
-    endpoint_id: str,
+    ep: Endpoint,
     *,
     snapshot: int,
     q: str = "",
@@ -103,7 +104,7 @@ def search(
     after: tuple[float, int] | None = None,
     limit: int = 50,
 ) -> Page:
-    rows = present(endpoint_id)
+    rows = present(ep)
     if q:
         rows = rows.filter(
             Q(session_id__icontains=q) | Q(title__icontains=q) | Q(preview__icontains=q)
@@ -120,7 +121,7 @@ def search(
     if after is not None:
         # A later page: only the snapshot's rows, in the snapshot's order.
         changed_since = IndexedSession.objects.filter(
-            endpoint=endpoint_id, changed_gen__gt=snapshot
+            **ep.scope(), changed_gen__gt=snapshot
         ).count()
         rows = rows.filter(changed_gen__lte=snapshot)
     total = rows.count()
@@ -145,7 +146,5 @@ def parse_after(text: str) -> tuple[float, int] | None:
         return None
 
 
-def sources(endpoint_id: str) -> list[str]:
-    return sorted(
-        set(present(endpoint_id).exclude(source="").values_list("source", flat=True).distinct())
-    )
+def sources(ep: Endpoint) -> list[str]:
+    return sorted(set(present(ep).exclude(source="").values_list("source", flat=True).distinct()))

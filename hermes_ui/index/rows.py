@@ -22,6 +22,10 @@ INT_FIELDS = (
     "message_count", "tool_call_count", "api_call_count", "input_tokens", "output_tokens",
     "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
 )  # fmt: skip
+# The index's integer columns: 32-bit counts, 64-bit token totals. PostgreSQL
+# refuses a value out of range (SQLite stores anything), so one absurd number
+# from the provider is kept as unknown instead of failing the whole sync.
+_INT_RANGE = {name: 2**31 - 1 for name in INT_FIELDS[:3]}
 FLOAT_FIELDS = ("started_at", "ended_at", "estimated_cost_usd", "actual_cost_usd", "last_active")
 API_FIELDS = (*TEXT_FIELDS, *INT_FIELDS, *FLOAT_FIELDS)
 
@@ -32,10 +36,13 @@ def columns(row: dict, previous: dict | None = None) -> dict:
     for name, limit in TEXT_FIELDS.items():
         if name in row:
             value = row[name]
-            merged[name] = value[:limit] if isinstance(value, str) else ""
+            # PostgreSQL text cannot hold NUL; SQLite would keep it.
+            merged[name] = value.replace("\x00", "")[:limit] if isinstance(value, str) else ""
     for name in INT_FIELDS:
         if name in row:
-            merged[name] = _int(row[name])
+            number = _int(row[name])
+            limit = _INT_RANGE.get(name, 2**63 - 1)
+            merged[name] = number if number is None or -limit <= number <= limit else None
     for name in FLOAT_FIELDS:
         if name in row:
             merged[name] = _float(row[name])

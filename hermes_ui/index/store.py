@@ -12,11 +12,13 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import rows as r
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.lineage.classify import kinds_of
 
+ID_MAX_LENGTH = IndexedSession._meta.get_field("session_id").max_length
 _COPY = (*r.API_FIELDS, "order_key", "digest")
 _UPDATED = (*_COPY, "listed", "vanished_at", "changed_gen", "former_parent_id", "last_seen_at")
 
@@ -42,8 +44,14 @@ class Counts:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+def storable_id(value) -> bool:
+    """An id the ``session_id`` column can hold on every database (PostgreSQL
+    enforces its length and refuses NUL; SQLite would store anything)."""
+    return isinstance(value, str) and 0 < len(value) <= ID_MAX_LENGTH and "\x00" not in value
+
+
 def upsert(
-    endpoint_id: str, api_rows: list[dict], gen: int, *, listed: bool | None, touch: bool = True
+    ep: Endpoint, api_rows: list[dict], gen: int, *, listed: bool | None, touch: bool = True
 ) -> Counts:
     """Add or update rows; ``listed`` None keeps what the index knew.
 
@@ -52,20 +60,20 @@ def upsert(
     session then never waits for SQLite's write lock.
     """
     counts = Counts()
-    valid = {row["id"]: row for row in api_rows if isinstance(row.get("id"), str)}
+    valid = {row["id"]: row for row in api_rows if storable_id(row.get("id"))}
     if not valid:
         return counts
     now = timezone.now()
     existing = {
         o.session_id: o
-        for o in IndexedSession.objects.filter(endpoint=endpoint_id, session_id__in=list(valid))
+        for o in IndexedSession.objects.filter(**ep.scope(), session_id__in=list(valid))
     }
     create, update, unchanged = [], [], []
     for session_id, row in valid.items():
         old = existing.get(session_id)
         if old is None:
             create.append(IndexedSession(
-                endpoint=endpoint_id, session_id=session_id, **r.columns(row),
+                **ep.scope(), session_id=session_id, **r.columns(row),
                 listed=listed is not False, first_seen_at=now, last_seen_at=now, changed_gen=gen,
             ))  # fmt: skip
             counts.added += 1
@@ -104,16 +112,16 @@ def upsert(
     return counts
 
 
-def vanish(endpoint_id: str, session_ids: list[str], gen: int) -> int:
+def vanish(ep: Endpoint, session_ids: list[str], gen: int) -> int:
     with transaction.atomic():
         return IndexedSession.objects.filter(
-            endpoint=endpoint_id, session_id__in=session_ids, vanished_at__isnull=True
+            **ep.scope(), session_id__in=session_ids, vanished_at__isnull=True
         ).update(vanished_at=timezone.now(), changed_gen=gen)
 
 
-def set_visible(endpoint_id: str, shown: dict[str, str], tips: dict[str, str], gen: int) -> int:
+def set_visible(ep: Endpoint, shown: dict[str, str], tips: dict[str, str], gen: int) -> int:
     """Mark ``shown`` (visible id -> id it is listed as) visible; note tips' roots."""
-    present = IndexedSession.objects.filter(endpoint=endpoint_id)
+    present = IndexedSession.objects.filter(**ep.scope())
     changed = 0
     with transaction.atomic():
         as_itself = [sid for sid, listed_as in shown.items() if sid == listed_as]
@@ -139,12 +147,12 @@ def set_visible(endpoint_id: str, shown: dict[str, str], tips: dict[str, str], g
     return changed
 
 
-def hide_unseen(endpoint_id: str, seen_visible: set[str], gen: int) -> int:
+def hide_unseen(ep: Endpoint, seen_visible: set[str], gen: int) -> int:
     """After a complete pass over the default list: everything else is hidden."""
     stale = [
         session_id
         for session_id in IndexedSession.objects.filter(
-            endpoint=endpoint_id, visible_in_default_list=True
+            **ep.scope(), visible_in_default_list=True
         ).values_list("session_id", flat=True)
         if session_id not in seen_visible
     ]
@@ -152,7 +160,7 @@ def hide_unseen(endpoint_id: str, seen_visible: set[str], gen: int) -> int:
     for start in range(0, len(stale), 500):
         with transaction.atomic():
             changed += IndexedSession.objects.filter(
-                endpoint=endpoint_id, session_id__in=stale[start : start + 500]
+                **ep.scope(), session_id__in=stale[start : start + 500]
             ).update(visible_in_default_list=False, default_list_id="", changed_gen=gen)
     return changed
 
@@ -162,13 +170,13 @@ _DERIVE_FIELDS = ("pk", "session_id", "parent_session_id", "end_reason", "ended_
                   "child_count")  # fmt: skip
 
 
-def derive(endpoint_id: str, gen: int, only: set[str] | None = None) -> int:
+def derive(ep: Endpoint, gen: int, only: set[str] | None = None) -> int:
     """Recompute kinds and child counts; ``only``: just around these ids.
 
     A row's kind depends on its parent, so ``only`` covers the given rows,
     their parents and their children (current and former).
     """
-    present = IndexedSession.objects.filter(endpoint=endpoint_id, vanished_at__isnull=True)
+    present = IndexedSession.objects.filter(**ep.scope(), vanished_at__isnull=True)
     if only is None:
         rows = list(present.values(*_DERIVE_FIELDS))
         targets = {row["session_id"] for row in rows}
@@ -196,9 +204,7 @@ def derive(endpoint_id: str, gen: int, only: set[str] | None = None) -> int:
          "end_reason": row["end_reason"] or None}
         for row in rows
     ]  # fmt: skip
-    kinds = kinds_of(
-        api_rows, forked_ids=forked_child_ids(endpoint_id), known_gone=formers - still_there
-    )
+    kinds = kinds_of(api_rows, forked_ids=forked_child_ids(ep), known_gone=formers - still_there)
     counts = dict(
         present.filter(parent_session_id__in=targets)
         .values("parent_session_id")

@@ -7,6 +7,14 @@ not see as possibly deleted: each is confirmed with ``session_get`` before it
 is marked vanished, because offset paging over a moving activity order can
 skip a row that moved while the sweep ran.
 
+A sweep that cannot find more than half of the indexed rows does not confirm
+them one GET at a time (300 a sweep: hours for a large index): the index
+belonged to another database (an endpoint id re-pointed, a restored backup),
+so every row the sweep did not see is dropped and the index is rebuilt from
+what it did see. An endpoint's identity is its id *and* its base URL (see
+``Endpoint.fingerprint``); when the URL behind an id changes, ``state_for``
+notices, logs it, drops the old server's rows and starts a fresh index.
+
 An *incremental* refresh relies on that order (most recent activity first):
 anything that gained a message or was created sorts to the top, so it pages
 until a whole page brings nothing new or changed and stops there. With
@@ -31,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -47,7 +56,7 @@ PAGE = 200
 LEASE = timedelta(minutes=5)  # a sync that stopped heart-beating this long is dead
 MAX_CONFIRM = 300  # possibly-deleted rows confirmed by GET per sweep
 MAX_DANGLING = 20  # unlisted parents fetched by id per sync
-_missing_parents: dict[tuple[str, str], float] = {}
+_missing_parents: dict[tuple[str, str, str], float] = {}
 
 
 @dataclass
@@ -61,6 +70,7 @@ class Report:
     duplicates: int = 0
     counts: store.Counts = field(default_factory=store.Counts)
     unconfirmed: int = 0
+    rebuilt: int = 0  # rows dropped because the index was another database's
     seconds: float = 0.0
     skipped: str = ""
     error_code: str = ""
@@ -81,11 +91,40 @@ class Report:
             f"{c.vanished} vanished, {c.reappeared} back, {c.visibility} visibility, "
             f"{c.kinds} kinds"
         )
+        if self.rebuilt:
+            text += f"; rebuilt: {self.rebuilt} rows of another database dropped"
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
 
 
-def state_for(endpoint_id: str) -> IndexSyncState:
-    return IndexSyncState.objects.get_or_create(endpoint=endpoint_id)[0]
+def state_for(endpoint: Endpoint) -> IndexSyncState:
+    """The index state of this endpoint identity; the first use of a new one replaces the old."""
+    state, created = IndexSyncState.objects.get_or_create(
+        **endpoint.scope(), defaults={"base_url": endpoint.public_url}
+    )
+    if created:
+        _replace_older(endpoint, state)
+    return state
+
+
+def _replace_older(endpoint: Endpoint, state: IndexSyncState) -> None:
+    """The URL behind ``endpoint.id`` changed: drop the old server's index, say so."""
+    older = list(
+        IndexSyncState.objects.filter(endpoint=endpoint.id).exclude(pk=state.pk).order_by("pk")
+    )
+    if not older:
+        return
+    previous = older[-1].base_url or "(not recorded)"
+    # URLs without credentials (``public_url``), never the key.
+    log.warning(
+        "index endpoint=%s now points at %s instead of %s: another Hermes database; "
+        "its index is dropped and a fresh one starts", endpoint.id, endpoint.public_url, previous,
+    )  # fmt: skip
+    IndexedSession.objects.filter(endpoint=endpoint.id).exclude(
+        endpoint_fp=endpoint.fingerprint
+    ).delete()
+    IndexSyncState.objects.filter(pk__in=[o.pk for o in older]).delete()
+    state.replaced_url, state.replaced_at = previous, timezone.now()
+    state.save(update_fields=["replaced_url", "replaced_at"])
 
 
 def due_full(state: IndexSyncState) -> bool:
@@ -100,17 +139,17 @@ def sync(endpoint: Endpoint, *, full: bool | None = None, leased: bool = False) 
 
     ``leased``: the caller already holds the lease (see ``acquire``).
     """
-    state = state_for(endpoint.id)
+    state = state_for(endpoint)
     full = due_full(state) if full is None else full
     report = Report(endpoint.id, full)
-    if not leased and not acquire(endpoint.id, full):
+    if not leased and not acquire(endpoint, full):
         report.skipped = "another sync of this endpoint is running"
         return report
     started = time.perf_counter()
     try:
-        run = _Run(endpoint, state_for(endpoint.id), report)
+        run = _Run(endpoint, state_for(endpoint), report)
     except BaseException:
-        IndexSyncState.objects.filter(endpoint=endpoint.id).update(running_since=None)
+        IndexSyncState.objects.filter(**endpoint.scope()).update(running_since=None)
         raise
     try:
         run.execute()
@@ -135,12 +174,12 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
     page load. A 404 marks the row vanished (and re-reads its children)
     before the caller's own read reports it; other Hermes errors propagate.
     """
-    state = state_for(endpoint.id)
-    mark = touched.pending(endpoint.id, state.last_audit_id, state.last_fork_id)
+    state = state_for(endpoint)
+    mark = touched.pending(endpoint, state.last_audit_id, state.last_fork_id)
     fold = len(mark.session_ids) <= INLINE_PENDING
     ids = [session_id, *(mark.session_ids if fold else [])]
     gen = state.generation + 1
-    counts, read = touched.refresh(client_for(endpoint), endpoint.id, ids, gen)
+    counts, read = touched.refresh(client_for(endpoint), endpoint, ids, gen)
     update = {}
     advanced = (mark.audit_mark, mark.fork_mark) != (state.last_audit_id, state.last_fork_id)
     if fold and advanced:
@@ -148,7 +187,7 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
                       last_fork_id=Greatest("last_fork_id", Value(mark.fork_mark)))  # fmt: skip
     if counts.any or (fold and advanced):
         # A fork recorded after its child was indexed changes only its kind.
-        counts.kinds += store.derive(endpoint.id, gen, only=read)
+        counts.kinds += store.derive(endpoint, gen, only=read)
     if counts.any:
         update["generation"] = Greatest("generation", Value(gen))
     if update:
@@ -156,14 +195,14 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
     return counts
 
 
-def acquire(endpoint_id: str, full: bool) -> bool:
+def acquire(endpoint: Endpoint, full: bool) -> bool:
     """Take the endpoint's sync lease; False when a live sync holds it."""
-    state_for(endpoint_id)
+    state_for(endpoint)
     now = timezone.now()
     free = Q(running_since__isnull=True) | Q(running_since__lt=now - LEASE)
     progress = {"phase": "starting", "pages": 0, "rows": 0}
     return bool(
-        IndexSyncState.objects.filter(free, endpoint=endpoint_id).update(
+        IndexSyncState.objects.filter(free, **endpoint.scope()).update(
             running_since=now, running_full=full, progress=progress
         )
     )
@@ -177,7 +216,7 @@ class _Run:
         self.seen: set[str] = set()
         self.changed_pages = 0
         # Dashboard actions up to now are covered by this run; later ones wait.
-        self.pending = touched.pending(endpoint.id, state.last_audit_id, state.last_fork_id)
+        self.pending = touched.pending(endpoint, state.last_audit_id, state.last_fork_id)
         self.completed = False
 
     def execute(self) -> None:
@@ -192,11 +231,11 @@ class _Run:
         self._fetch_dangling_parents()
         if self.report.counts.any:
             self._progress("kinds")
-            self.report.counts.kinds += store.derive(self.endpoint.id, self.gen)
+            self.report.counts.kinds += store.derive(self.endpoint, self.gen)
         elif self.pending.session_ids:
             # A fork recorded after its child was indexed changes only its kind.
             pending = set(self.pending.session_ids)
-            self.report.counts.kinds += store.derive(self.endpoint.id, self.gen, only=pending)
+            self.report.counts.kinds += store.derive(self.endpoint, self.gen, only=pending)
         self.completed = True
 
     # -- phases ------------------------------------------------------------
@@ -240,7 +279,7 @@ class _Run:
                 self.seen.add(session_id)
                 fresh.append(row)
             self.report.rows_seen += len(fresh)
-            counts = store.upsert(self.endpoint.id, fresh, self.gen, listed=True)
+            counts = store.upsert(self.endpoint, fresh, self.gen, listed=True)
             self.report.counts.add(counts)
             if counts.any:
                 self.changed_pages += 1
@@ -262,13 +301,13 @@ class _Run:
                 if visible_id != row["id"]:
                     tips[row["id"]] = visible_id
             seen_visible.update(shown)
-            changed = store.set_visible(self.endpoint.id, shown, tips, self.gen)
+            changed = store.set_visible(self.endpoint, shown, tips, self.gen)
             self.report.counts.visibility += changed
             if not self.report.full and not changed and pages >= self.changed_pages:
                 return
         if self.report.full:
             self.report.counts.visibility += store.hide_unseen(
-                self.endpoint.id, seen_visible, self.gen
+                self.endpoint, seen_visible, self.gen
             )
 
     def _refresh(self, session_ids: list[str], *, listed=None) -> None:
@@ -276,46 +315,70 @@ class _Run:
             return
         self._progress("dashboard changes")
         counts, read = touched.refresh(
-            self.client, self.endpoint.id, session_ids, self.gen, listed=listed
+            self.client, self.endpoint, session_ids, self.gen, listed=listed
         )
         self.report.counts.add(counts)
         self.report.get_calls += len(read)
 
     def _confirm_unseen(self) -> None:
-        unseen = [
-            session_id
-            for session_id in IndexedSession.objects.filter(
-                endpoint=self.endpoint.id, vanished_at__isnull=True
+        indexed = list(
+            IndexedSession.objects.filter(
+                **self.endpoint.scope(), vanished_at__isnull=True
             ).values_list("session_id", flat=True)
-            if session_id not in self.seen
-        ]
+        )
+        unseen = [session_id for session_id in indexed if session_id not in self.seen]
+        if len(unseen) * 2 > len(indexed):
+            self._rebuild(len(unseen), len(indexed))
+            return
         self.report.unconfirmed = max(0, len(unseen) - MAX_CONFIRM)
         # Not in the administrative list: deleted, archived, or skipped by a
         # row that moved mid-sweep. Only a 404 proves the first.
         self._refresh(unseen[:MAX_CONFIRM], listed=False)
 
+    def _rebuild(self, unseen: int, indexed: int) -> None:
+        """Most indexed rows are not on this Hermes: the index was another database's.
+
+        Every row this sweep did not see goes (deleted ones' tombstones too);
+        what the sweep saw is already written, so that is the rebuilt index.
+        Archived parents come back through ``_fetch_dangling_parents``.
+        """
+        self._progress("rebuilding")
+        log.warning(
+            "index endpoint=%s: %d of %d indexed sessions are not in the list; the index "
+            "belonged to another database and is rebuilt", self.endpoint.id, unseen, indexed,
+        )  # fmt: skip
+        rows = IndexedSession.objects.filter(**self.endpoint.scope())
+        stale = [sid for sid in rows.values_list("session_id", flat=True) if sid not in self.seen]
+        for start in range(0, len(stale), 500):
+            with transaction.atomic():
+                self.report.rebuilt += rows.filter(
+                    session_id__in=stale[start : start + 500]
+                ).delete()[0]
+        self.report.counts.vanished += unseen
+
     def _fetch_dangling_parents(self) -> None:
         """Parents that are not listed (archived ones) are read by id, once."""
-        known = IndexedSession.objects.filter(endpoint=self.endpoint.id).values("session_id")
+        scope = self.endpoint.scope()
+        known = IndexedSession.objects.filter(**scope).values("session_id")
         dangling = list(
-            IndexedSession.objects.filter(endpoint=self.endpoint.id, vanished_at__isnull=True)
+            IndexedSession.objects.filter(**scope, vanished_at__isnull=True)
             .exclude(parent_session_id="")
             .exclude(parent_session_id__in=known)
             .values_list("parent_session_id", flat=True)
             .distinct()[: MAX_DANGLING * 5]
         )
         now = time.monotonic()
-        wanted = [
-            p for p in dangling if now - _missing_parents.get((self.endpoint.id, p), -1e9) > 3600
-        ][:MAX_DANGLING]
+        key = (self.endpoint.id, self.endpoint.fingerprint)
+        wanted = [p for p in dangling if now - _missing_parents.get((*key, p), -1e9) > 3600]
+        wanted = wanted[:MAX_DANGLING]
         for parent_id in wanted:
             self.report.get_calls += 1
             try:
-                row = self.client.get_session(parent_id)
+                row = self.client.get_session(parent_id).as_row()
             except (e.NotFound, e.InvalidInput):
-                _missing_parents[(self.endpoint.id, parent_id)] = now
+                _missing_parents[(*key, parent_id)] = now
                 continue
-            self.report.counts.add(store.upsert(self.endpoint.id, [row], self.gen, listed=False))
+            self.report.counts.add(store.upsert(self.endpoint, [row], self.gen, listed=False))
 
     # -- bookkeeping ---------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_ui.audit.models import AuditEvent
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.index import store
 from hermes_ui.index.models import IndexedSession, KnownFork
@@ -30,11 +31,11 @@ class Pending:
     fork_mark: int
 
 
-def pending(endpoint_id: str, audit_mark: int, fork_mark: int) -> Pending:
+def pending(ep: Endpoint, audit_mark: int, fork_mark: int) -> Pending:
     """Ids the dashboard acted on after the given watermarks, oldest first."""
     found: dict[str, None] = {}
     events = list(
-        AuditEvent.objects.filter(endpoint=endpoint_id, pk__gt=audit_mark)
+        AuditEvent.objects.filter(**ep.scope(), pk__gt=audit_mark)
         .order_by("pk")
         .values_list("pk", "session_id", "evidence")[:BATCH]
     )
@@ -43,7 +44,7 @@ def pending(endpoint_id: str, audit_mark: int, fork_mark: int) -> Pending:
             if isinstance(value, str) and value:
                 found[value] = None
     forks = list(
-        KnownFork.objects.filter(endpoint=endpoint_id, pk__gt=fork_mark)
+        KnownFork.objects.filter(**ep.scope(), pk__gt=fork_mark)
         .order_by("pk")
         .values_list("pk", "parent_id", "child_id")[:BATCH]
     )
@@ -63,7 +64,7 @@ def _evidence_ids(evidence) -> list:
     return [evidence.get(key) for key in _ID_KEYS]
 
 
-def refresh(client, endpoint_id: str, session_ids: list[str], gen: int, *, listed=None):
+def refresh(client, ep: Endpoint, session_ids: list[str], gen: int, *, listed=None):
     """Re-read ``session_ids``; a 404 vanishes the row and re-reads its descendants.
 
     Returns ``(counts, ids re-read)``. Read failures other than "not found" propagate:
@@ -78,19 +79,19 @@ def refresh(client, endpoint_id: str, session_ids: list[str], gen: int, *, liste
         for session_id in batch:
             seen.add(session_id)
             try:
-                found.append(client.get_session(session_id))
+                found.append(client.get_session(session_id).as_row())
             except e.NotFound:
                 gone.append(session_id)
             except e.InvalidInput:
                 continue  # an id the dashboard can never address; nothing to refresh
-        counts.add(store.upsert(endpoint_id, found, gen, listed=listed, touch=False))
+        counts.add(store.upsert(ep, found, gen, listed=listed, touch=False))
         if gone:
-            counts.vanished += store.vanish(endpoint_id, gone, gen)
+            counts.vanished += store.vanish(ep, gone, gen)
             # The provider deletes a session's delegates with it and clears the
             # parent of the rest: re-read every child the index knew.
             queue = list(
-                IndexedSession.objects.filter(
-                    endpoint=endpoint_id, parent_session_id__in=gone
-                ).values_list("session_id", flat=True)
+                IndexedSession.objects.filter(**ep.scope(), parent_session_id__in=gone).values_list(
+                    "session_id", flat=True
+                )
             )
     return counts, seen

@@ -21,15 +21,15 @@ PAGE_SIZE = 50
 def index_list(request, endpoint):
     ep = get_endpoint(endpoint)
     form = IndexQuery(request.GET)
-    fresh = freshness.of(ep.id)
+    fresh = freshness.of(ep)
     template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
-    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": queries.sources(ep.id)}
+    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": queries.sources(ep)}
     if not form.is_valid():
         return render(request, template, context, status=400)
     params = form.cleaned_data
     snapshot = params["snap"] if params["after"] else fresh.generation
     page = queries.search(
-        ep.id, snapshot=snapshot, q=params["q"], source=params["source"], kind=params["kind"],
+        ep, snapshot=snapshot, q=params["q"], source=params["source"], kind=params["kind"],
         state=params["state"], after=params["after"], limit=PAGE_SIZE,
     )  # fmt: skip
     filters = {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
@@ -68,7 +68,7 @@ def index_status(request, endpoint):
 
 
 def _status(request, ep):
-    fresh = freshness.of(ep.id)
+    fresh = freshness.of(ep)
     response = render(request, "lineage/_freshness.html", {"endpoint": ep, "fresh": fresh})
     if not fresh.running and request.GET.get("polling"):
         # The sync the page was waiting for is over: let its results reload.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from hermes_ui.hermes.session import is_closed
 from hermes_ui.lineage.classify import BRANCH, CONTINUATION, DELEGATE, LABELS, ORPHAN
 from hermes_ui.lineage.display import Display, Group, Node
 
@@ -72,7 +73,9 @@ def to_dot(
     *,
     url_for: Callable[[str], str],
     expand_url_for: Callable[[str], str],
+    preferred: frozenset[str] = frozenset(),
 ) -> str:
+    """``preferred``: ids a reviewer's verdict preferred; they carry a mark."""
     lines = [
         "digraph lineage {",
         '  graph [rankdir=LR, bgcolor="transparent", nodesep=0.22, ranksep=0.55,'
@@ -89,7 +92,7 @@ def to_dot(
         if isinstance(item, Group):
             lines.append(f"  {name} {_group_attrs(item, expand_url_for)};")
         else:
-            lines.append(f"  {name} {_node_attrs(item, url_for)};")
+            lines.append(f"  {name} {_node_attrs(item, url_for, item.id in preferred)};")
             stack.extend((child, name) for child in reversed(item.children))
         if parent_name is not None:
             lines.append(f"  {parent_name} -> {name} {_edge_attrs(item)};")
@@ -101,7 +104,7 @@ def _attrs(pairs: dict[str, str]) -> str:
     return "[" + ", ".join(f"{key}={value}" for key, value in pairs.items()) + "]"
 
 
-def _node_attrs(node: Node, url_for) -> str:
+def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
     if node.ghost:
         label = (
             '<<FONT POINT-SIZE="10"><I>deleted session</I></FONT><BR/>'
@@ -117,7 +120,7 @@ def _node_attrs(node: Node, url_for) -> str:
     row = node.row
     title = row.get("title")
     heading = f"<B>{label_text(title, TITLE_CHARS)}</B>" if title else "<I>untitled</I>"
-    closed = bool(row.get("ended_at") or row.get("end_reason"))
+    closed = is_closed(row)
     state = f"closed · {row.get('end_reason') or 'no reason'}" if closed else "open"
     facts = f"{row.get('source') or '?'} · {_count(row.get('message_count'))} msgs · {state}"
     parts = [
@@ -130,6 +133,8 @@ def _node_attrs(node: Node, url_for) -> str:
         badges.append("● this session")
     if node.tip:
         badges.append("▶ live tip: resume here")
+    if preferred:
+        badges.append("★ preferred by review")
     if badges:
         parts.append(f'<FONT POINT-SIZE="10"><B>{label_text(" · ".join(badges))}</B></FONT>')
     attrs = {
@@ -145,7 +150,8 @@ def _node_attrs(node: Node, url_for) -> str:
     if node.tip:
         attrs.update(color=f'"{TIP_LINE}"', penwidth="3")
     # SVG classes, so the page can scroll the current session into view.
-    marks = [name for name, on in (("current", node.current), ("tip", node.tip)) if on]
+    marks = [name for name, on in (("current", node.current), ("tip", node.tip),
+                                   ("preferred", preferred)) if on]  # fmt: skip
     if marks:
         attrs["class"] = f'"{" ".join(marks)}"'
     return _attrs(attrs)

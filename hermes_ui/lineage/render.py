@@ -2,8 +2,11 @@
 
 The DOT source is a pure function of the lineage's content (rows, kinds,
 current session, tip, folded groups, links), so its SHA-256 is the cache
-key: an unchanged lineage is served from memory (or from ``cache_dir``,
-which survives restarts and is shared by processes) without running ``dot``.
+key: an unchanged lineage is served from Django's ``lineage`` cache (process
+memory by default, Redis with ``REDIS_URL``, shared by every worker) or from
+``cache_dir`` without running ``dot``. The disk copy stays as a second tier:
+it survives a restart of the embedded setup, where the cache is in memory,
+and an eviction from Redis costs a file read instead of a Graphviz run.
 
 The SVG is inlined into pages so its links work, which makes it markup the
 dashboard vouches for. ``checked_svg`` therefore parses every rendering and
@@ -21,13 +24,13 @@ import subprocess
 import tempfile
 import threading
 import xml.etree.ElementTree as ET
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-MEMORY_ENTRIES = 32
+from django.core.cache import caches
+
 DISK_ENTRIES = 500
-_memory: OrderedDict[str, str] = OrderedDict()
+CACHE_ALIAS = "lineage"
 _lock = threading.Lock()
 runs = 0  # times ``dot`` actually ran in this process (tests and the benchmark read it)
 
@@ -114,6 +117,9 @@ def checked_svg(raw: str) -> str:
         for name, value in element.attrib.items():
             if name.lower().startswith("on") or "javascript:" in value.lower():
                 raise UnsafeSvg("script attribute")
+            if name.lower() == "style":
+                # The Content-Security-Policy (style-src 'self') blocks inline styles.
+                raise UnsafeSvg("inline style")
             if name in (_XLINK_HREF, "href") and not value.startswith("/"):
                 raise UnsafeSvg("foreign link")
             if "//" in value and name in (_XLINK_HREF, "href"):
@@ -122,11 +128,9 @@ def checked_svg(raw: str) -> str:
 
 
 def _cached(digest: str, cache_dir: Path | None) -> str | None:
-    with _lock:
-        svg = _memory.get(digest)
-        if svg is not None:
-            _memory.move_to_end(digest)
-            return svg
+    svg = caches[CACHE_ALIAS].get(digest)
+    if svg is not None:
+        return svg
     if cache_dir is None:
         return None
     try:
@@ -138,11 +142,7 @@ def _cached(digest: str, cache_dir: Path | None) -> str | None:
 
 
 def _remember(digest: str, svg: str) -> None:
-    with _lock:
-        _memory[digest] = svg
-        _memory.move_to_end(digest)
-        while len(_memory) > MEMORY_ENTRIES:
-            _memory.popitem(last=False)
+    caches[CACHE_ALIAS].set(digest, svg)
 
 
 def _store(digest: str, svg: str, cache_dir: Path | None) -> None:
@@ -160,9 +160,12 @@ def _store(digest: str, svg: str, cache_dir: Path | None) -> None:
         for old in files[:-DISK_ENTRIES]:
             old.unlink(missing_ok=True)
     except OSError:
-        pass  # the disk cache is an optimisation; memory still holds it
+        pass  # the disk cache is an optimisation; the cache still holds it
 
 
 def clear_memory() -> None:
-    with _lock:
-        _memory.clear()
+    """Forget every cached drawing (tests and benchmarks: "a new process").
+
+    With Redis this empties the whole Redis database the cache uses.
+    """
+    caches[CACHE_ALIAS].clear()

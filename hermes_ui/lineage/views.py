@@ -5,6 +5,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.compare import verdicts
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
@@ -45,7 +46,8 @@ def lineage_panel(request, endpoint, session_id):
 def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, panel=False):
     try:
         check_path_id(session_id)
-        shown = picture.for_session(ep, session_id, expanded=expanded, budget=budget, draw=draw)
+        shown = picture.for_session(ep, session_id, expanded=expanded, budget=budget, draw=draw,
+                                    preferred=verdicts.preferred_ids(ep))  # fmt: skip
     except IdError as exc:
         response = render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
                           status=400)  # fmt: skip
@@ -53,8 +55,11 @@ def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, pa
     except HermesError as error:
         if panel and request.htmx:
             # The panel is one region of a page that did load: it shows the
-            # failure in place. htmx only swaps 2xx answers, hence the 200.
-            return None, render(request, "lineage/_panel_error.html", error_context(error, ep))
+            # failure in place, with the status of the failure.
+            context = error_context(error, ep)
+            return None, render(
+                request, "lineage/_panel_error.html", context, status=context["error_status"]
+            )
         return None, error_page(request, error, ep)
     return {
         "endpoint": ep,
@@ -63,7 +68,7 @@ def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, pa
         # Our own Graphviz output, checked element by element before caching
         # (render.checked_svg); every label inside it was escaped for DOT.
         "svg": mark_safe(shown.svg) if shown.svg else None,  # noqa: S308
-        "fresh": freshness.of(ep.id),
+        "fresh": freshness.of(ep),
         "session_url": links.session_url(ep.id, session_id),
         "tip_url": links.session_url(ep.id, shown.tip_id),
         "page_url": picture.lineage_url(ep.id, session_id),

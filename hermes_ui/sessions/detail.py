@@ -15,7 +15,8 @@ from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
 
 # A long transcript is fetched once for the page and its "load more" chunks.
-# The cache lives in this process's memory only and is short-lived.
+# Django's cache holds it briefly: process memory by default, Redis (shared by
+# every worker) with REDIS_URL.
 _MESSAGES_TTL = 120
 
 
@@ -48,7 +49,7 @@ def session_detail(request, endpoint, session_id):
                       status=400)  # fmt: skip
     except HermesError as error:
         return error_page(request, error, ep)
-    cache.set(_cache_key(ep.id, session_id), messages, _MESSAGES_TTL)
+    cache.set(transcript_cache_key(ep.id, session_id), messages, _MESSAGES_TTL)
     rows = messages["data"]
     chunk, next_after = transcript.page_after(rows, None, settings.HERMES_MESSAGES_PAGE_SIZE)
     resolved_id = messages["session_id"]
@@ -59,9 +60,7 @@ def session_detail(request, endpoint, session_id):
         "resolved_id": resolved_id,
         "resolved_differs": resolved_id != session_id,
         "tip_url": links.session_url(ep.id, resolved_id),
-        "parent_url": links.session_url(ep.id, session["parent_session_id"])
-        if session.get("parent_session_id")
-        else None,
+        "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
         "message_total": len(rows),
         "transcript": transcript.build(chunk),
         "next_url": _next_url(ep.id, session_id, next_after),
@@ -80,7 +79,7 @@ def session_messages(request, endpoint, session_id):
                       {"endpoint": ep, "reason": "The 'after' value must be a message id."},
                       status=400)  # fmt: skip
     after = query.cleaned_data["after"]
-    key = _cache_key(ep.id, session_id)
+    key = transcript_cache_key(ep.id, session_id)
     messages = cache.get(key)
     if messages is None:
         try:
@@ -110,7 +109,8 @@ def session_messages(request, endpoint, session_id):
     return render(request, template, context)
 
 
-def _cache_key(endpoint_id: str, session_id: str) -> str:
+def transcript_cache_key(endpoint_id: str, session_id: str) -> str:
+    """The cache key of a session's transcript (``deletion.erasure`` drops it too)."""
     import hashlib
 
     digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import HermesError, client_for, is_closed
 from hermes_ui.lineage.classify import LABELS, edge_kind
 from hermes_ui.sessions.forms import ListQuery
 from hermes_ui.sessions.models import SeenSource
@@ -95,7 +95,7 @@ class ListRow:
 
     @property
     def closed(self) -> bool:
-        return bool(self.s.get("ended_at") or self.s.get("end_reason"))
+        return is_closed(self.s)
 
 
 def _label_kinds(client, rows: list[ListRow]) -> None:
@@ -106,7 +106,7 @@ def _label_kinds(client, rows: list[ListRow]) -> None:
         parent = by_id.get(parent_id) if parent_id else None
         if parent_id and parent is None:
             try:
-                parent = by_id[parent_id] = client.get_session(parent_id)
+                parent = by_id[parent_id] = client.get_session(parent_id).as_row()
             except HermesError:
                 parent = None
         row.kind = edge_kind(row.s, parent)

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,", re.IGNORECASE)
+# Only web links become anchors: any other scheme (``javascript:``, ``vbscript:``,
+# ``file:``, other ``data:`` types) is provider text and is shown as text.
+_WEB_LINK = re.compile(r"https?://\S+", re.IGNORECASE)
 
 
 def anchor(prefix: str, value: Any) -> str:
@@ -25,6 +28,7 @@ class Part:
     text: str = ""
     url: str = ""
     inline_image: bool = False
+    linkable: bool = False
 
 
 @dataclass
@@ -83,7 +87,14 @@ def content_parts(content: Any) -> list[Part]:
                 if isinstance(url, dict):
                     url = url.get("url")
                 url = str(url or "")
-                parts.append(Part("image", url=url, inline_image=bool(_DATA_IMAGE.match(url))))
+                parts.append(
+                    Part(
+                        "image",
+                        url=url,
+                        inline_image=bool(_DATA_IMAGE.match(url)),
+                        linkable=bool(_WEB_LINK.fullmatch(url)),
+                    )
+                )
             else:
                 parts.append(Part("other", text=pretty_json(item)))
         return parts

@@ -4,15 +4,28 @@ from django.contrib.auth.decorators import login_not_required
 from django.shortcuts import render
 
 
+def whole_page(request, response):
+    """An error page answering an htmx request takes the main area, as it would without JS.
+
+    htmx swaps error answers (``responseHandling`` in base.html); a whole page
+    swapped into a region would nest a second top bar inside it.
+    """
+    if getattr(request, "htmx", False):
+        response["HX-Retarget"] = "#main"
+        response["HX-Reselect"] = "#main"
+        response["HX-Reswap"] = "outerHTML"
+    return response
+
+
 def forbidden(request, exception=None):
     reason = str(exception) if exception and str(exception).startswith("This needs") else ""
-    return render(request, "errors/403.html", {"reason": reason}, status=403)
+    return whole_page(request, render(request, "errors/403.html", {"reason": reason}, status=403))
 
 
 @login_not_required
 def not_found(request, exception=None):
     reason = str(exception) if exception and str(exception).startswith("No Hermes") else ""
-    return render(request, "errors/404.html", {"reason": reason}, status=404)
+    return whole_page(request, render(request, "errors/404.html", {"reason": reason}, status=404))
 
 
 @login_not_required

@@ -3,6 +3,7 @@
 from django.shortcuts import render
 
 from hermes_ui.hermes import errors as e
+from hermes_ui.web.errors import whole_page
 
 # The status the dashboard answers with when a Hermes read fails.
 _STATUS = {
@@ -50,4 +51,4 @@ def error_page(request, error: e.HermesError, endpoint=None, template="hermes_er
     response = render(request, template, context, status=context["error_status"])
     if error.code in {"rate_limited", "session_db_unavailable"}:
         response["Retry-After"] = "5"
-    return response
+    return whole_page(request, response)

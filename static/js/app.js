@@ -27,4 +27,12 @@
     }
   });
   document.addEventListener("htmx:afterSwap", function () { current = -1; });
+  // Regions marked data-poll-visible poll only while the tab is visible. A filter
+  // in hx-trigger would do this with eval, which the Content-Security-Policy forbids.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const elt = event.detail.elt;
+    if (elt && elt.matches && elt.matches("[data-poll-visible]") && document.visibilityState !== "visible") {
+      event.preventDefault();
+    }
+  });
 })();

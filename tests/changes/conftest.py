@@ -6,10 +6,10 @@ import secrets
 import httpx
 import pytest
 
-from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
 from tests.conftest import endpoint_for
+from tests.peers import running_peer, unreachable_url
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
 
@@ -25,6 +25,11 @@ def form_key(html: str) -> str:
     return match.group(1)
 
 
+def submit_buttons(html: str) -> list[str]:
+    """The labels of the submit buttons in ``html``."""
+    return re.findall(r'<button type="submit"[^>]*>([^<]*)</button>', html)
+
+
 @pytest.fixture(scope="package")
 def changes_peer(tmp_path_factory):
     """A real peer of this area's own (no seed needed: every test makes its sessions).
@@ -33,13 +38,8 @@ def changes_peer(tmp_path_factory):
     an API-forked parent follows the child), which checks of other areas
     over the whole shared database would otherwise trip over.
     """
-    peer = Peer(
-        PeerConfig(home=tmp_path_factory.mktemp("changes-peer"), peer_python=ensure_peer_venv())
-    )
-    peer.start()
-    peer.wait_healthy(60)
-    yield peer
-    peer.stop()
+    with running_peer(tmp_path_factory.mktemp("changes-peer")) as peer:
+        yield peer
 
 
 @pytest.fixture
@@ -50,11 +50,10 @@ def peer_endpoint(settings, changes_peer):
 @pytest.fixture(scope="package")
 def dashboard(tmp_path_factory, changes_peer):
     """The real app under uvicorn, in front of this area's peer and of one nobody answers."""
-    from devtools.peer.launcher import free_port
     from tests.browser import DashboardServer
 
     dead = {
-        "HERMES_EXTRA_ENDPOINTS": f"dead=http://127.0.0.1:{free_port()}",
+        "HERMES_EXTRA_ENDPOINTS": f"dead={unreachable_url()}",
         "HERMES_API_KEY_DEAD": "d" * 24,
         "HERMES_READ_RETRIES": "0",
     }
@@ -76,13 +75,14 @@ def peer(peer_endpoint):
 def make_session(
     client: HermesClient, *, title: str | None = None, chat: str | None = None, **fields
 ) -> dict:
+    """A new session on the peer, as the API row (a plain dict)."""
     session_id = fields.pop("session_id", None) or unique("src")
     row = client.create_session(
         idempotency_key=mint_key(), session_id=session_id, title=title, **fields
     )
     if chat:
         client.chat(session_id, message=chat)
-    return row
+    return row.as_row()
 
 
 class Faults:

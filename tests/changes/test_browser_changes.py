@@ -5,7 +5,7 @@ import pytest
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot
+from tests.browser import log_in, screenshot, wait_for_js
 from tests.changes.conftest import make_session, unique
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
@@ -34,7 +34,7 @@ def test_rename_inline_then_fork(page, dashboard, peer_client):
     assert page.locator("#session-title").inner_text() == new_title
     assert "/edit/" not in page.url  # it stayed on the session page
     screenshot(page, "changes-rename-inline-saved")
-    assert peer_client.get_session(parent["id"])["title"] == new_title
+    assert peer_client.get_session(parent["id"]).title == new_title
     # The same forms as a page of their own, for a browser without JavaScript.
     page.goto(dashboard.base_url + session_url("local", parent["id"], "session_edit"))
     assert page.locator("#close-form input[name=reason]").count() == 5
@@ -87,11 +87,28 @@ def test_create_and_the_audit_trail(page, dashboard):
     page.wait_for_selector("table.audit tbody tr")
     page.select_option("#f-cap", "session_create")
     page.wait_for_url("**capability=session_create**")
-    page.wait_for_function(
+    wait_for_js(
+        page,
         "[...document.querySelectorAll('table.audit tbody tr td:nth-child(3)')]"
-        ".every(td => td.textContent.trim() === 'session_create')"
+        ".every(td => td.textContent.trim() === 'session_create')",
     )
     screenshot(page, "changes-audit-trail")
+
+
+def test_a_taken_id_is_refused_in_place(page, dashboard, peer_client):
+    taken = make_session(peer_client, title=unique("Taken id"))
+    log_in(page, dashboard.base_url, "admin")
+    page.goto(dashboard.base_url + "/e/local/new/")
+    page.fill("#id_session_id", taken["id"])
+    with page.expect_response(lambda r: r.request.method == "POST") as refused:
+        page.click("#create-form button[type=submit]")
+    assert refused.value.status == 409  # Hermes' conflict, passed on and swapped in
+    banner = page.locator("#create-feedback .banner-error")
+    banner.wait_for()
+    assert "Open the existing session with that id" in banner.inner_text()
+    assert page.url.endswith("/e/local/new/") and page.locator("header.topbar").count() == 1
+    assert page.locator("#id_session_id").input_value() == taken["id"]  # as typed
+    screenshot(page, "changes-create-taken-id")
 
 
 def test_an_uncertain_create_offers_a_check_not_a_retry(page, dashboard):
@@ -102,7 +119,8 @@ def test_an_uncertain_create_offers_a_check_not_a_retry(page, dashboard):
     page.click("#create-form button[type=submit]")
     page.wait_for_selector("#check-link")
     assert page.locator("#outcome-h").inner_text() == "Outcome uncertain"
-    assert page.locator("#reconcile button").count() == 0
+    # The only button is the check (a POST that reads); there is no retry.
+    assert page.locator("#reconcile button").all_inner_texts() == ["Check what happened"]
     screenshot(page, "changes-uncertain-create")
     page.click("#check-link")
     page.wait_for_selector("#verdict")

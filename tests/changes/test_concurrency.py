@@ -42,7 +42,7 @@ def test_twenty_concurrent_submits_of_one_fork_form_make_one_fork(dashboard, cha
         outcomes = [http.get(a.headers["location"]).text for a in answers]
     children = children_of(peer, parent["id"])
     assert len(children) == 1  # the administrative list holds exactly one fork
-    child_id = children[0]["id"]
+    child_id = children[0].id
     for page in outcomes:
         assert f'href="{session_url("local", child_id)}"' in page
     assert sum('id="replay-note"' in page for page in outcomes) == SUBMITS - 1

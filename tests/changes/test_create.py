@@ -6,15 +6,14 @@ import time
 import httpx
 import pytest
 
-from devtools.peer.launcher import free_port
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.audit.redact import describe_text
 from hermes_ui.changes.reconcile import check_create
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, make_session, unique
+from tests.peers import unreachable
 
 pytestmark = pytest.mark.django_db
 NEW = "/e/local/new/"
@@ -52,7 +51,7 @@ def test_create_shows_the_safe_projection_never_the_prompt(login, peer, faults):
         "system_prompt": prompt,
     }
     row = peer.get_session(session_id)
-    assert row["title"] == title and row["has_system_prompt"] is True
+    assert row.title == title and row.has_system_prompt is True
     event = AuditEvent.objects.get(capability="session_create")
     assert event.session_id == session_id
     assert post.headers["Idempotency-Key"] == event.idempotency_key
@@ -69,7 +68,7 @@ def test_create_without_an_id_lets_hermes_generate_it(login, peer):
     assert event.session_id.startswith("api_")
     page = reviewer.get(answer["Location"]).content.decode()
     assert event.session_id in page and "has_system_prompt: false" in page
-    assert peer.get_session(event.session_id)["source"] == "api_server"
+    assert peer.get_session(event.session_id).source == "api_server"
 
 
 @pytest.mark.peer
@@ -182,9 +181,7 @@ def test_the_providers_own_500_is_uncertain_and_reconciled(peer):
 
 @pytest.mark.peer
 def test_unreachable_hermes_makes_a_create_uncertain(login, settings):
-    settings.HERMES_ENDPOINTS = {
-        "local": Endpoint("local", f"http://127.0.0.1:{free_port()}", "k" * 24)
-    }
+    unreachable(settings)
     reviewer = login("reviewer")
     answer = create(reviewer, session_id=unique("nowhere"))
     assert answer.status_code == 502
@@ -202,7 +199,7 @@ def test_check_finds_a_generated_session_by_its_title(peer):
     started = time.time()
     row = peer.create_session(idempotency_key=mint_key(), title=title)
     report = check_create(peer, {"title": describe_text(title), "attempted_at": started})
-    assert report.session["id"] == row["id"]
+    assert report.session.id == row.id
     assert report.verdict == "The session was created."
 
 

@@ -10,10 +10,11 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.audit.redact import describe_text
 from hermes_ui.changes.reconcile import children_of, messages_digest, reconcile_fork
+from hermes_ui.hermes import Session
 from hermes_ui.hermes import errors as e
 from hermes_ui.index.models import KnownFork
 from hermes_ui.web.links import session_url
-from tests.changes.conftest import form_key, make_session, unique
+from tests.changes.conftest import form_key, make_session, submit_buttons, unique
 
 pytestmark = pytest.mark.django_db
 
@@ -58,8 +59,8 @@ def test_fork_goes_to_the_child_side_by_side_with_its_parent(login, peer):
     assert "closed · branched" in page  # the parent now ends "branched"
     assert KnownFork.objects.filter(parent_id=parent["id"], child_id=child_id).exists()
     child = peer.get_session(child_id)
-    assert child["parent_session_id"] == parent["id"]
-    assert peer.get_session(parent["id"])["end_reason"] == "branched"
+    assert child.parent_id == parent["id"]
+    assert peer.get_session(parent["id"]).end_reason == "branched"
     copied = peer.get_messages(child_id)["data"]
     assert len(copied) == len(before) == 4  # user, tool call, tool result, answer
     assert messages_digest(copied) == messages_digest(before)
@@ -75,7 +76,7 @@ def test_fork_with_generated_id_and_title(login, peer):
     answer = fork(reviewer, parent["id"])
     child_id = AuditEvent.objects.get().evidence["child_id"]
     assert child_id.startswith("api_")
-    assert peer.get_session(child_id)["title"] == f"{parent['title']} #2"
+    assert peer.get_session(child_id).title == f"{parent['title']} #2"
     assert checks(reviewer.get(answer["Location"]).content.decode())["Title set"] == "yes"
 
 
@@ -102,7 +103,7 @@ def test_a_duplicate_title_fork_gets_the_reconcile_panel(login, peer):
     assert session_url("local", child_id, "session_edit") in page
     # The half-done child is remembered like any fork.
     assert KnownFork.objects.filter(parent_id=parent["id"], child_id=child_id).exists()
-    assert peer.get_session(child_id)["title"] is None
+    assert peer.get_session(child_id).title is None
     event = AuditEvent.objects.get()
     assert (event.outcome, event.http_status, event.error_code) == (
         "rejected",
@@ -121,7 +122,7 @@ def test_a_duplicate_title_with_a_generated_id_finds_the_child(login, peer):
     page = answer.content.decode()
     assert "(found among the parent&#x27;s children)" in page
     (child,) = children_of(peer, parent["id"])
-    assert KnownFork.objects.filter(child_id=child["id"]).exists()
+    assert KnownFork.objects.filter(child_id=child.id).exists()
     assert checks(page)["Title set"] == "no"
 
 
@@ -135,7 +136,7 @@ def test_an_existing_child_id_is_session_exists_and_nothing_changed(login, peer)
     assert checks(page) == {"Parent ended": "no", "Child created": "no"}
     assert "is not a fork of this parent" in page
     assert "safe to fork again" in page
-    assert peer.get_session(parent["id"])["end_reason"] is None
+    assert peer.get_session(parent["id"]).end_reason is None
     assert not KnownFork.objects.exists()
 
 
@@ -188,7 +189,7 @@ def test_fork_of_an_already_closed_parent_is_remembered(login, peer):
     page = reviewer.get(answer["Location"]).content.decode()
     child_id = AuditEvent.objects.get().evidence["child_id"]
     assert "already closed (resolved) before the fork" in page
-    assert peer.get_session(parent["id"])["end_reason"] == "resolved"  # the first reason stays
+    assert peer.get_session(parent["id"]).end_reason == "resolved"  # the first reason stays
     assert KnownFork.objects.filter(child_id=child_id).exists()
     listed = {row["id"] for row in peer.list_sessions(limit=200)["data"]}
     assert child_id not in listed  # hidden by the default list, yet findable
@@ -247,7 +248,8 @@ def test_a_fork_that_never_arrived_is_uncertain_and_says_nothing_happened(
     page = answer.content.decode()
     assert "Outcome uncertain" in page and "Check again" in page
     assert checks(page) == {"Parent ended": "no", "Child created": "no"}
-    assert 'type="submit"' not in page.split('id="reconcile"', 1)[1]
+    # The only button is "Check again" (a POST that reads and never repeats the fork).
+    assert submit_buttons(page.split('id="reconcile"', 1)[1]) == ["Check again"]
 
 
 def test_a_fork_of_a_missing_session_sends_nothing(login, recorder):
@@ -271,8 +273,10 @@ def test_reconcile_compares_the_recorded_title_fingerprint():
     class Reads:
         def get_session(self, session_id):
             if session_id == "p":
-                return {"id": "p", "ended_at": 1.0, "end_reason": "branched"}
-            return {"id": "c", "parent_session_id": "p", "title": "Wanted", "started_at": 10.0}
+                return Session.from_row({"id": "p", "ended_at": 1.0, "end_reason": "branched"})
+            return Session.from_row(
+                {"id": "c", "parent_session_id": "p", "title": "Wanted", "started_at": 10.0}
+            )
 
         def get_messages(self, session_id):
             return {"session_id": session_id, "data": [{"role": "user", "content": "x"}]}

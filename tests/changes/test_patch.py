@@ -8,7 +8,8 @@ import pytest
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.hermes import errors as e
 from hermes_ui.web.links import session_url
-from tests.changes.conftest import form_key, make_session, unique
+from tests.changes.conftest import form_key, make_session, submit_buttons, unique
+from tests.fakes import raising
 from tests.samples import sample
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +43,7 @@ def test_rename_cleans_like_hermes_and_sends_only_the_title(login, peer, faults)
     )
     assert answer.status_code == 302
     assert answer["Location"] == session_url("local", row["id"])
-    assert peer.get_session(row["id"])["title"] == f"{wanted} ok"
+    assert peer.get_session(row["id"]).title == f"{wanted} ok"
     (patch,) = faults.sent("PATCH")
     assert json.loads(patch.content) == {"title": f"{wanted} ok"}
     event = AuditEvent.objects.get(capability="session_patch")
@@ -57,7 +58,7 @@ def test_rename_cleans_like_hermes_and_sends_only_the_title(login, peer, faults)
 def test_an_empty_title_clears_it(login, peer):
     row = make_session(peer, title=unique("clear-me"))
     assert submit(login("support"), row["id"], op="rename", title=" \u200b ").status_code == 302
-    assert peer.get_session(row["id"])["title"] is None
+    assert peer.get_session(row["id"]).title is None
 
 
 @pytest.mark.peer
@@ -69,7 +70,7 @@ def test_a_duplicate_title_shows_the_providers_verdict(login, peer):
     page = answer.content.decode()
     assert f"already in use by session {taken['id']}" in page  # Hermes' own words
     assert session_url("local", taken["id"]) in page  # a link to the holder
-    assert peer.get_session(row["id"])["title"] == row["title"]
+    assert peer.get_session(row["id"]).title == row["title"]
     event = AuditEvent.objects.get()
     assert (event.outcome, event.http_status, event.error_code) == (
         "rejected",
@@ -95,7 +96,7 @@ def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, peer):
     for reason in ("client_closed", "resolved", "duplicate", "abandoned"):
         assert f'value="{reason}"' in form
     assert submit(support, row["id"], op="close", reason="resolved").status_code == 302
-    assert peer.get_session(row["id"])["end_reason"] == "resolved"
+    assert peer.get_session(row["id"]).end_reason == "resolved"
     # A second reason is a silent no-op at the provider; the dashboard says so.
     key = form_key(form)  # the page was rendered before the first close
     again = support.post(
@@ -104,7 +105,7 @@ def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, peer):
         follow=True,
     )
     assert "already closed; its first close reason stays" in again.content.decode()
-    assert peer.get_session(row["id"])["end_reason"] == "resolved"
+    assert peer.get_session(row["id"]).end_reason == "resolved"
     # The page of a closed session offers no close form any more.
     assert 'id="close-link"' not in support.get(session_url("local", row["id"])).content.decode()
 
@@ -118,7 +119,7 @@ def test_a_free_text_close_reason_and_its_checks(login, peer):
     assert (
         submit(support, row["id"], op="close", reason="other", other="escalated").status_code == 302
     )
-    assert peer.get_session(row["id"])["end_reason"] == "escalated"
+    assert peer.get_session(row["id"]).end_reason == "escalated"
 
 
 @pytest.mark.peer
@@ -215,13 +216,6 @@ def test_each_provider_refusal_is_shown_not_crashed(login, recorder, answer, sta
     assert sample(answer)["body"]["error"]["message"].replace("'", "&#x27;") in body
 
 
-def _raise(exc):
-    def handler(request):
-        raise exc("fault", request=request)
-
-    return handler
-
-
 @pytest.mark.parametrize(
     ("fault", "status", "code"),
     [
@@ -232,8 +226,8 @@ def _raise(exc):
             502,
             "session_db_unavailable",
         ),
-        (_raise(httpx.ReadTimeout), 504, "timeout"),
-        (_raise(httpx.RemoteProtocolError), 502, "transport"),
+        (raising(httpx.ReadTimeout), 504, "timeout"),
+        (raising(httpx.RemoteProtocolError), 502, "transport"),
     ],
 )
 def test_uncertain_outcomes_offer_a_check_never_a_retry(login, recorder, fault, status, code):
@@ -246,7 +240,8 @@ def test_uncertain_outcomes_offer_a_check_never_a_retry(login, recorder, fault, 
     event = AuditEvent.objects.get()
     assert (event.outcome, event.error_code) == ("uncertain", code)
     assert "Outcome uncertain" in page and "Check what happened" in page
-    assert 'type="submit"' not in page.split('id="reconcile"', 1)[1]  # no retry button
+    # No retry button: the only one is the check, a POST that reads and never repeats.
+    assert submit_buttons(page.split('id="reconcile"', 1)[1]) == ["Check what happened"]
     # htmx: the inline form gives way to the same warning, without a form.
     html = support.get(edit_url("peer-demo", part="rename"), HTTP_HX_REQUEST="true").content
     inline = support.post(
@@ -263,7 +258,7 @@ def test_uncertain_outcomes_offer_a_check_never_a_retry(login, recorder, fault, 
 
 def test_check_what_happened_reads_the_state(login, recorder):
     recorder.routes[("GET", "/api/sessions/peer-demo")] = "030_get"
-    recorder.routes[("PATCH", "/api/sessions/peer-demo")] = _raise(httpx.ReadTimeout)
+    recorder.routes[("PATCH", "/api/sessions/peer-demo")] = raising(httpx.ReadTimeout)
     support = login("support")
     title = sample("030_get")["body"]["session"]["title"]
     submit(support, "peer-demo", op="rename", title=title)
@@ -290,7 +285,7 @@ def test_closing_inline_with_htmx_reloads_the_page(login, peer):
         HTTP_HX_REQUEST="true",
     )
     assert answer["HX-Redirect"] == session_url("local", row["id"])
-    assert peer.get_session(row["id"])["end_reason"] == "abandoned"
+    assert peer.get_session(row["id"]).end_reason == "abandoned"
     # An unknown operation is a plain 400, never a crash.
     bad = support.post(
         edit_url(row["id"]), {"key": form_key(html), "op": "reopen"}, HTTP_HX_REQUEST="true"

@@ -17,7 +17,6 @@ import sys
 import httpx
 import pytest
 
-from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.logfilter import RedactingFilter
 from hermes_ui.endpoints import Endpoint
@@ -26,6 +25,7 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
 from tests.browser import DashboardServer
 from tests.changes.conftest import csrf_of, form_key, http_login
+from tests.peers import running_peer, unreachable_url
 
 
 def canary(kind: str) -> str:
@@ -78,16 +78,15 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def canary_run(tmp_path_factory):
-    peer = Peer(
-        PeerConfig(
-            home=tmp_path_factory.mktemp("canary-peer"),
-            key=CANARIES["key"],
-            peer_python=ensure_peer_venv(),
-        )
-    )
-    peer.start()
-    peer.wait_healthy(60)
+def canary_peer(tmp_path_factory):
+    """A peer whose API key is itself a canary."""
+    with running_peer(tmp_path_factory.mktemp("canary-peer"), key=CANARIES["key"]) as peer:
+        yield peer
+
+
+@pytest.fixture(scope="module")
+def canary_run(tmp_path_factory, canary_peer):
+    peer = canary_peer
     client = HermesClient(Endpoint("local", peer.base_url, peer.key))
     client.create_session(
         idempotency_key=mint_key(),
@@ -103,7 +102,7 @@ def canary_run(tmp_path_factory):
         extra_env={
             "HERMES_UI_LOG_LEVEL": "DEBUG",
             "HERMES_READ_RETRIES": "0",
-            "HERMES_EXTRA_ENDPOINTS": f"dead=http://127.0.0.1:{free_port()}",
+            "HERMES_EXTRA_ENDPOINTS": f"dead={unreachable_url()}",
             "HERMES_API_KEY_DEAD": CANARIES["dead_key"],
         },
     ).start()
@@ -128,7 +127,6 @@ def canary_run(tmp_path_factory):
     finally:
         server.stop()
         client.close()
-        peer.stop()
     yield {"answers": answers, "data_dir": data_dir, "log": server.log_path.read_text()}
 
 
@@ -183,7 +181,9 @@ def _flows(run: Run) -> None:
 
 
 def _check_url(html: str) -> str:
-    return "/e/dead/changes/" + html.split('href="/e/dead/changes/', 1)[1].split('"', 1)[0]
+    # The outcome page's "Check what happened" is a form posting to the check URL;
+    # a GET of that URL reads the same state.
+    return "/e/dead/changes/" + html.split('action="/e/dead/changes/', 1)[1].split('"', 1)[0]
 
 
 @pytest.mark.peer

@@ -6,34 +6,24 @@ import httpx
 import pytest
 
 from hermes_ui.chat import relay
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import use_transport
 from tests.conftest import endpoint_for
-
-
-def _peer(home, **config):
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv
-
-    peer = Peer(PeerConfig(home=home, peer_python=ensure_peer_venv(), **config))
-    peer.start()
-    peer.wait_healthy(60)
-    return peer
+from tests.peers import running_peer
+from tests.samples import Recorder
 
 
 @pytest.fixture(scope="session")
 def rotating_peer(tmp_path_factory):
     """Compression with ``in_place: false``: the rotation recipe rotates the session id."""
-    peer = _peer(tmp_path_factory.mktemp("rotating-peer"), rotate_compression=True)
-    yield peer
-    peer.stop()
+    with running_peer(tmp_path_factory.mktemp("rotating-peer"), rotate_compression=True) as peer:
+        yield peer
 
 
 @pytest.fixture(scope="session")
 def erroring_peer(tmp_path_factory):
     """A context window below 64,000: every turn ends in an SSE ``error`` event."""
-    peer = _peer(tmp_path_factory.mktemp("erroring-peer"), context_length=32000)
-    yield peer
-    peer.stop()
+    with running_peer(tmp_path_factory.mktemp("erroring-peer"), context_length=32000) as peer:
+        yield peer
 
 
 @pytest.fixture
@@ -55,23 +45,12 @@ def on_peer(settings, hermes_peer):
 
 
 @pytest.fixture
-def mock_hermes(settings):
-    """Routes every Hermes call (sync and streamed) to ``handler(request)``."""
-    endpoint = Endpoint("local", "http://hermes.test", "test-key-0123456789abcdef")
-    settings.HERMES_ENDPOINTS = {"local": endpoint}
-    settings.HERMES_ENDPOINT_ID = "local"
-    routes = {}
-
-    def handler(request: httpx.Request):
-        key = (request.method, request.url.raw_path.decode().split("?")[0])
-        answer = routes.get(key)
-        if answer is None:
-            return httpx.Response(404, json={"error": {"code": "no_route", "message": "x"}})
-        return answer(request) if callable(answer) else answer
-
-    transport = httpx.MockTransport(handler)
-    with use_transport(transport, transport):
-        yield routes
+def mock_hermes(mock_endpoint):
+    """Every Hermes call (sync and streamed) answered from a route table: fill the
+    returned ``{(method, raw path): answer}`` with responses or handlers."""
+    rec = Recorder()
+    with use_transport(rec.transport, rec.transport):
+        yield rec.routes
 
 
 def new_session(peer, prefix="chat") -> str:

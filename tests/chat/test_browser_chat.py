@@ -3,7 +3,7 @@
 import pytest
 
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot
+from tests.browser import log_in, screenshot, wait_for_js
 from tests.chat.conftest import new_session, peer_messages
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
@@ -18,12 +18,12 @@ def test_a_turn_streams_into_the_page_and_finishes(page, dashboard, hermes_peer)
 
     answer = page.locator(".turn .answer").first
     page.wait_for_selector(".turn-state[data-state=streaming]")
-    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow2')")
+    wait_for_js(page, "document.querySelector('.turn .answer')?.textContent.includes('slow2')")
     early = answer.text_content()
     assert "slow8" not in early
     assert page.locator("#chat-send").is_disabled()
     screenshot(page, "chat-streaming")
-    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow5')")
+    wait_for_js(page, "document.querySelector('.turn .answer')?.textContent.includes('slow5')")
     assert len(answer.text_content()) > len(early)  # it grew delta by delta
 
     page.wait_for_selector(".turn-state[data-state=completed]", timeout=20_000)
@@ -46,10 +46,37 @@ def test_an_empty_message_is_refused_inline(page, dashboard, hermes_peer):
     session_id = new_session(hermes_peer, "browser-chat")
     log_in(page, dashboard.base_url, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
-    page.click("#chat-send")
-    page.wait_for_selector("#error-message")
+    with page.expect_response(lambda r: r.request.method == "POST") as refused:
+        page.click("#chat-send")
+    assert refused.value.status == 400  # an honest refusal, which htmx still swaps in
+    page.wait_for_selector("#chat #error-message")
     assert "Type a message" in page.locator("#error-message").text_content()
+    assert page.locator("header.topbar").count() == 1  # the box, not a page in a page
+    assert page.url.endswith(session_url("local", session_id))
     screenshot(page, "chat-missing-message")
+
+
+def test_a_second_tab_gets_the_busy_refusal_in_place(page, dashboard, hermes_peer):
+    session_id = new_session(hermes_peer, "browser-chat")
+    log_in(page, dashboard.base_url, "support")
+    url = dashboard.base_url + session_url("local", session_id)
+    page.goto(url)
+    other = page.context.new_page()
+    other.goto(url)
+    page.fill("#chat-form textarea[name=message]", "hold the line [[slow:6]]")
+    page.click("#chat-send")
+    page.wait_for_selector(".turn-state[data-state=streaming]")
+    other.fill("#chat-form textarea[name=message]", "me too")
+    with other.expect_response(lambda r: r.request.method == "POST") as refused:
+        other.click("#chat-send")
+    assert refused.value.status == 409
+    other.wait_for_selector("#chat #chat-notice[data-code=turn_running]")
+    assert "one at a time" in other.locator("#chat-notice").text_content()
+    assert other.locator("header.topbar").count() == 1
+    screenshot(other, "chat-busy-409")
+    page.wait_for_selector(".turn-state[data-state=completed]", timeout=20_000)
+    users = [r for r in peer_messages(hermes_peer, session_id)["data"] if r["role"] == "user"]
+    assert [r["content"] for r in users] == ["hold the line [[slow:6]]"]
 
 
 def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(page, dashboard, hermes_peer):
@@ -58,7 +85,7 @@ def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(page, dashboar
     page.goto(dashboard.base_url + session_url("local", session_id))
     page.fill("#chat-form textarea[name=message]", "reload me [[slow:10]]")
     page.click("#chat-send")
-    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow3')")
+    wait_for_js(page, "document.querySelector('.turn .answer')?.textContent.includes('slow3')")
     page.reload()
     # The reloaded page shows the answer so far at once, then keeps growing.
     assert "slow" in page.locator(".turn .answer").first.text_content()
@@ -75,7 +102,7 @@ def test_cancel_in_the_page_says_it_is_not_a_rollback(page, dashboard, hermes_pe
     page.goto(dashboard.base_url + session_url("local", session_id))
     page.fill("#chat-form textarea[name=message]", "stop me [[slow:20]]")
     page.click("#chat-send")
-    page.wait_for_function("document.querySelector('.turn .answer')?.textContent.includes('slow2')")
+    wait_for_js(page, "document.querySelector('.turn .answer')?.textContent.includes('slow2')")
     page.locator(".cancel-form button").click()
     page.wait_for_selector(".turn-state[data-state=cancelled]", timeout=10_000)
     status = page.locator(".turn-status").text_content()

@@ -74,7 +74,7 @@ def test_a_turn_on_an_api_forked_parent_stays_on_the_parent(chat_db, settings, h
     client = HermesClient(endpoint)
     parent = new_session(hermes_peer, "forked-parent")
     client.chat(parent, message="before the fork")
-    child = client.fork_session(parent, idempotency_key=uuid.uuid4().hex)["id"]
+    child = client.fork_session(parent, idempotency_key=uuid.uuid4().hex).id
     assert peer_messages(hermes_peer, parent)["session_id"] == child
     support = login("support")
     page = support.get(session_url("local", parent)).content.decode()

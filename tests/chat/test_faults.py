@@ -15,6 +15,7 @@ from hermes_ui.chat import relay
 from hermes_ui.chat.models import TurnEvent
 from tests.chat.turns import finished, only_turn, send
 from tests.samples import raw_stream, response
+from tests.waiting import until
 
 SID = "peer-demo"
 STREAM = ("POST", f"/api/sessions/{SID}/chat/stream")
@@ -104,11 +105,7 @@ def test_cancel_closes_the_upstream_connection(chat_db, hermes, login):
     support = login("support")
     send(support, SID, "hi")
     turn = only_turn()
-    deadline = time.monotonic() + 10
-    while turn.state != "streaming":
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-        turn.refresh_from_db()
+    until(lambda: only_turn().state == "streaming", 10, "the turn never streamed")
     assert not upstream.closed.is_set()
     assert support.post(f"/e/local/turns/{turn.pk}/cancel/").status_code == 302
     assert upstream.closed.wait(5)

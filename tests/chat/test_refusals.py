@@ -10,15 +10,16 @@ from hermes_ui.chat.models import Turn
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
+from tests.peers import unreachable
 from tests.samples import response
 
 
-@pytest.mark.parametrize("htmx, status", [(True, 200), (False, 400)])
+@pytest.mark.parametrize("htmx", [True, False])
 def test_an_empty_message_is_refused_on_the_form_before_anything_is_sent(
-    db, mock_hermes, login, htmx, status
+    db, mock_hermes, login, htmx
 ):
     result = send(login("support"), "s1", "   ", htmx=htmx)
-    assert result.status_code == status
+    assert result.status_code == 400
     page = result.content.decode()
     assert 'id="error-message"' in page and "missing_message" in page
     assert "Type a message" in page
@@ -35,7 +36,7 @@ def test_a_bad_image_url_is_refused_on_its_field(db, mock_hermes, login):
 
 def test_a_forged_form_without_its_key_is_refused(db, mock_hermes, login):
     result = send(login("support"), "s1", "hello", key="short")
-    assert result.status_code == 200
+    assert result.status_code == 400
     assert "submission key" in result.content.decode()
     assert Turn.objects.count() == 0
 
@@ -65,6 +66,7 @@ def test_a_content_part_hermes_refuses_lands_on_the_form_and_nothing_ran(
     result = send(
         support, session_id, "look", image_urls="ftp://example.com/a.png", htmx=htmx, key=key
     )
+    assert result.status_code == 400  # with or without htmx: a refused form
     page = result.content.decode()
     assert 'id="error-image_urls"' in page
     assert "Image inputs must use http(s) URLs" in page  # Hermes' own words
@@ -74,9 +76,11 @@ def test_a_content_part_hermes_refuses_lands_on_the_form_and_nothing_ran(
     assert peer_messages(on_peer, session_id)["data"] == []
     assert AuditEvent.objects.get(error_code="invalid_image_url").outcome == "rejected"
     # Resubmitting the same form shows the same refusal without asking Hermes again.
-    again = send(
+    replay = send(
         support, session_id, "look", image_urls="ftp://example.com/a.png", htmx=htmx, key=key
-    ).content.decode()
+    )
+    assert replay.status_code == 400
+    again = replay.content.decode()
     assert "Image inputs must use http(s) URLs" in again and Turn.objects.count() == 1
 
 
@@ -88,6 +92,7 @@ def test_a_closed_session_is_refused_and_says_why(chat_db, on_peer, login):
     assert 'id="chat-form"' not in page
     before = len(peer_messages(on_peer, ids.CUSTOM_END)["data"])
     result = send(support, ids.CUSTOM_END, "please continue")
+    assert result.status_code == 409  # the htmx answer is a conflict, swapped in place
     text = result.content.decode()
     assert 'data-code="session_closed"' in text and "HERMES_ALLOW_CHAT_ON_CLOSED" in text
     assert Turn.objects.count() == 0
@@ -113,7 +118,9 @@ def test_an_operator_can_allow_chat_on_closed_sessions(chat_db, on_peer, login, 
 
 @pytest.mark.peer
 def test_a_branched_parent_points_to_its_branches(chat_db, on_peer, login):
-    text = send(login("support"), ids.BRANCH_PARENT, "more").content.decode()
+    result = send(login("support"), ids.BRANCH_PARENT, "more")
+    assert result.status_code == 409
+    text = result.content.decode()
     assert "branched" in text and "continue in one of its branches" in text
 
 
@@ -142,6 +149,7 @@ def test_a_403_for_the_memory_scope_is_explained_on_its_field(chat_db, mock_herm
 
     mock_hermes[("POST", "/api/sessions/peer-demo/chat/stream")] = stream
     result = send(login("support"), "peer-demo", "remember this", session_key="support:case")
+    assert result.status_code == 400
     page = result.content.decode()
     assert seen == ["support:case"]
     assert 'id="error-session_key"' in page
@@ -155,16 +163,14 @@ def test_a_403_for_the_memory_scope_is_explained_on_its_field(chat_db, mock_herm
 def test_hermes_unreachable_when_sending_shows_a_banner_and_starts_nothing(
     chat_db, settings, login
 ):
-    from devtools.peer.launcher import free_port
-    from hermes_ui.endpoints import Endpoint
-
-    endpoint = Endpoint("local", f"http://127.0.0.1:{free_port()}", "test-key-0123456789abcdef")
-    settings.HERMES_ENDPOINTS = {"local": endpoint}
+    unreachable(settings)
     settings.HERMES_READ_RETRIES = 0
     support = login("support")
     plain = send(support, "s1", "hello", htmx=False)
     assert plain.status_code == 502
     assert "Hermes is unreachable" in plain.content.decode()
-    boxed = send(support, "s1", "hello").content.decode()
+    boxed_answer = send(support, "s1", "hello")
+    assert boxed_answer.status_code == 502  # the box shows the failure, with its status
+    boxed = boxed_answer.content.decode()
     assert 'id="hermes-error"' in boxed and 'data-code="transport"' in boxed
     assert Turn.objects.count() == 0

@@ -5,6 +5,7 @@ from django.db import IntegrityError, transaction
 
 from hermes_ui.chat.durability import evaluate
 from hermes_ui.chat.models import IllegalTransition, Turn, check_transition
+from hermes_ui.endpoints import url_fingerprint
 from hermes_ui.web.links import session_url
 from tests.samples import response
 
@@ -12,6 +13,7 @@ from tests.samples import response
 def make(**fields) -> Turn:
     values = {
         "endpoint": "local",
+        "endpoint_fp": url_fingerprint("http://hermes.test"),  # mock_hermes's server
         "requested_session_id": "peer-demo",
         "target_session_id": "peer-demo",
         "form_key": "key-" + str(Turn.objects.count()),

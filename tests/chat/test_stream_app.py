@@ -74,7 +74,7 @@ def test_a_second_tab_is_refused_while_a_turn_runs(dashboard, hermes_peer):
     session_id = new_session(hermes_peer)
     first, second = Ui(dashboard), Ui(dashboard, "reviewer")
     url = stream_url(first.send(session_id, "tab one [[slow:5]]", first.form_key(session_id)))
-    refused = second.send(session_id, "tab two", second.form_key(session_id))
+    refused = second.send(session_id, "tab two", second.form_key(session_id), expect=409)
     assert 'data-code="turn_running"' in refused and stream_url(refused) == url
     assert [f.event for f in first.frames(url)][-1] == "end"
     rows = peer_messages(hermes_peer, session_id)["data"]

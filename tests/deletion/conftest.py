@@ -1,4 +1,4 @@
-"""Fixtures of the deletion tests: a stateful fake provider and a settable clock."""
+"""Fixtures of the deletion tests: a settable clock (the fake provider is ``fake_hermes``)."""
 
 from datetime import timedelta
 
@@ -6,8 +6,6 @@ import pytest
 from django.utils import timezone
 
 from hermes_ui.deletion import clock as deletion_clock
-from hermes_ui.hermes.client import use_transport
-from tests.deletion.fake_hermes import FakeHermes
 
 
 class FakeClock:
@@ -27,10 +25,3 @@ def clock(monkeypatch):
     fake = FakeClock()
     monkeypatch.setattr(deletion_clock, "now", fake)
     return fake
-
-
-@pytest.fixture
-def fake_hermes(mock_endpoint):
-    fake = FakeHermes()
-    with use_transport(fake.transport):
-        yield fake

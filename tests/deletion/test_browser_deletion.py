@@ -10,7 +10,13 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer, log_in, screenshot
+from tests.browser import (
+    DashboardServer,
+    assert_no_csp_violations,
+    log_in,
+    screenshot,
+    watched_context,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -23,7 +29,7 @@ def fresh_dashboard(tmp_path, fresh_peer):
 
 
 def _person(chromium, dashboard, name):
-    context = chromium.new_context(viewport={"width": 1300, "height": 900})
+    context = watched_context(chromium, viewport={"width": 1300, "height": 900})
     tab = context.new_page()
     log_in(tab, dashboard.base_url, name)
     return context, tab
@@ -39,6 +45,15 @@ def test_request_approve_execute_with_two_logins(chromium, fresh_dashboard, fres
         screenshot(support, "deletion-0-session-page")
         support.click("#deletion-request")
         support.wait_for_selector("#request-form")
+        # A blank reason is refused with a 400 that htmx swaps into the form, in place.
+        support.fill("#id_reason", "   ")
+        with support.expect_response(lambda r: r.request.method == "POST") as refused:
+            support.get_by_role("button", name="Request deletion").click()
+        assert refused.value.status == 400
+        support.wait_for_selector("#request-form #reason-error")
+        assert "/deletions/new/" in support.url  # still on the form's page
+        assert support.locator("header.topbar").count() == 1  # the form, not a page in a page
+        screenshot(support, "deletion-1-blank-reason-400")
         support.fill("#id_reason", "The customer asked us to erase this research thread.")
         screenshot(support, "deletion-1-request-form")
         support.get_by_role("button", name="Request deletion").click()
@@ -78,11 +93,13 @@ def test_request_approve_execute_with_two_logins(chromium, fresh_dashboard, fres
     finally:
         support_ctx.close()
         admin_ctx.close()
+    assert_no_csp_violations(support_ctx)
+    assert_no_csp_violations(admin_ctx)
 
     hermes = hermes_for(fresh_peer)
     with pytest.raises(e.NotFound):
         hermes.get_session(ids.DELEGATE_GRANDCHILD)
-    assert hermes.get_session(ids.DELEGATE_BRANCH)["parent_session_id"] is None
+    assert hermes.get_session(ids.DELEGATE_BRANCH).parent_id is None
 
 
 def hermes_for(peer) -> HermesClient:

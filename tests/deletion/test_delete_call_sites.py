@@ -7,6 +7,7 @@ from pathlib import Path
 import hermes_ui
 
 PACKAGE = Path(hermes_ui.__file__).resolve().parent
+BENCH = PACKAGE.parent / "devtools" / "bench" / "deletion.py"
 TEMPLATES = PACKAGE.parent / "templates"
 CLIENT = PACKAGE / "hermes" / "client.py"
 EXECUTE = PACKAGE / "deletion" / "execute.py"
@@ -26,13 +27,6 @@ def _calls(path: Path, name: str) -> list[int]:
 def test_delete_session_is_called_only_by_the_execution_of_an_approved_request():
     sites = {p.relative_to(PACKAGE).as_posix(): lines for p in _sources()
              if (lines := _calls(p, "delete_session"))}  # fmt: skip
-    # The benchmark deletes on the scratch peer it starts itself, never on a
-    # configured endpoint: it builds its client from that peer and nothing else.
-    bench = sites.pop("bench/deletion.py", None)
-    if bench is not None:
-        text = (PACKAGE / "bench" / "deletion.py").read_text()
-        assert "Peer(PeerConfig(home=home" in text and "get_endpoint" not in text
-        assert "HERMES_ENDPOINTS" not in text and "client_for" not in text
     assert list(sites) == ["deletion/execute.py"], sites
     assert len(sites["deletion/execute.py"]) == 1
     # ...and that one call sits in the function run under the approval's idempotency key.
@@ -41,6 +35,15 @@ def test_delete_session_is_called_only_by_the_execution_of_an_approved_request()
                  and any(isinstance(n, ast.Attribute) and n.attr == "delete_session"
                          for n in ast.walk(f)))  # fmt: skip
     assert owner.name == "_delete"
+
+
+def test_the_benchmark_deletes_only_on_the_scratch_peer_it_starts():
+    # The deletion benchmark (dev tooling, outside the app) deletes on the peer
+    # it starts itself, never on a configured endpoint.
+    assert _calls(BENCH, "delete_session")
+    text = BENCH.read_text()
+    assert "Peer(PeerConfig(home=home" in text and "get_endpoint" not in text
+    assert "HERMES_ENDPOINTS" not in text and "client_for" not in text
 
 
 def test_no_other_code_sends_an_http_delete():

@@ -67,7 +67,7 @@ def test_request_approve_execute_deletes_the_delegates_and_keeps_the_branch(
     for gone in [ids.DELEGATE_PARENT, *ids.DELEGATE_CHILDREN, ids.DELEGATE_GRANDCHILD]:
         assert not exists(hermes, gone), gone
     branch = hermes.get_session(ids.DELEGATE_BRANCH)
-    assert branch["parent_session_id"] is None
+    assert branch.parent_id is None
     assert {d["state"] for d in case.result["deleted"]} == {"gone"}
     assert case.result["survivors"][0]["state"] == "root"
     result = page(support, case.pk)

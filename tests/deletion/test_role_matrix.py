@@ -26,6 +26,7 @@ from django.utils import timezone
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.deletion.models import DeletionRequest
+from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.web.links import session_url
 from tests.samples import response
@@ -87,14 +88,19 @@ MATRIX = [
     Row("session_create", "POST", lambda w: "/e/local/new/", REVIEWER_UP),
     Row("session_fork", "GET", lambda w: session_url("local", SID, "session_fork"), REVIEWER_UP),
     Row("session_fork", "POST", lambda w: session_url("local", SID, "session_fork"), REVIEWER_UP),
-    Row("change_outcome", "GET", change("change_outcome", "patch_event"), ANY,
+    # Outcome pages: the change's actor (here "reviewer") and admins, nobody else.
+    Row("change_outcome", "GET", change("change_outcome", "patch_event"), REVIEWER_UP,
         label="GET change_outcome of a rename"),
     Row("change_outcome", "GET", change("change_outcome", "fork_event"), REVIEWER_UP,
         label="GET change_outcome of a fork"),
-    Row("change_check", "GET", change("change_check", "patch_event"), ANY,
+    Row("change_check", "GET", change("change_check", "patch_event"), REVIEWER_UP,
         label="GET change_check of a rename"),
     Row("change_check", "GET", change("change_check", "fork_event"), REVIEWER_UP,
         label="GET change_check of a fork"),
+    Row("change_check", "POST", change("change_check", "patch_event"), REVIEWER_UP,
+        label="POST change_check of a rename"),
+    Row("change_check", "POST", change("change_check", "fork_event"), REVIEWER_UP,
+        label="POST change_check of a fork"),
     Row("audit_log", "GET", lambda w: "/audit/", ADMIN),
     # -- chat: support and above continue a session ---------------------------------------
     Row("session_chat", "GET", lambda w: session_url("local", SID, "session_chat"), ANY),
@@ -132,6 +138,16 @@ MATRIX = [
     Row("deletion_execute", "POST", deletion("deletion_execute"), ADMIN),
     Row("deletion_check", "POST", deletion("deletion_check"), ADMIN),
     Row("deletion_withdraw", "POST", deletion("deletion_withdraw"), ("support", "admin")),
+    # -- compare and review: everyone compares; reviewers record verdicts ------------------
+    Row("compare", "GET", lambda w: f"/e/local/compare/?a={SID}&b=other", ANY),
+    Row("compare_verdict", "POST", lambda w: "/e/local/compare/verdict/", REVIEWER_UP,
+        data={"a": SID, "b": "other", "choice": "a", "reason": "matrix"}),
+    Row("compare_to_review", "GET", lambda w: "/e/local/compare/to-review/", ANY),
+    # -- export: everyone downloads (support always redacted) --------------------------------
+    Row("session_export", "GET",
+        lambda w: session_url("local", SID, "session_export", format="json"), ANY),
+    Row("session_export_q", "GET",
+        lambda w: session_url("local", DOT, "session_export", format="md"), ANY),
 ]
 # fmt: on
 
@@ -169,7 +185,7 @@ def world(users, recorder, monkeypatch):
             user=users["reviewer"],
             username="reviewer",
             capability=capability,
-            endpoint="local",
+            **get_endpoint("local").scope(),
             session_id=SID,
             outcome=Outcome.SUCCESS,
             evidence={"session_id": SID},

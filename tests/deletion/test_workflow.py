@@ -10,6 +10,7 @@ from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.links import session_url
+from tests import fakes
 from tests.deletion.helpers import check, decide, execute, new_url, page, refresh, request_deletion
 
 pytestmark = pytest.mark.django_db
@@ -19,8 +20,7 @@ DELEGATES = {"fx_del_delegate1", "fx_del_delegate2", "fx_del_grandchild"}
 REASON = "Customer 4711 asked us to erase the whole conversation"
 
 
-def _down(request):
-    raise httpx.ConnectError("refused", request=request)
+_down = fakes.raising(httpx.ConnectError)
 
 
 def deletes(fake):
@@ -335,11 +335,15 @@ def test_htmx_steps_swap_the_case_block(login, fake_hermes, clock):
     assert approved.status_code == 200
     assert approved.content.decode().lstrip().startswith('<section id="case"')
     assert 'id="execute"' in approved.content.decode()
-    # A refusal is swapped in too (htmx only swaps 2xx), with its reason.
+    # A refusal answers 409 with the case block and its reason (base.html has htmx swap it).
     again = admin.post(reverse("deletion_decide", kwargs={"pk": case.pk}),
                        {"decision": "approve", "policy_rule": "owner_request",
                         "comment": "ok"}, HTTP_HX_REQUEST="true")  # fmt: skip
-    assert again.status_code == 200 and 'id="refusal"' in again.content.decode()
+    assert again.status_code == 409 and 'id="refusal"' in again.content.decode()
+    assert again.content.decode().lstrip().startswith('<section id="case"')
+    bad = admin.post(reverse("deletion_decide", kwargs={"pk": case.pk}),
+                     {"decision": "maybe"}, HTTP_HX_REQUEST="true")  # fmt: skip
+    assert bad.status_code == 400 and bad.content.decode().lstrip().startswith('<section id="case"')
     swapped = execute(admin, case.pk, HTTP_HX_REQUEST="true")
     assert swapped.status_code == 200 and 'id="result"' in swapped.content.decode()
 
@@ -376,7 +380,7 @@ def test_the_htmx_request_form_redirects_on_success_and_swaps_errors_in_place(
     support = login("support")
     url = reverse("deletion_new", kwargs={"endpoint": "local"})
     empty = support.post(url, {"session": TARGET, "reason": ""}, HTTP_HX_REQUEST="true")
-    assert empty.status_code == 200 and "Give a reason" in empty.content.decode()
+    assert empty.status_code == 400 and "Give a reason" in empty.content.decode()
     made = support.post(url, {"session": TARGET, "reason": "gone"}, HTTP_HX_REQUEST="true")
     case = DeletionRequest.objects.get()
     assert made["HX-Redirect"] == f"/deletions/{case.pk}/"
@@ -392,6 +396,25 @@ def test_hermes_down_while_requesting_records_nothing_and_says_so(login, fake_he
     assert DeletionRequest.objects.count() == 0
 
 
+def test_hermes_failing_under_the_htmx_request_form_answers_its_status_in_place(
+    login, fake_hermes, clock
+):
+    def messages_fail(request):
+        if request.url.path.endswith("/messages"):
+            return fakes.error(500, "server_error", "boom")
+        return fake_hermes(request)
+
+    url = reverse("deletion_new", kwargs={"endpoint": "local"})
+    with use_transport(httpx.MockTransport(messages_fail)):
+        answer = login("support").post(url, {"session": TARGET, "reason": "gone"},
+                                       HTTP_HX_REQUEST="true")  # fmt: skip
+    body = answer.content.decode()
+    assert answer.status_code == 502 and 'id="request-form"' in body
+    assert 'id="hermes-error"' in body and "gone</textarea>" in body  # the form as typed
+    assert "HX-Retarget" not in answer  # the form's own region, not the whole page
+    assert DeletionRequest.objects.count() == 0
+
+
 def test_hermes_down_at_execution_keeps_the_approval(login, fake_hermes, clock):
     case = request_deletion(login("support"), TARGET)
     decide(login("admin"), case.pk)
@@ -399,5 +422,10 @@ def test_hermes_down_at_execution_keeps_the_approval(login, fake_hermes, clock):
         answer = execute(login("admin2"), case.pk)
     assert answer.status_code == 502 and 'id="hermes-error"' in answer.content.decode()
     assert refresh(case).status == Status.APPROVED and deletes(fake_hermes) == []
+    with use_transport(httpx.MockTransport(_down)):
+        swapped = execute(login("admin2"), case.pk, HTTP_HX_REQUEST="true")
+    body = swapped.content.decode()
+    assert swapped.status_code == 502 and body.lstrip().startswith('<section id="case"')
+    assert 'id="hermes-error"' in body and refresh(case).status == Status.APPROVED
     execute(login("admin2"), case.pk)
     assert refresh(case).status == Status.EXECUTED

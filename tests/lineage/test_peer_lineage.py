@@ -1,9 +1,10 @@
 """Against the real Hermes API server and its demo seed: index, tip, graph pages."""
 
+import httpx
 import pytest
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.hermes.client import HermesClient
+from hermes_ui.hermes.client import HermesClient, use_transport
 from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.index.queries import lineage
@@ -11,7 +12,9 @@ from hermes_ui.lineage import render
 from hermes_ui.lineage.tip import compression_tip, resume_target
 from hermes_ui.lineage.tree import Tree
 from hermes_ui.web.links import session_url
+from tests.fakes import raising
 from tests.lineage.helpers import box_with, edge_kinds, links, node_texts, svg_in
+from tests.peers import unreachable
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
@@ -42,9 +45,9 @@ def test_an_api_fork_captures_its_parents_transcript_and_the_tip_says_so(peer_en
     parent = f"fork-tip-{uuid.uuid4().hex[:8]}"
     client.create_session(idempotency_key=uuid.uuid4().hex, session_id=parent)
     client.chat(parent, message="hello before the fork")
-    child = client.fork_session(parent, idempotency_key=uuid.uuid4().hex)["id"]
+    child = client.fork_session(parent, idempotency_key=uuid.uuid4().hex).id
     sync.sync(peer_endpoint, full=True)
-    tree = Tree(lineage("local", parent).rows)
+    tree = Tree(lineage(peer_endpoint, parent).rows)
     assert client.get_messages(parent)["session_id"] == child
     assert resume_target(tree, parent) == child
     assert compression_tip(tree, parent) == parent
@@ -69,11 +72,11 @@ def test_the_tip_agrees_with_session_messages_for_every_indexed_row(synced):
     for session_id in IndexedSession.objects.filter(endpoint="local").values_list(
         "session_id", flat=True
     ):
-        tree = Tree(lineage("local", session_id).rows)
+        tree = Tree(lineage(synced, session_id).rows)
         assert resume_target(tree, session_id) == client.get_messages(session_id)["session_id"]
         checked += 1
     assert checked >= 199
-    tree = Tree(lineage("local", ids.COMPRESSION_ROOT).rows)
+    tree = Tree(lineage(synced, ids.COMPRESSION_ROOT).rows)
     assert compression_tip(tree, ids.COMPRESSION_ROOT) == ids.COMPRESSION_TIP
 
 
@@ -89,7 +92,7 @@ def test_a_new_session_is_indexed_by_the_next_incremental_refresh(synced):
     created = HermesClient(synced).create_session(idempotency_key=mint_key(), title=title)
     report = sync.sync(synced, full=False)
     assert report.counts.added == 1 and report.list_calls <= 4
-    row = IndexedSession.objects.get(endpoint="local", session_id=created["id"])
+    row = IndexedSession.objects.get(endpoint="local", session_id=created.id)
     assert row.kind == "root" and row.visible_in_default_list
 
 
@@ -164,22 +167,42 @@ def test_the_lazy_panel_and_its_fallback_link(synced, login):
 
 
 def test_pages_stay_up_from_the_index_when_hermes_is_down(synced, login, settings):
-    from devtools.peer.launcher import free_port
-    from hermes_ui.endpoints import Endpoint
-
-    settings.HERMES_ENDPOINTS = {"local": Endpoint("local", f"http://127.0.0.1:{free_port()}", "k")}
-    html = page(login("support"), ids.COMPRESSION_C1)
+    # Down, not moved: the same server (so the same index) stops answering. An
+    # endpoint id pointed at another URL is another database (test_peer_identity).
+    with use_transport(httpx.MockTransport(raising(httpx.ConnectError))):
+        html = page(login("support"), ids.COMPRESSION_C1)
     assert 'id="lineage-stale"' in html and len(node_texts(svg_in(html))) == 3
+
+
+def test_the_panel_shows_hermes_down_in_place_with_its_status(synced, login, settings):
+    unreachable(settings)
+    settings.HERMES_READ_RETRIES = 0
+    client = login("support")
+    panel_url = session_url("local", "not-in-the-index", "lineage_panel")
+    panel = client.get(panel_url, HTTP_HX_REQUEST="true")
+    assert panel.status_code == 502 and b'data-code="transport"' in panel.content
+    assert b'id="lineage-panel"' in panel.content and "HX-Retarget" not in panel
+    # The graph region's refresh fails as a whole page: it takes the main area.
+    region = client.get(
+        session_url("local", "not-in-the-index", "lineage_page"), HTTP_HX_REQUEST="true"
+    )
+    assert region.status_code == 502 and b'id="main"' in region.content
+    assert (region["HX-Retarget"], region["HX-Reselect"], region["HX-Reswap"]) == (
+        "#main",
+        "#main",
+        "outerHTML",
+    )
 
 
 def test_unknown_and_unusable_ids(synced, login):
     client = login("support")
     missing = client.get(session_url("local", "no-such-session-here", "lineage_page"))
     assert missing.status_code == 404 and b"Session not found" in missing.content
-    # In the session page's panel the failure renders in place (htmx swaps 2xx only).
+    # In the session page's panel the failure renders in place, with its status.
     panel_url = session_url("local", "no-such-session-here", "lineage_panel")
     in_place = client.get(panel_url, HTTP_HX_REQUEST="true")
-    assert in_place.status_code == 200 and b'data-code="session_not_found"' in in_place.content
+    assert in_place.status_code == 404 and b'data-code="session_not_found"' in in_place.content
+    assert b'id="lineage-panel"' in in_place.content and b"<main" not in in_place.content
     assert client.get(panel_url).status_code == 404
     # A line break never reaches the view (the route refuses it): no 500.
     assert client.get("/e/local/sessions/a%0Ab/lineage/").status_code == 404

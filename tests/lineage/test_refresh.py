@@ -1,9 +1,10 @@
 """The refresh button: a real background sync, a status line that polls, roles."""
 
+import io
 import threading
-import time
 
 import pytest
+from django.core.management import call_command
 
 from hermes_ui.index import refresher
 from hermes_ui.index.models import IndexedSession, IndexSyncState
@@ -70,42 +71,31 @@ def test_refresh_needs_a_post_with_csrf(peer_endpoint, users):
     assert client.post("/e/local/index/refresh/").status_code == 403
 
 
-def test_the_background_refresher_only_starts_under_a_real_asgi_server(monkeypatch):
-    from django.core.handlers.asgi import ASGIHandler
-    from django.test.client import AsyncClientHandler, ClientHandler
-
-    calls = []
-    monkeypatch.setattr(refresher, "start_background", lambda: calls.append(1))
-    monkeypatch.setattr(refresher, "_started", threading.Event())
-    refresher.on_request_started(ClientHandler)
-    refresher.on_request_started(AsyncClientHandler)
-    assert calls == []
-    refresher.on_request_started(ASGIHandler)
-    assert calls == [1]
-
-
-def test_zero_seconds_turns_the_refresher_off(settings, monkeypatch):
-    monkeypatch.setattr(refresher, "_started", threading.Event())
+def test_zero_seconds_turns_the_refresher_off(settings):
     settings.HERMES_INDEX_REFRESH_SECONDS = 0
-    assert refresher.start_background() is False
-    assert not any(t.name == "index-refresher" for t in threading.enumerate())
+    out = io.StringIO()
+    call_command("index_refresher", stdout=out)
+    assert "refresher is off" in out.getvalue()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_background_loop_syncs_every_endpoint(peer_endpoint, settings, monkeypatch):
-    monkeypatch.setattr(refresher, "_started", threading.Event())
-    monkeypatch.setattr(refresher, "_stop", threading.Event())
-    settings.HERMES_INDEX_REFRESH_SECONDS = 3600
-    assert refresher.start_background() is True
-    assert refresher.start_background() is False  # once per process
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        state = IndexSyncState.objects.filter(endpoint="local").first()
-        if state and state.last_sync_at:
-            break
-        time.sleep(0.1)
-    refresher._stop.set()
-    assert state.last_sync_at is not None
-    for thread in threading.enumerate():
-        if thread.name == "index-refresher":
-            thread.join(10)
+def test_the_refresher_command_syncs_every_endpoint(peer_endpoint):
+    out = io.StringIO()
+    call_command("index_refresher", "--once", stdout=out)
+    assert "after 1 round" in out.getvalue()
+    state = IndexSyncState.objects.get(endpoint="local")
+    assert state.last_sync_at is not None and state.sweep == 1  # the first sync is a sweep
+    assert state.running_since is None  # the lease is released
+    assert IndexedSession.objects.filter(endpoint="local").count() >= 199
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_held_lease_makes_the_refresher_skip_that_endpoint(peer_endpoint):
+    from hermes_ui.index import sync
+
+    assert sync.acquire(peer_endpoint, True)  # another process is syncing
+    call_command("index_refresher", "--once", stdout=io.StringIO())
+    state = IndexSyncState.objects.get(endpoint="local")
+    assert state.sweep == 0 and state.last_sync_at is None
+    assert not IndexedSession.objects.filter(endpoint="local").exists()
+    assert state.running_since is not None  # still the other holder's

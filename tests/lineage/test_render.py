@@ -57,6 +57,7 @@ def test_a_dot_that_fails_or_hangs_is_a_reason_not_a_crash(tmp_path):
         '<a xlink:href="//evil.example/"><text>x</text></a></svg>',
         '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><p>x</p></foreignObject></svg>',
         "<svg><g>not closed</svg>",
+        '<svg xmlns="http://www.w3.org/2000/svg"><g style="fill:red"/></svg>',
     ],
 )
 def test_anything_but_shapes_text_and_local_links_is_refused(evil):

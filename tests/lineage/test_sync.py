@@ -84,7 +84,7 @@ def test_a_deleted_row_vanishes_on_a_full_sweep_after_a_404(fake_hermes, mock_en
     assert indexed("par").vanished_at is not None
     orphan = indexed("br")
     assert (orphan.parent_session_id, orphan.former_parent_id, orphan.kind) == ("", "par", "orphan")
-    assert "par" not in {r["id"] for r in queries.search("local", snapshot=99).rows}
+    assert "par" not in {r["id"] for r in queries.search(mock_endpoint, snapshot=99).rows}
 
 
 def test_a_row_missing_from_the_list_but_still_readable_is_kept(fake_hermes, mock_endpoint):
@@ -129,7 +129,7 @@ def test_changes_made_through_the_dashboard_are_read_back_at_once(
                  outcome="success", session_id="par")  # fmt: skip
     # ... a fork of an old, already closed session (copied message times) ...
     fake_hermes.add("fork", at=110.0, parent="root", source="api_server")
-    remember_fork("local", "root", "fork")
+    remember_fork(mock_endpoint, "root", "fork")
     # ... and a deletion of a parent with a delegate below it.
     fake_hermes.delete("cont")
     trail.record(users["admin"], capability="session_delete", endpoint="local",
@@ -176,7 +176,7 @@ def test_a_failure_mid_sweep_keeps_rows_and_records_the_code(fake_hermes, mock_e
 
 
 def test_only_one_sync_of_an_endpoint_runs_at_a_time(fake_hermes, mock_endpoint):
-    assert sync.acquire("local", False) is True
+    assert sync.acquire(mock_endpoint, False) is True
     report = sync.sync(mock_endpoint, full=True)
     assert report.skipped and fake_hermes.list_calls == 0
 
@@ -196,15 +196,15 @@ def test_search_pages_stay_stable_while_the_index_changes(fake_hermes, mock_endp
     seed_many(fake_hermes, 120)
     sync.sync(mock_endpoint, full=True)
     snapshot = IndexSyncState.objects.get(endpoint="local").generation
-    first = queries.search("local", snapshot=snapshot, limit=50)
+    first = queries.search(mock_endpoint, snapshot=snapshot, limit=50)
     assert first.total == 120 and first.next_after
     # Between page one and two: a row from page two gets activity, one is new.
     fake_hermes.rows["s0030"].update(last_active=9e9)
     fake_hermes.add("newer", at=9e9 + 5)
     sync.sync(mock_endpoint, full=False)
     after = queries.parse_after(first.next_after)
-    second = queries.search("local", snapshot=snapshot, after=after, limit=50)
-    third = queries.search("local", snapshot=snapshot,
+    second = queries.search(mock_endpoint, snapshot=snapshot, after=after, limit=50)
+    third = queries.search(mock_endpoint, snapshot=snapshot,
                            after=queries.parse_after(second.next_after), limit=50)  # fmt: skip
     seen = [r["id"] for r in first.rows + second.rows + third.rows]
     assert len(seen) == len(set(seen))  # nothing twice
@@ -218,7 +218,7 @@ def test_search_filters(fake_hermes, mock_endpoint):
     sync.sync(mock_endpoint, full=True)
 
     def ids(**filters):
-        return {r["id"] for r in queries.search("local", snapshot=0, **filters).rows}
+        return {r["id"] for r in queries.search(mock_endpoint, snapshot=0, **filters).rows}
 
     assert ids(kind="branch") == {"br"}
     assert ids(kind="continuation") == {"cont"}
@@ -235,6 +235,6 @@ def test_a_fork_recorded_after_its_child_was_indexed_relabels_it(fake_hermes, mo
     fake_hermes.add("late", at=300.0, parent="par", source="api_server")
     sync.sync(mock_endpoint, full=True)
     assert indexed("late").kind == "delegate"  # nothing visible says otherwise
-    remember_fork("local", "par", "late")
+    remember_fork(mock_endpoint, "par", "late")
     report = sync.sync(mock_endpoint, full=False)
     assert indexed("late").kind == "branch" and report.counts.kinds == 1

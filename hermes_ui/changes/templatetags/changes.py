@@ -16,13 +16,6 @@ def fresh_key():
 
 
 @register.filter
-def is_closed(session) -> bool:
-    return bool(
-        isinstance(session, dict) and (session.get("ended_at") or session.get("end_reason"))
-    )
-
-
-@register.filter
 def as_json(value) -> str:
     """Recorded evidence, indented (it is already redacted; templates escape it)."""
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)

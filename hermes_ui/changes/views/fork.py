@@ -47,7 +47,7 @@ def session_fork(request, endpoint, session_id):
         # only when it does not resolve to another session.
         "active_count": len(messages["data"])
         if messages["session_id"] == session_id
-        else parent.get("message_count"),
+        else parent.message_count,
         "resolved_id": messages["session_id"],
         "tip_url": links.session_url(ep.id, messages["session_id"]),
     }
@@ -68,9 +68,9 @@ def _fork(request, ep, session_id, data):
         # does not resolve elsewhere (a compression tip, an earlier fork's child).
         own = rows["session_id"] == session_id
         evidence.update(
-            parent_open=not (parent.get("ended_at") or parent.get("end_reason")),
-            parent_end_reason=parent.get("end_reason"),
-            parent_message_count=len(rows["data"]) if own else parent.get("message_count"),
+            parent_open=not parent.closed,
+            parent_end_reason=parent.end_reason,
+            parent_message_count=len(rows["data"]) if own else parent.message_count,
             digest=reconcile.messages_digest(rows["data"]) if own else None,
             stage="fork",
         )
@@ -88,6 +88,6 @@ def _fork(request, ep, session_id, data):
         call=call,
     )
     if applied.outcome == Outcome.SUCCESS:
-        remember_fork(ep.id, session_id, applied.evidence["child_id"], request.user)
+        remember_fork(ep, session_id, applied.evidence["child_id"], request.user)
     # After any fork error the outcome page reads the parent and the intended child.
     return respond(request, ep, applied)

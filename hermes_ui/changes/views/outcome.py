@@ -1,6 +1,10 @@
-"""The outcome page of one change, and "check what happened" (reads only)."""
+"""The outcome page of one change, and "check what happened".
 
-from django.views.decorators.http import require_GET
+A GET only reads. "Check what happened" is a POST from its button, because a
+fork child it finds is then remembered; a GET of the same URL reads only.
+"""
+
+from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.changes.outcome_page import render_outcome
@@ -13,8 +17,9 @@ def change_outcome(request, endpoint, event_id):
     return render_outcome(request, get_endpoint(endpoint), event_id)
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def change_check(request, endpoint, event_id):
     """Read the current state and say what happened; htmx gets just the panel."""
-    return render_outcome(request, get_endpoint(endpoint), event_id, check=True)
+    record = request.method == "POST"
+    return render_outcome(request, get_endpoint(endpoint), event_id, check=True, record=record)

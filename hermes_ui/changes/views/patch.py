@@ -13,7 +13,7 @@ from hermes_ui.changes import apply
 from hermes_ui.changes.forms import CloseForm, RenameForm
 from hermes_ui.changes.outcome_page import render_outcome
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import HermesError, Session, client_for
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
 from hermes_ui.web.roles import SUPPORT, role_required
@@ -101,7 +101,7 @@ def _show(request, ep, session_id, op, *, applied=None, status=200):
     try:
         session = client_for(ep).get_session(session_id)
     except HermesError:
-        session = {"id": session_id}
+        session = Session(id=session_id)
     context = _context(ep, session_id, session)
     data = request.POST.copy()
     data["key"] = context["new_key"]
@@ -124,8 +124,8 @@ def _context(ep, session_id, session) -> dict:
         "endpoint": ep,
         "session": session,
         "session_id": session_id,
-        "rename_form": RenameForm(initial={"key": key, "title": session.get("title") or ""}),
+        "rename_form": RenameForm(initial={"key": key, "title": session.title or ""}),
         "close_form": CloseForm(initial={"key": key, "reason": "client_closed"}),
         "new_key": key,
-        "chat_on_closed": getattr(settings, "HERMES_ALLOW_CHAT_ON_CLOSED", True),
+        "chat_on_closed": settings.HERMES_ALLOW_CHAT_ON_CLOSED,
     }

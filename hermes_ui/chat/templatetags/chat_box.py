@@ -13,13 +13,14 @@ register = template.Library()
 @register.simple_tag(takes_context=True)
 def chat_box(context):
     request = context["request"]
-    session_id = context.get("session_id") or (context.get("session") or {}).get("id", "")
+    session = context.get("session")
+    session_id = context.get("session_id") or (session.id if session is not None else "")
     data = box.context(
         request,
         context["endpoint"],
         session_id,
         resolved_id=context.get("resolved_id"),
-        session=context.get("session"),
+        session=session,
     )
     html = render_to_string("chat/box.html#box", data, request=request)
     # The SSE extension is only needed where a turn can stream: here.

@@ -21,8 +21,8 @@ def deletion_new_url(endpoint_id: str, session_id: str) -> str:
 
 
 @register.simple_tag
-def open_deletion(endpoint_id: str, session_id: str):
-    return open_request(endpoint_id, session_id)
+def open_deletion(endpoint, session_id: str):
+    return open_request(endpoint, session_id)
 
 
 @register.simple_tag(takes_context=True)

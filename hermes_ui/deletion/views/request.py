@@ -10,6 +10,7 @@ from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.forms import RequestForm
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.web.failures import error_context, error_page
 from hermes_ui.web.roles import SUPPORT, require_role
@@ -26,7 +27,7 @@ def deletion_new(request, endpoint):
     except IdError as exc:
         return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
                       status=400)  # fmt: skip
-    existing = deletion_request.open_request(ep.id, session_id)
+    existing = deletion_request.open_request(ep, session_id)
     if existing is not None:
         messages.info(request, f"Deletion request #{existing.pk} for this session is in progress.")
         return _to_case(request, existing.pk)
@@ -38,7 +39,7 @@ def deletion_new(request, endpoint):
         except HermesError as error:
             if not request.htmx:
                 return error_page(request, error, ep)
-            # htmx swaps 2xx only: the form shows the failure in place.
+            # The form shows the failure in place, with the failure's status.
             return _form(request, ep, session_id, form, error_context(error, ep))
         messages.success(request, f"Deletion request #{made.pk} recorded; an admin will review it.")
         return _to_case(request, made.pk)
@@ -52,11 +53,22 @@ def _to_case(request, pk: int):
 
 
 def _form(request, ep, session_id: str, form, failure: dict | None = None):
+    lost = None
     try:
         session = client_for(ep).get_session(session_id)
+    except e.NotFound as error:
+        # Deleted elsewhere: the form asks to erase the dashboard's own copies.
+        lost = deletion_request.lost_case(ep, session_id)
+        if lost is None:
+            return error_page(request, error, ep)
+        session = None
     except HermesError as error:
         return error_page(request, error, ep)
     context = {"endpoint": ep, "session": session, "session_id": session_id, "form": form,
+               "held": lost[0]["local_copies"] if lost else None,
+               "lost_delegates": len(lost[1]["cascade"]) if lost else 0,
                **(failure or {})}  # fmt: skip
-    refused = bool(form.errors) and not request.htmx  # htmx swaps 2xx only
-    return render(request, "deletion/new.html", context, status=400 if refused else 200)
+    status = 400 if form.errors else 200
+    if failure:
+        status = failure["error_status"]
+    return render(request, "deletion/new.html", context, status=status)

@@ -1,11 +1,15 @@
 from django import template
 from django.utils.html import format_html
 
+from hermes_ui.hermes.session import is_closed
 from hermes_ui.sessions import transcript
 from hermes_ui.web import links, timefmt
 from hermes_ui.web.markdown import render_markdown
 
 register = template.Library()
+
+# For plain rows (list pages, index rows, snapshots); a ``Session`` has ``.closed``.
+register.filter("is_closed", is_closed)
 
 
 @register.simple_tag
