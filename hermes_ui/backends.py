@@ -72,7 +72,9 @@ def caches(redis_url: str | None) -> dict:
             },
         }
     if urlsplit(redis_url).scheme not in {"redis", "rediss", "unix"}:
-        raise ImproperlyConfigured(f"REDIS_URL must be a redis:// URL, got {redis_url!r}")
+        raise ImproperlyConfigured(
+            f"REDIS_URL must be a redis:// URL, got scheme {urlsplit(redis_url).scheme!r}"
+        )
     shared = {"BACKEND": REDIS_CACHE, "LOCATION": redis_url}
     return {
         "default": {**shared, "KEY_PREFIX": "hui"},

@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "hermes_ui.deletion",
     "hermes_ui.compare",
     "hermes_ui.export",
+    "hermes_ui.endpoint_status",
+    "hermes_ui.verification",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -198,6 +200,11 @@ HERMES_CHAT_TIMEOUT = env_float("HERMES_CHAT_TIMEOUT", 300.0, minimum=0.1)
 HERMES_STREAM_TIMEOUT = env_float("HERMES_STREAM_TIMEOUT", 300.0, minimum=0.1)
 HERMES_CONNECT_TIMEOUT = env_float("HERMES_CONNECT_TIMEOUT", 5.0, minimum=0.1)
 HERMES_READ_RETRIES = env_int("HERMES_READ_RETRIES", 2, minimum=0, maximum=5)
+# The endpoints page probes every endpoint at once, each with this timeout
+# and no retry, so one server that is down costs seconds, not the page.
+HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)
+# How many sessions one bulk action (or "select all matching") may cover.
+HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
 HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=200)
 HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10, maximum=2000)
 
@@ -206,6 +213,12 @@ HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10
 # refresher only starts under the real ASGI server, not in tests or commands).
 HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
 HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
+# The content index (transcript search, see hermes_ui/index/content.py): off keeps
+# no message text at all; reasoning is indexed only on request; tool results
+# are cut to this many characters per message.
+HERMES_INDEX_CONTENT = env_bool("HERMES_INDEX_CONTENT", True)
+HERMES_INDEX_CONTENT_REASONING = env_bool("HERMES_INDEX_CONTENT_REASONING", False)
+HERMES_INDEX_TOOL_RESULT_CHARS = env_int("HERMES_INDEX_TOOL_RESULT_CHARS", 2000, minimum=0)
 HERMES_LINEAGE_FOLD_DELEGATES = env_int("HERMES_LINEAGE_FOLD_DELEGATES", 5, minimum=1)
 HERMES_LINEAGE_MAX_NODES = env_int("HERMES_LINEAGE_MAX_NODES", 400, minimum=10)
 HERMES_DOT = env_str("HERMES_DOT")  # path to Graphviz dot; default: dot on PATH

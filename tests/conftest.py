@@ -6,6 +6,7 @@ from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.roles import set_role
 from tests.fakes import FakeHermes
 from tests.peers import running_peer
+from tests.redis_server import redis_url, with_redis  # noqa: F401 (fixtures)
 from tests.samples import Recorder
 
 TEST_KEY = "test-key-0123456789abcdef"

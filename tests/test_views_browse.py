@@ -365,3 +365,11 @@ def test_dot_ids_reach_each_action_through_its_query_route(login, recorder):
     answer = support.get("/e/local/open/?id=x&view=home")
     assert answer.status_code == 302 and answer["Location"] == "/e/local/sessions/x/"
     assert support.get("/e/local/messages/").status_code == 400
+
+
+def test_a_missing_id_is_the_same_clear_400_on_open_and_on_every_action(login, recorder):
+    support = login("support")
+    for url in ("/e/local/open/", "/e/local/open/?id=", "/e/local/messages/", "/e/local/export/"):
+        answer = support.get(url)
+        assert answer.status_code == 400, url
+        assert "Which session? Type a session id." in answer.content.decode(), url

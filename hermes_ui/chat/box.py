@@ -10,6 +10,7 @@ from hermes_ui.chat import store
 from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
+from hermes_ui.endpoint_status.capabilities import STREAMING, offers
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import Session
 from hermes_ui.web import links
@@ -72,6 +73,8 @@ def context(
         "form": form,
         "post_url": links.session_url(endpoint.id, post_to, "session_chat"),
         "can_chat": has_role(request.user, SUPPORT),
+        # Gated on the capability the endpoint last reported, never on its version.
+        "streaming": offers(endpoint, STREAMING),
         "closed_text": closed_text,
         "target_note": target_note,
         "notice": notice,

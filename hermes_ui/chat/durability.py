@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui.chat.progress import message_text
+from hermes_ui.chat.progress import content_text
 from hermes_ui.hermes import HermesError
 
 
@@ -36,16 +36,16 @@ def check(client, session_id: str, *, message, answer: str | None, after: int | 
 def evaluate(payload: dict, *, message, answer: str | None, after: int | None) -> dict:
     rows = [r for r in payload.get("data", []) if isinstance(r, dict)]
     fresh = [r for r in rows if after is None or (isinstance(r.get("id"), int) and r["id"] > after)]
-    sent = _norm(message_text(message))
+    sent = _norm(content_text(message))
+    said = [_norm(content_text(row.get("content"))) for row in fresh]
     user_at = None
     for index, row in enumerate(fresh):
-        if row.get("role") == "user" and (not sent or sent in _norm(_content_text(row))):
+        if row.get("role") == "user" and (not sent or sent in said[index]):
             user_at = index  # the last match: earlier ones can be copies after compression
     assistant = None
     if user_at is not None:
         wanted = _norm(answer or "")
-        for row in fresh[user_at + 1 :]:
-            text = _norm(_content_text(row))
+        for row, text in zip(fresh[user_at + 1 :], said[user_at + 1 :], strict=True):
             if row.get("role") == "assistant" and text and (not wanted or text == wanted):
                 assistant = row
     user_row = fresh[user_at]["id"] if user_at is not None else None
@@ -64,11 +64,6 @@ def evaluate(payload: dict, *, message, answer: str | None, after: int | None) -
         "new_rows": len(fresh),
         "checked_at": _now(),
     }
-
-
-def _content_text(row: dict) -> str:
-    content = row.get("content")
-    return content if isinstance(content, str) else message_text(content)
 
 
 def _norm(text: str) -> str:

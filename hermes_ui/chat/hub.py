@@ -62,6 +62,7 @@ class LiveTurn:
         self._watchers: list[Subscription] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._ended = False  # an "end" update was published
 
     @property
     def turn_id(self) -> int:
@@ -87,6 +88,7 @@ class LiveTurn:
         with self._lock:
             if self.sink is not None:
                 self.sink("p", [kind, changes])
+            self._ended = self._ended or kind == "end"
             self._fan_out(publish_change(self.view, kind, changes))
 
     def subscribe(self, loop: asyncio.AbstractEventLoop):
@@ -104,9 +106,16 @@ class LiveTurn:
                 self._watchers.remove(sub)
 
     def close(self) -> None:
-        """The turn's final state is stored: late watchers read it from the database."""
+        """The turn's final state is stored: late watchers read it from the database.
+
+        A watcher waits for an "end" update to close its stream; if the relay
+        stopped without publishing one, each watcher gets one now.
+        """
         with self._lock:
             self._closed = True
+            if not self._ended:
+                self._ended = True
+                self._fan_out(Update("end", self.view.last_seq, view=self.view.copy()))
             self._watchers.clear()
         self.finished.set()
 

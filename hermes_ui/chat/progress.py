@@ -199,7 +199,7 @@ def classify_end(view: TurnView) -> Ending:
     return Ending("completed")
 
 
-def message_text(message: Any) -> str:
+def content_text(message: Any) -> str:
     """The text of a turn's content (string or parts), for matching and display."""
     if isinstance(message, str):
         return message

@@ -36,6 +36,10 @@ _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
 # One writer thread keeps each turn's database writes in order and off the loop.
 _WRITER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chat-writer")
+# Lease renewals and releases get a thread of their own: on the loop's default
+# executor they would queue behind durability checks (blocking reads of Hermes
+# that may take their full timeout), and a lease renewed late lapses.
+_LEASES = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chat-lease")
 BATCH_SECONDS = 0.1
 _CANCELLED = (
     "Cancelled: the dashboard closed the stream to Hermes. This is not a rollback: the model "
@@ -109,9 +113,9 @@ def _relay_loop() -> asyncio.AbstractEventLoop:
 
 def start(job: Job, view) -> concurrent.futures.Future:
     """Relay the turn; the future resolves when Hermes answers (None) or refuses (the error)."""
+    store.claim(job.turn_id)  # raises turn_streams.LeaseError: the turn is not sent
     live = hub.LiveTurn(view)
     if turn_streams.enabled():
-        turn_streams.claim(job.turn_id, store.BOOT_ID)
         live.sink = functools.partial(_share, job.turn_id)
     hub.register(live)
     opened: concurrent.futures.Future = concurrent.futures.Future()
@@ -241,10 +245,14 @@ async def _run(live: hub.LiveTurn, job: Job, opened: concurrent.futures.Future) 
         # Never leave a turn "running": it would hold the session's lock.
         log.exception("chat relay could not finish turn=%s", job.turn_id)
         await writes.call(store.abandon, job.turn_id)
+        # Watchers wait for "end": without it their streams would never close.
+        live.publish(
+            "end", state="uncertain", error_code="dashboard_error", error_message=store.ABANDONED
+        )
     finally:
         if beat is not None:
             beat.cancel()
-            await loop.run_in_executor(None, _quietly, turn_streams.release, job.turn_id)
+            await loop.run_in_executor(_LEASES, _quietly, turn_streams.release, job.turn_id)
         if not opened.done():
             opened.set_result(None)
         live.close()
@@ -257,10 +265,12 @@ async def _heartbeat(live: hub.LiveTurn, job: Job, writes: _Writes) -> None:
     while True:
         await asyncio.sleep(turn_streams.HEARTBEAT)
         asked = await loop.run_in_executor(
-            None, _quietly, turn_streams.renew, job.turn_id, store.BOOT_ID
+            _LEASES, _quietly, turn_streams.renew, job.turn_id, store.BOOT_ID
         )
         if asked and not live.cancel_requested:
-            user_id = await loop.run_in_executor(None, turn_streams.cancelled_by, job.turn_id)
+            user_id = await loop.run_in_executor(
+                _LEASES, _quietly, turn_streams.cancelled_by, job.turn_id
+            )
             live.cancelled_by = await writes.call(_user, user_id)
             live.cancel_requested = True
             if live.task is not None:
@@ -339,8 +349,7 @@ async def _outcome(inner: asyncio.Task, live, job: Job, *, timed_out: bool) -> _
         return _Outcome(Ending("failed", error.code, text), True, error.status, error)
     except Exception:
         log.exception("chat relay failed turn=%s", job.turn_id)
-        text = "The dashboard failed while relaying this turn; check the transcript."
-        return _Outcome(Ending("uncertain", "dashboard_error", text))
+        return _Outcome(Ending("uncertain", "dashboard_error", store.ABANDONED))
     if how == "truncated":
         return _Outcome(Ending("truncated", "truncated", _TRUNCATED.format(count=job.max_events)))
     if how == "event_too_large":

@@ -22,6 +22,12 @@ _RESTARTED = (
     "The dashboard restarted while this turn was running, so it stopped listening. "
     "Hermes may have finished the turn: check the transcript."
 )
+NO_LEASE = (
+    "The dashboard could not reach Redis, where its workers record who runs each turn, "
+    "so nothing was sent to Hermes. Try again in a moment."
+)
+NO_LEASE_CODE = "redis_unavailable"
+ABANDONED = "The dashboard failed while relaying this turn; check the transcript."
 
 
 def view_of(turn: Turn, *, with_events: bool = True) -> TurnView:
@@ -144,12 +150,33 @@ def settle_if_orphaned(turn: Turn) -> Turn:
     return turn
 
 
+def claim(turn_id: int) -> None:
+    """Take this process's lease on a turn about to be sent (with Redis only).
+
+    A turn nobody holds a lease on would be settled as orphaned by the other
+    workers while it runs, so when Redis cannot record the lease the turn is
+    not sent: it is stored as failed and ``turn_streams.LeaseError`` raised.
+    """
+    if not turn_streams.enabled():
+        return
+    try:
+        turn_streams.claim(turn_id, BOOT_ID)
+    except turn_streams.LeaseError:
+        Turn.objects.filter(pk=turn_id, state__in=ACTIVE_STATES).update(
+            state=TurnState.FAILED,
+            error_code=NO_LEASE_CODE,
+            error_message=NO_LEASE,
+            finished_at=timezone.now(),
+        )
+        raise
+
+
 def abandon(turn_id: int) -> None:
     """The relay failed itself: whatever happened in Hermes is unknown."""
     Turn.objects.filter(pk=turn_id, state__in=ACTIVE_STATES).update(
         state=TurnState.UNCERTAIN,
         error_code="dashboard_error",
-        error_message="The dashboard failed while relaying this turn; check the transcript.",
+        error_message=ABANDONED,
         finished_at=timezone.now(),
     )
 

@@ -2,20 +2,35 @@
 
 It runs in the request's thread (up to ``HERMES_CHAT_TIMEOUT``), records the
 turn exactly like a streamed one, and returns the refusal when Hermes
-rejected it outright so the form can show it next to the field.
+rejected it outright so the form can show it next to the field. With Redis it
+holds the turn's lease while it runs (renewed from a thread of its own), so
+other workers do not settle it as orphaned.
 """
 
 from __future__ import annotations
 
-from hermes_ui.chat import durability, store
+import contextlib
+import logging
+
+from hermes_ui.chat import durability, store, turn_streams
 from hermes_ui.chat.audit import record_turn
-from hermes_ui.chat.models import Turn
+from hermes_ui.chat.models import IllegalTransition, Turn
 from hermes_ui.chat.progress import Ending
 from hermes_ui.chat.relay import Job
 from hermes_ui.hermes import HermesError
 
+log = logging.getLogger("hermes_ui.chat")
+
 
 def run(turn: Turn, client, user) -> HermesError | None:
+    """Send the turn and record it; raises ``turn_streams.LeaseError`` when it was not sent."""
+    store.claim(turn.pk)
+    lease = turn_streams.kept(turn.pk, store.BOOT_ID) if turn_streams.enabled() else None
+    with lease or contextlib.nullcontext():
+        return _run(turn, client, user)
+
+
+def _run(turn: Turn, client, user) -> HermesError | None:
     view = store.view_of(turn, with_events=False)
     rejected, status, error = False, None, None
     try:
@@ -44,7 +59,12 @@ def run(turn: Turn, client, user) -> HermesError | None:
             if view.model_failed
             else (Ending("completed"))
         )
-    store.finish(turn.pk, ending, view, rejected=rejected)
+    try:
+        store.finish(turn.pk, ending, view, rejected=rejected)
+    except IllegalTransition:
+        # Settled meanwhile (its lease could not be renewed): the page shows
+        # the state recorded then; the audit below still says what Hermes did.
+        log.warning("chat sync turn=%s was settled before it finished", turn.pk)
     result = {"status": "skipped"}
     if not rejected:
         answer = None if view.model_failed else view.final_answer

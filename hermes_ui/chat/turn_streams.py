@@ -13,10 +13,13 @@ again. A cancel from another worker is a key the owner's heartbeat reads.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import logging
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 from django.conf import settings
 
@@ -24,6 +27,15 @@ HEARTBEAT = 1.0
 LEASE_SECONDS = 5  # an owner silent this long is dead
 KEEP_SECONDS = 3600  # a finished turn's stream stays this long for late reconnects
 BLOCK_MS = 1000
+# A Redis that stops answering must not hold a caller longer than a lease
+# lasts: past this, a call fails (and the lease lapses) instead of hanging.
+SOCKET_TIMEOUT = 2.0
+
+log = logging.getLogger("hermes_ui.chat")
+
+
+class LeaseError(RuntimeError):
+    """Redis could not record who runs a turn, so the turn must not be sent."""
 
 
 def enabled() -> bool:
@@ -38,7 +50,9 @@ def _key(turn_id: int, part: str) -> str:
 def _client(url: str):
     import redis
 
-    return redis.Redis.from_url(url)
+    return redis.Redis.from_url(
+        url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
+    )
 
 
 def client():
@@ -49,7 +63,12 @@ def client():
 
 
 def claim(turn_id: int, owner: str) -> None:
-    client().set(_key(turn_id, "owner"), owner, ex=LEASE_SECONDS)
+    import redis
+
+    try:
+        client().set(_key(turn_id, "owner"), owner, ex=LEASE_SECONDS)
+    except redis.RedisError as exc:
+        raise LeaseError(f"could not claim turn {turn_id}: {type(exc).__name__}") from exc
 
 
 def renew(turn_id: int, owner: str) -> bool:
@@ -59,6 +78,35 @@ def renew(turn_id: int, owner: str) -> bool:
     pipe.expire(_key(turn_id, "events"), KEEP_SECONDS)
     pipe.get(_key(turn_id, "cancel"))
     return pipe.execute()[2] is not None
+
+
+@contextlib.contextmanager
+def kept(turn_id: int, owner: str) -> Iterator[None]:
+    """Renew a claimed lease from a thread of its own while the block runs, then release it.
+
+    For a turn relayed by a blocking call (the turn without JavaScript): the
+    thread that waits for Hermes cannot renew the lease itself.
+    """
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT):
+            try:
+                renew(turn_id, owner)
+            except Exception:
+                log.exception("chat lease renewal failed turn=%s", turn_id)
+
+    thread = threading.Thread(target=beat, name=f"chat-lease-{turn_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        try:
+            release(turn_id)
+        except Exception:
+            log.exception("chat lease release failed turn=%s", turn_id)
 
 
 def cancelled_by(turn_id: int) -> int | None:

@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.chat import box, relay, store, sync_turn
+from hermes_ui.chat import box, relay, store, sync_turn, turn_streams
 from hermes_ui.chat.admission import CAP_REFUSALS, admit
 from hermes_ui.chat.audit import record_refusal
 from hermes_ui.chat.compose import ChatForm, refusal_of
@@ -39,7 +39,10 @@ def session_chat(request, endpoint, session_id):
         return _not_started(request, ep, session_id, form, admission, mode)
     turn = admission.turn
     # A replay shows what the first submission got; only a new turn is sent.
-    refusal = refusal_of(turn) if admission.replayed else _send(request, ep, turn, mode)
+    try:
+        refusal = refusal_of(turn) if admission.replayed else _send(request, ep, turn, mode)
+    except turn_streams.LeaseError:
+        return _not_sent(request, ep, session_id, form, turn, mode)
     if refusal is not None:
         form.add_hermes_error(refusal)
         return _box(request, ep, session_id, form=form, status=400)
@@ -61,6 +64,15 @@ def _not_started(request, ep, session_id, form, admission, mode):
     return _box(
         request, ep, session_id, form=form, turn=admission.turn, notice=notice, status=status
     )
+
+
+def _not_sent(request, ep, session_id, form, turn: Turn, mode: str):
+    """Redis could not record the turn's lease: nothing went to Hermes (the turn is failed)."""
+    code = store.NO_LEASE_CODE
+    record_refusal(request.user, endpoint_id=ep.id, session_id=session_id, code=code, mode=mode)
+    turn.refresh_from_db()
+    notice = {"level": "error", "code": code, "text": store.NO_LEASE}
+    return _box(request, ep, session_id, form=form, turn=turn, notice=notice, status=503)
 
 
 def _send(request, ep, turn: Turn, mode: str) -> HermesError | None:

@@ -27,16 +27,6 @@ _TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 SAME, INSERT, REMOVED = "same", "insert", "removed"
 
 
-def message_text(row: dict) -> str:
-    """What a message says, as plain text: its parts, then its tool calls."""
-    built = transcript.build([row])[0]
-    lines = [part.text or part.url for part in built.parts]
-    lines += [f"→ {call.name}({call.arguments})" for call in built.tool_calls]
-    if built.row.get("tool_name") and not built.tool_calls:
-        lines.insert(0, f"[{built.row['tool_name']}]")
-    return "\n".join(line for line in lines if line)
-
-
 def message_key(row: dict) -> tuple[str, str]:
     """Role and content digest: what decides whether two messages are the same."""
     said = {k: row.get(k) for k in ("content", "tool_calls", "tool_call_id", "tool_name")}
@@ -117,7 +107,7 @@ def _pair(number: int, a: dict | None, b: dict | None) -> Pair:
 
 
 def _side(number: int, row: dict) -> Side:
-    return Side(number, row, str(row.get("role") or "?"), message_text(row))
+    return Side(number, row, str(row.get("role") or "?"), transcript.plain_text(row))
 
 
 def text_diff(old: str, new: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

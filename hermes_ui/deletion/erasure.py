@@ -4,8 +4,9 @@ A deletion is judged by what is left afterwards, in Hermes and here. For
 every id Hermes verifiably deleted (a read answers 404, see ``verify``) this
 removes what the dashboard kept about it: chat turns with their events
 (messages, system messages, answers, tool arguments), index rows (title,
-preview), fork records, cached transcripts and cached lineage drawings that
-show it. Then SQLite is made to drop the erased bytes (``sqlite_wipe``).
+preview), the searchable transcript text of the content index, fork
+records, cached transcripts and cached lineage drawings that show it. Then
+SQLite is made to drop the erased bytes (``sqlite_wipe``).
 
 The deletion request and the audit trail stay: they hold ids, codes and
 fingerprints only.
@@ -25,7 +26,8 @@ from django.db.models import Q
 from hermes_ui import sqlite_wipe
 from hermes_ui.chat.models import Turn, TurnEvent
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.index.models import IndexedSession, KnownFork
+from hermes_ui.index import content_store
+from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from hermes_ui.index.picture import cache_dir
 from hermes_ui.lineage import render
 from hermes_ui.sessions.detail import transcript_cache_key
@@ -36,6 +38,7 @@ KINDS = {
     "turns": "chat turns",
     "turn_events": "chat turn events",
     "index_rows": "index rows",
+    "content_messages": "searchable transcript messages",
     "forks": "fork records",
     "transcripts": "cached transcripts",
     "drawings": "cached lineage drawings",
@@ -72,6 +75,7 @@ def local_copies(ep: Endpoint, ids) -> dict[str, int]:
         "turns": turns.count(),
         "turn_events": TurnEvent.objects.filter(turn__in=turns).count(),
         "index_rows": IndexedSession.objects.filter(_mine(ep), session_id__in=ids).count(),
+        "content_messages": ContentMessage.objects.filter(_mine(ep), session_id__in=ids).count(),
         "forks": _forks(ep, ids).count(),
     }
 
@@ -95,6 +99,10 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
             _mine(ep), session_id__in=ids
         ).delete()
         counts["forks"], _ = _forks(ep, ids).delete()
+        # The transcript index: what was read for these ids or stored under them.
+        _, counts["content_messages"] = content_store.erase(_mine(ep), ids)
+    if counts["content_messages"]:
+        content_store.compact()  # no deleted terms left in the full-text index
     sqlite_wipe.checkpoint()
     counts["transcripts"] = sum(
         bool(cache.delete(transcript_cache_key(ep.id, sid))) for sid in {*ids, *related}

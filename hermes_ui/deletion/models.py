@@ -25,6 +25,36 @@ class Status(models.TextChoices):
 OPEN_STATUSES = (Status.PENDING, Status.APPROVED, Status.UNCERTAIN)
 
 
+class DeletionBatch(models.Model):
+    """One request covering many sessions: one reason, one review, one execution.
+
+    Each session is still its own ``DeletionRequest`` (its own snapshot,
+    consequences, key and result) linked here as a member; the batch holds
+    what the selection asked for that did not become a member, and when its
+    execution ran.
+    """
+
+    endpoint = models.CharField(max_length=40, db_index=True)
+    endpoint_fp = models.CharField(max_length=16)
+    requester = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requester_name = models.CharField(max_length=150)
+    reason = models.TextField()
+    created_at = models.DateTimeField()
+    # [{"id": ..., "why": "delegate_of" | "open_request" | "gone" | "unreadable", "other": ...}]
+    skipped = models.JSONField(default=list, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    executor_name = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"deletion batch #{self.pk} {self.endpoint}"
+
+
 class DeletionRequest(models.Model):
     endpoint = models.CharField(max_length=40, db_index=True)
     # With ``endpoint``, the identity of the Hermes database (``Endpoint.fingerprint``):
@@ -73,6 +103,10 @@ class DeletionRequest(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     # What happened, verified by reading Hermes afterwards (ids and states only).
     result = models.JSONField(default=dict, blank=True)
+    # Set when this request is one session of a bulk request (reviewed as a whole).
+    batch = models.ForeignKey(
+        DeletionBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="members"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

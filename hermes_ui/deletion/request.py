@@ -26,15 +26,24 @@ def open_request(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
     )
 
 
-def current_consequences(endpoint: Endpoint, session_id: str, target_row: dict) -> dict:
-    """What deleting the session would do now, from both lists paged to the end."""
+def lists_now(endpoint: Endpoint) -> tuple[list[dict], set[str]]:
+    """Both lists paged to the end: the administrative rows and the default list's ids."""
     client = client_for(endpoint)
+    return inventory.all_rows(client), inventory.visible_ids(client)
+
+
+def current_consequences(
+    endpoint: Endpoint, session_id: str, target_row: dict, lists: tuple | None = None
+) -> dict:
+    """What deleting the session would do now, from both lists paged to the end
+    (``lists``: already read by ``lists_now``, when many sessions are asked at once)."""
+    rows, visible = lists or lists_now(endpoint)
     found = compute(
-        inventory.all_rows(client),
+        rows,
         session_id,
         target_row=target_row,
         forked_ids=forked_child_ids(endpoint),
-        visible_ids=inventory.visible_ids(client),
+        visible_ids=visible,
     )
     return found.as_dict()
 
@@ -75,7 +84,9 @@ def indexed_delegates(endpoint: Endpoint, session_id: str, max_depth: int = 50) 
     return found
 
 
-def create(endpoint: Endpoint, session_id: str, user, reason: str) -> tuple[DeletionRequest, bool]:
+def create(
+    endpoint: Endpoint, session_id: str, user, reason: str, *, lists=None, batch=None
+) -> tuple[DeletionRequest, bool]:
     """A new pending request, or the open one for this session (``created`` False).
 
     A session Hermes no longer has becomes an "erase local copies" case when
@@ -93,7 +104,7 @@ def create(endpoint: Endpoint, session_id: str, user, reason: str) -> tuple[Dele
             raise  # nothing of it here either: there is nothing to ask for
         snap, consequences = lost
     else:
-        consequences = current_consequences(endpoint, session_id, snap["row"])
+        consequences = current_consequences(endpoint, session_id, snap["row"], lists)
     with transaction.atomic():
         existing = open_request(endpoint, session_id)
         if existing is not None:
@@ -107,6 +118,7 @@ def create(endpoint: Endpoint, session_id: str, user, reason: str) -> tuple[Dele
             created_at=clock.now(),
             snapshot=snap,
             consequences=consequences,
+            batch=batch,
         )
     events.record(
         user, request, "deletion_request",

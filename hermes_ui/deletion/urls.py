@@ -1,6 +1,6 @@
 from django.urls import path
 
-from hermes_ui.deletion.views import actions, case, queue, request
+from hermes_ui.deletion.views import actions, batch, case, queue, request
 
 urlpatterns = [
     path("deletions/", queue.deletion_queue, name="deletion_queue"),
@@ -9,5 +9,10 @@ urlpatterns = [
     path("deletions/<int:pk>/execute/", actions.deletion_execute, name="deletion_execute"),
     path("deletions/<int:pk>/check/", actions.deletion_check, name="deletion_check"),
     path("deletions/<int:pk>/withdraw/", actions.deletion_withdraw, name="deletion_withdraw"),
+    path("deletions/batch/<int:pk>/", batch.deletion_batch, name="deletion_batch"),
+    path("deletions/batch/<int:pk>/decide/", batch.deletion_batch_decide,
+         name="deletion_batch_decide"),
+    path("deletions/batch/<int:pk>/execute/", batch.deletion_batch_execute,
+         name="deletion_batch_execute"),
     path("e/<str:endpoint>/deletions/new/", request.deletion_new, name="deletion_new"),
 ]

@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 
 from django.utils.html import escape
 
-from hermes_ui.compare.align import message_text
 from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes.session import is_closed
+from hermes_ui.sessions.transcript import plain_text
 
 
 @dataclass
@@ -121,7 +121,7 @@ def md_body(doc: ExportDoc) -> Iterator[str]:
         for label, value in _session_facts(item):
             yield f"- {label}: {md_inline(value)}\n"
         for number, msg in enumerate(item.messages, start=1):
-            yield f"\n### {md_inline(_message_head(number, msg))}\n\n" + md_fence(message_text(msg))
+            yield f"\n### {md_inline(_message_head(number, msg))}\n\n" + md_fence(plain_text(msg))
             reasoning = _reasoning(msg)
             if reasoning:
                 yield "\nReasoning:\n\n" + md_fence(reasoning)
@@ -163,7 +163,7 @@ def html_body(doc: ExportDoc) -> Iterator[str]:
             role = str(msg.get("role") or "?")
             yield (f'<article class="{escape(role)}"><div class="head">'
                    f"{escape(_message_head(number, msg))}</div>"
-                   f"<pre>{escape(message_text(msg))}</pre>")  # fmt: skip
+                   f"<pre>{escape(plain_text(msg))}</pre>")  # fmt: skip
             reasoning = _reasoning(msg)
             if reasoning:
                 yield f"<details><summary>Reasoning</summary><pre>{escape(reasoning)}</pre>"

@@ -38,6 +38,7 @@ MASKS = {
     "email": "[redacted:email]",
     "card": "[redacted:card]",
     "phone": "[redacted:phone]",
+    "user": "[redacted:user]",
 }
 
 
@@ -79,13 +80,17 @@ class Redactor:
             return {key: self.value(item) for key, item in value.items()}
         return value
 
+    def mask(self, kind: str) -> str:
+        """Count one masked value of ``kind`` and return its mask."""
+        self.count += 1
+        self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
+        return MASKS[kind]
+
     def _sub(self, pattern: re.Pattern, kind: str, text: str, check=None) -> str:
         def replace(match: re.Match) -> str:
             if check is not None and not check(match.group(0)):
                 return match.group(0)
-            self.count += 1
-            self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
-            return MASKS[kind]
+            return self.mask(kind)
 
         return pattern.sub(replace, text)
 
@@ -106,6 +111,13 @@ def message(redactor: Redactor, row: dict) -> dict:
 
 
 def session_row(redactor: Redactor, row: dict) -> dict:
-    if not redactor.enabled or not isinstance(row.get("title"), str):
+    """The row with its title masked, and its ``user_id`` (the person on the platform,
+    e.g. a Telegram account) replaced whole: an id is personal data of no fixed shape."""
+    if not redactor.enabled:
         return row
-    return {**row, "title": redactor.text(row["title"])}
+    masked = dict(row)
+    if isinstance(row.get("title"), str):
+        masked["title"] = redactor.text(row["title"])
+    if row.get("user_id") not in (None, ""):
+        masked["user_id"] = redactor.mask("user")
+    return masked

@@ -5,7 +5,6 @@ import re
 from django import forms
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
-from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from hermes_ui.audit import trail
@@ -17,7 +16,7 @@ from hermes_ui.export.formats import WRITERS, ExportDoc
 from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.web.failures import error_page
+from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
 
 CAPABILITY = "session_export"
@@ -38,8 +37,7 @@ def session_export(request, endpoint, session_id):
     query = ExportQuery(request.GET)
     if not query.is_valid():
         reason = "Choose the export format: format=json, md or html."
-        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": reason},
-                      status=400)  # fmt: skip
+        return bad_id(request, ep, reason)
     fmt, lineage = query.cleaned_data["format"], query.cleaned_data["lineage"]
     # Support staff never take an unredacted copy away, whatever the URL says.
     redacted = query.cleaned_data["redact"] or role_of(request.user) == SUPPORT
@@ -48,8 +46,7 @@ def session_export(request, endpoint, session_id):
         check_path_id(session_id)
         plan = members.plan(client, ep, session_id, lineage=lineage)
     except IdError as exc:
-        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
-                      status=400)  # fmt: skip
+        return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
     redactor = Redactor(redacted)

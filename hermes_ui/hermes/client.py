@@ -212,6 +212,24 @@ class HermesClient:
             raise _malformed("session_messages", False)
         return payload
 
+    # -- discovery --------------------------------------------------------
+
+    def health(self) -> dict:
+        """``GET /health`` (the provider asks for no key): status, platform and version."""
+        payload = self._send("health", "GET", "/health", mutation=False)
+        if not isinstance(payload.get("status"), str):
+            raise _malformed("health", False)
+        return payload
+
+    def capabilities(self) -> dict:
+        """``GET /v1/capabilities`` (needs the key): ``features`` flags and ``endpoints``."""
+        payload = self._send("capabilities", "GET", "/v1/capabilities", mutation=False)
+        if not isinstance(payload.get("features"), dict) or not isinstance(
+            payload.get("endpoints"), dict
+        ):
+            raise _malformed("capabilities", False)
+        return payload
+
     # -- mutations --------------------------------------------------------
 
     def create_session(
@@ -279,6 +297,20 @@ class HermesClient:
         if payload.get("object") != "hermes.session.deleted":
             raise _malformed("session_delete", True)
         return payload
+
+    def patch_unknown_field(self, session_id: str, *, idempotency_key: str) -> Session:
+        """A PATCH carrying only a field the contract does not allow, for the integration
+        check: Hermes must refuse it (``unsupported_session_field``) and change nothing."""
+        path = self._path(session_id, operation="session_patch")
+        payload = self._send(
+            "session_patch",
+            "PATCH",
+            path,
+            body={"verification_unknown_field": True},
+            headers=_idempotency(idempotency_key, "session_patch"),
+            mutation=True,
+        )
+        return _session_of(payload, "session_patch", mutation=True)
 
     def fork_session(
         self,
@@ -548,6 +580,16 @@ def _session_of(payload: dict, operation: str, *, mutation: bool = False) -> Ses
 
 _CLIENTS: dict[str, HermesClient] = {}
 _CLIENTS_LOCK = threading.Lock()
+
+
+def probe_client(endpoint: Endpoint, timeout: float) -> HermesClient:
+    """A one-off client with a short timeout and no retries, for health probes: a
+    server that is down must cost one timeout, not the page. Close it after use."""
+    sync_override, async_override = _overrides()
+    return HermesClient(
+        endpoint, transport=sync_override, async_transport=async_override,
+        json_timeout=timeout, read_retries=0, retry_backoff=0.0,
+    )  # fmt: skip
 
 
 def client_for(endpoint: Endpoint) -> HermesClient:

@@ -2,6 +2,7 @@
 
 from django import forms
 
+from hermes_ui.index import content_search, query_syntax
 from hermes_ui.index.queries import parse_after
 from hermes_ui.lineage.classify import KINDS, LABELS
 
@@ -17,6 +18,8 @@ class IndexQuery(forms.Form):
     )
     snap = forms.IntegerField(required=False, min_value=0)
     after = forms.CharField(required=False, max_length=60)
+    # Keyset of the transcript results: (rank, resolved session id) of the last one shown.
+    cafter = forms.CharField(required=False, max_length=400)
 
     def clean_after(self):
         value = self.cleaned_data.get("after") or ""
@@ -27,8 +30,20 @@ class IndexQuery(forms.Form):
             raise forms.ValidationError("This page link is damaged; start from the first page.")
         return parsed
 
+    def clean_cafter(self):
+        value = self.cleaned_data.get("cafter") or ""
+        if not value:
+            return None
+        parsed = content_search.parse_after(value)
+        if parsed is None:
+            raise forms.ValidationError("This page link is damaged; start from the first page.")
+        return parsed
+
     def clean(self):
         data = super().clean()
+        data["query"] = query_syntax.parse(data.get("q") or "", kinds=KINDS)
+        for message in data["query"].errors:
+            self.add_error("q", message)
         for name in ("q", "source"):
             if any(ch in (data.get(name) or "") for ch in "\r\n\x00"):
                 self.add_error(name, "Line breaks are not allowed here.")

@@ -29,6 +29,12 @@ def age(moment: datetime | None, now: datetime | None = None) -> str:
     return f"{days} day{'s' if days != 1 else ''} ago"
 
 
+def eta_text(seconds) -> str:
+    if not isinstance(seconds, (int, float)):
+        return ""
+    return f"{int(seconds)} s" if seconds < 90 else f"{round(seconds / 60)} min"
+
+
 @dataclass
 class Freshness:
     endpoint_id: str
@@ -52,6 +58,11 @@ class Freshness:
     @property
     def full_age(self) -> str:
         return age(self.full_at)
+
+    @property
+    def eta_text(self) -> str:
+        """The time a transcript build still needs, roughly ("" before it is known)."""
+        return eta_text(self.progress.get("eta"))
 
     @property
     def expected_calls(self) -> int | None:

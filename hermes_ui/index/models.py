@@ -135,3 +135,65 @@ class IndexSyncState(models.Model):
 
     def __str__(self):
         return f"{self.endpoint} gen {self.generation}"
+
+
+class ContentSession(models.Model):
+    """Which transcript the content index holds for one indexed session.
+
+    ``session_messages`` resolves a compression root to its tip (and, after an
+    API fork, a parent to its newest fork): ``resolved_id`` is the session the
+    messages came back for, and the one ``ContentMessage`` rows are stored
+    under. ``signature`` is the listed row's message count and last activity
+    when the transcript was read, so a sync re-reads only what changed.
+    """
+
+    endpoint = models.CharField(max_length=40)
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")  # see KnownFork
+    session_id = models.CharField(max_length=300)
+    resolved_id = models.CharField(max_length=300)
+    signature = models.CharField(max_length=80)
+    messages = models.IntegerField(default=0)
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "endpoint_fp", "session_id"], name="uniq_content_session"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["endpoint", "endpoint_fp", "resolved_id"], name="content_session_resolved"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.endpoint}:{self.session_id}->{self.resolved_id}"
+
+
+class ContentMessage(models.Model):
+    """The searchable text of one active message (see ``index.content``).
+
+    Full-text search runs over ``text`` through a database-specific index the
+    migrations add beside this table: an FTS5 table kept in step by triggers
+    on SQLite, a generated ``tsvector`` column with a GIN index on PostgreSQL.
+    """
+
+    endpoint = models.CharField(max_length=40)
+    endpoint_fp = models.CharField(max_length=16, blank=True, default="")  # see KnownFork
+    session_id = models.CharField(max_length=300)  # the resolved id
+    message_id = models.BigIntegerField()
+    role = models.CharField(max_length=40, blank=True)
+    timestamp = models.FloatField(null=True)
+    text = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "endpoint_fp", "session_id", "message_id"],
+                name="uniq_content_message",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.endpoint}:{self.session_id}#{self.message_id}"

@@ -47,7 +47,7 @@ from django.utils import timezone
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
-from hermes_ui.index import store, touched
+from hermes_ui.index import content_store, store, touched
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 
 log = logging.getLogger("hermes_ui.index")
@@ -71,6 +71,9 @@ class Report:
     counts: store.Counts = field(default_factory=store.Counts)
     unconfirmed: int = 0
     rebuilt: int = 0  # rows dropped because the index was another database's
+    content_reads: int = 0  # session_messages calls for the content index
+    content_messages: int = 0  # messages (re)written to it
+    content_dropped: int = 0  # messages no present session reads any more
     seconds: float = 0.0
     skipped: str = ""
     error_code: str = ""
@@ -93,6 +96,9 @@ class Report:
         )
         if self.rebuilt:
             text += f"; rebuilt: {self.rebuilt} rows of another database dropped"
+        if self.content_reads or self.content_dropped:
+            text += (f"; transcripts: {self.content_reads} read, {self.content_messages} "
+                     f"messages written, {self.content_dropped} dropped")  # fmt: skip
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
 
 
@@ -134,10 +140,13 @@ def due_full(state: IndexSyncState) -> bool:
     return age.total_seconds() >= settings.HERMES_INDEX_FULL_SWEEP_SECONDS
 
 
-def sync(endpoint: Endpoint, *, full: bool | None = None, leased: bool = False) -> Report:
+def sync(
+    endpoint: Endpoint, *, full: bool | None = None, leased: bool = False, on_progress=None
+) -> Report:
     """One sync of ``endpoint``; ``full=None`` sweeps only when a sweep is due.
 
     ``leased``: the caller already holds the lease (see ``acquire``).
+    ``on_progress``: called with each progress dict (``index_sync`` prints them).
     """
     state = state_for(endpoint)
     full = due_full(state) if full is None else full
@@ -147,7 +156,7 @@ def sync(endpoint: Endpoint, *, full: bool | None = None, leased: bool = False) 
         return report
     started = time.perf_counter()
     try:
-        run = _Run(endpoint, state_for(endpoint), report)
+        run = _Run(endpoint, state_for(endpoint), report, on_progress)
     except BaseException:
         IndexSyncState.objects.filter(**endpoint.scope()).update(running_since=None)
         raise
@@ -209,8 +218,9 @@ def acquire(endpoint: Endpoint, full: bool) -> bool:
 
 
 class _Run:
-    def __init__(self, endpoint: Endpoint, state: IndexSyncState, report: Report):
+    def __init__(self, endpoint: Endpoint, state: IndexSyncState, report: Report, on_progress=None):
         self.endpoint, self.state, self.report = endpoint, state, report
+        self.on_progress = on_progress
         self.client = client_for(endpoint)
         self.gen = state.generation + 1
         self.seen: set[str] = set()
@@ -236,6 +246,7 @@ class _Run:
             # A fork recorded after its child was indexed changes only its kind.
             pending = set(self.pending.session_ids)
             self.report.counts.kinds += store.derive(self.endpoint, self.gen, only=pending)
+        self._content()
         self.completed = True
 
     # -- phases ------------------------------------------------------------
@@ -380,18 +391,43 @@ class _Run:
                 continue
             self.report.counts.add(store.upsert(self.endpoint, [row], self.gen, listed=False))
 
+    def _content(self) -> None:
+        """Read the transcripts of new and changed sessions into the content index."""
+        report = self.report
+        if not settings.HERMES_INDEX_CONTENT:
+            report.content_dropped = content_store.drop_all(self.endpoint)
+            return
+        todo = content_store.due(self.endpoint)
+        if todo:
+            started = time.monotonic()
+
+            def progress(done: int, total: int) -> None:
+                report.content_reads = done
+                eta = content_store.eta(done, total, started)
+                self._progress("transcripts", done=done, total=total,
+                               eta=None if eta is None else round(eta))  # fmt: skip
+
+            progress(0, len(todo))
+            read = content_store.read(self.endpoint, self.client, todo, progress)
+            report.content_reads, report.content_messages = read.reads, read.messages
+        if todo or report.full or report.counts.vanished:
+            report.content_dropped = content_store.prune(self.endpoint)
+
     # -- bookkeeping ---------------------------------------------------------
 
-    def _progress(self, phase: str) -> None:
+    def _progress(self, phase: str, **extra) -> None:
+        progress = {
+            "phase": phase,
+            "pages": self.report.list_calls,
+            "rows": self.report.rows_seen,
+            "full": self.report.full,
+            **extra,
+        }
         IndexSyncState.objects.filter(pk=self.state.pk).update(
-            running_since=timezone.now(),
-            progress={
-                "phase": phase,
-                "pages": self.report.list_calls,
-                "rows": self.report.rows_seen,
-                "full": self.report.full,
-            },
+            running_since=timezone.now(), progress=progress
         )
+        if self.on_progress is not None:
+            self.on_progress(progress)
 
     def finish(self) -> None:
         now = timezone.now()

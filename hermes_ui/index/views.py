@@ -1,7 +1,9 @@
 """Search and list sessions from the dashboard's index, and refresh it."""
 
+from dataclasses import replace
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -9,11 +11,12 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.index import freshness, queries, refresher
+from hermes_ui.index import content_search, content_store, freshness, queries, refresher
 from hermes_ui.index.forms import IndexQuery
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
 PAGE_SIZE = 50
+CONTENT_PAGE_SIZE = 20  # transcripts per page of results
 
 
 @require_GET
@@ -23,22 +26,44 @@ def index_list(request, endpoint):
     form = IndexQuery(request.GET)
     fresh = freshness.of(ep)
     template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
-    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": queries.sources(ep)}
+    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": queries.sources(ep),
+               "bulk_limit": settings.HERMES_BULK_LIMIT}  # fmt: skip
     if not form.is_valid():
         return render(request, template, context, status=400)
     params = form.cleaned_data
-    snapshot = params["snap"] if params["after"] else fresh.generation
-    page = queries.search(
-        ep, snapshot=snapshot, q=params["q"], source=params["source"], kind=params["kind"],
-        state=params["state"], after=params["after"], limit=PAGE_SIZE,
-    )  # fmt: skip
+    # The box's own filters (``source:`` …) apply unless the selects say otherwise.
+    query = params["query"]
+    query = replace(
+        query,
+        source=params["source"] or query.source,
+        kind=params["kind"] or query.kind,
+        state=params["state"] or query.state,
+    )
     filters = {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
     base = reverse("index_list", kwargs={"endpoint": ep.id})
+    first_url = base + ("?" + urlencode(filters) if filters else "")
+    context.update(filters=filters, first_url=first_url, query=query,
+                   content_on=settings.HERMES_INDEX_CONTENT)  # fmt: skip
+    if query.has_text and settings.HERMES_INDEX_CONTENT:
+        found = content_search.search(ep, query, after=params["cafter"], limit=CONTENT_PAGE_SIZE)
+        done, total = content_store.completeness(ep)
+        later = {**filters, "cafter": found.next_after}
+        context.update(
+            found=found,
+            content_done=done,
+            content_total=total,
+            content_next_url=base + "?" + urlencode(later) if found.next_after else None,
+        )
+    if params["cafter"] is not None:
+        return render(request, template, context)  # a later page of transcripts only
+    snapshot = params["snap"] if params["after"] else fresh.generation
+    page = queries.search(
+        ep, snapshot=snapshot, q=query.plain_text if query.terms else "", source=query.source,
+        kind=query.kind, state=query.state, after=params["after"], limit=PAGE_SIZE,
+    )  # fmt: skip
     later = {**filters, "snap": page.snapshot, "after": page.next_after}
     context.update(
         page=page,
-        filters=filters,
-        first_url=base + ("?" + urlencode(filters) if filters else ""),
         next_url=base + "?" + urlencode(later) if page.next_after else None,
         paging=params["after"] is not None,
     )

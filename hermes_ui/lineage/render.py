@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
+from django.core.exceptions import ImproperlyConfigured
 
 DISK_ENTRIES = 500
 CACHE_ALIAS = "lineage"
@@ -166,6 +168,23 @@ def _store(digest: str, svg: str, cache_dir: Path | None) -> None:
 def clear_memory() -> None:
     """Forget every cached drawing (tests and benchmarks: "a new process").
 
-    With Redis this empties the whole Redis database the cache uses.
+    With Redis only the keys under the cache's own ``KEY_PREFIX`` go: the
+    cache's ``clear()`` would empty the whole database, which also holds the
+    chat relay's leases and streams and the transcript cache.
     """
-    caches[CACHE_ALIAS].clear()
+    cache = caches[CACHE_ALIAS]
+    if not isinstance(cache, RedisCache):
+        cache.clear()
+        return
+    if not cache.key_prefix:
+        raise ImproperlyConfigured(f"the {CACHE_ALIAS!r} Redis cache needs a KEY_PREFIX")
+    client = cache._cache.get_client(write=True)
+    pattern = re.sub(r"([*?\[\]\\])", r"\\\1", cache.key_prefix) + ":*"  # glob-escaped
+    batch: list = []
+    for key in client.scan_iter(match=pattern, count=500):
+        batch.append(key)
+        if len(batch) >= 500:
+            client.delete(*batch)
+            batch.clear()
+    if batch:
+        client.delete(*batch)

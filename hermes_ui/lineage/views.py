@@ -11,7 +11,7 @@ from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.index import freshness, picture
 from hermes_ui.web import links
-from hermes_ui.web.failures import error_context, error_page
+from hermes_ui.web.failures import bad_id, error_context, error_page
 
 MAX_EXPANDED = 50
 
@@ -49,9 +49,7 @@ def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, pa
         shown = picture.for_session(ep, session_id, expanded=expanded, budget=budget, draw=draw,
                                     preferred=verdicts.preferred_ids(ep))  # fmt: skip
     except IdError as exc:
-        response = render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
-                          status=400)  # fmt: skip
-        return None, response
+        return None, bad_id(request, ep, str(exc))
     except HermesError as error:
         if panel and request.htmx:
             # The panel is one region of a page that did load: it shows the

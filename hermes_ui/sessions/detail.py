@@ -9,10 +9,10 @@ from django.views.decorators.vary import vary_on_headers
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.sessions import transcript
-from hermes_ui.sessions.forms import MessagesQuery
-from hermes_ui.web import links
-from hermes_ui.web.failures import error_page
+from hermes_ui.sessions import find, transcript
+from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
+from hermes_ui.web import links, routes
+from hermes_ui.web.failures import bad_id, error_page
 
 # A long transcript is fetched once for the page and its "load more" chunks.
 # Django's cache holds it briefly: process memory by default, Redis (shared by
@@ -25,13 +25,11 @@ def session_open(request, endpoint):
     """Open a session by id from a query string: the "go to id" box, and the
     ids ``.`` and ``..``, which no path segment can carry. Any other id is
     redirected to its canonical page."""
-    session_id = request.GET.get("id", "")
+    session_id, missing = routes.query_id(request, endpoint)
+    if missing is not None:
+        return missing
     if session_id in links.DOT_IDS:
         return session_detail(request, endpoint, session_id)
-    if not session_id:
-        return render(request, "sessions/bad_id.html",
-                      {"endpoint": get_endpoint(endpoint), "reason": "Type a session id to open."},
-                      status=400)  # fmt: skip
     return redirect(links.session_url(get_endpoint(endpoint).id, session_id))
 
 
@@ -45,13 +43,20 @@ def session_detail(request, endpoint, session_id):
         session = client.get_session(session_id)
         messages = client.get_messages(session_id)
     except IdError as exc:
-        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
-                      status=400)  # fmt: skip
+        return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
     cache.set(transcript_cache_key(ep.id, session_id), messages, _MESSAGES_TTL)
     rows = messages["data"]
-    chunk, next_after = transcript.page_after(rows, None, settings.HERMES_MESSAGES_PAGE_SIZE)
+    place = SessionPageQuery(request.GET)
+    where = place.cleaned_data if place.is_valid() else {}
+    finding = find.find(rows, where["find"], where.get("hit")) if where.get("find") else None
+    if finding and finding.focus_id is not None and where.get("hit") is None:
+        # The box was just submitted: go to the first match, anchored.
+        return redirect(_find_url(ep.id, session_id, finding, finding.current))
+    focus_id = finding.focus_id if finding else where.get("upto")
+    size = settings.HERMES_MESSAGES_PAGE_SIZE
+    start, chunk, next_after = transcript.page_around(rows, focus_id, size)
     resolved_id = messages["session_id"]
     context = {
         "endpoint": ep,
@@ -62,10 +67,45 @@ def session_detail(request, endpoint, session_id):
         "tip_url": links.session_url(ep.id, resolved_id),
         "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
         "message_total": len(rows),
-        "transcript": transcript.build(chunk),
+        "transcript": transcript.build(chunk, _calls_before(rows, start)),
         "next_url": _next_url(ep.id, session_id, next_after),
-    }
+        "focus_id": focus_id,
+        "window_first": start + 1,
+        "window_last": start + len(chunk),
+        # The chunk before this one, when the page opened further down.
+        "earlier_url": (links.session_url(ep.id, session_id, upto=rows[start - 1].get("id"))
+                        + f"#msg-{rows[start - 1].get('id')}") if start else None,
+        "find": _find_context(ep.id, session_id, finding),
+    }  # fmt: skip
     return render(request, "sessions/detail.html", context)
+
+
+def _calls_before(rows: list, start: int) -> dict:
+    """Tool calls made before a chunk, so its results name the call they answer."""
+    return {c.call_id: c for m in transcript.build(rows[:start]) for c in m.tool_calls}
+
+
+def _find_url(endpoint_id: str, session_id: str, finding, position: int) -> str:
+    message_id = finding.matches[position - 1]
+    url = links.session_url(endpoint_id, session_id, find=finding.text, hit=position)
+    return f"{url}#msg-{message_id}"
+
+
+def _find_context(endpoint_id: str, session_id: str, finding) -> dict | None:
+    if finding is None:
+        return None
+
+    def url(position):
+        return _find_url(endpoint_id, session_id, finding, position) if position else None
+
+    return {
+        "text": finding.text,
+        "count": finding.count,
+        "current": finding.current,
+        "previous_url": url(finding.previous),
+        "next_url": url(finding.next),
+        "listed": [(n, mid, url(n)) for n, mid in finding.listed],
+    }
 
 
 @require_GET
@@ -75,9 +115,7 @@ def session_messages(request, endpoint, session_id):
     ep = get_endpoint(endpoint)
     query = MessagesQuery(request.GET)
     if not query.is_valid():
-        return render(request, "sessions/bad_id.html",
-                      {"endpoint": ep, "reason": "The 'after' value must be a message id."},
-                      status=400)  # fmt: skip
+        return bad_id(request, ep, "The 'after' value must be a message id.")
     after = query.cleaned_data["after"]
     key = transcript_cache_key(ep.id, session_id)
     messages = cache.get(key)
@@ -86,15 +124,14 @@ def session_messages(request, endpoint, session_id):
             check_path_id(session_id)
             messages = client_for(ep).get_messages(session_id)
         except IdError as exc:
-            return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
-                          status=400)  # fmt: skip
+            return bad_id(request, ep, str(exc))
         except HermesError as error:
             return error_page(request, error, ep)
         cache.set(key, messages, _MESSAGES_TTL)
     rows = messages["data"]
     chunk, next_after = transcript.page_after(rows, after, settings.HERMES_MESSAGES_PAGE_SIZE)
     earlier = rows[: rows.index(chunk[0])] if chunk else []
-    known_calls = {c.call_id: c for m in transcript.build(earlier) for c in m.tool_calls}
+    known_calls = _calls_before(rows, len(earlier))
     context = {
         "endpoint": ep,
         "session_id": session_id,

@@ -18,3 +18,11 @@ class ListQuery(forms.Form):
 
 class MessagesQuery(forms.Form):
     after = forms.IntegerField(required=False, min_value=0)
+
+
+class SessionPageQuery(forms.Form):
+    """Where the session page opens: at a message (``upto``), or at a find match."""
+
+    upto = forms.IntegerField(required=False, min_value=0)
+    find = forms.CharField(required=False, max_length=200, strip=True)
+    hit = forms.IntegerField(required=False, min_value=1)

@@ -152,6 +152,16 @@ def build(rows: list[dict], known_calls: dict[str, ToolCall] | None = None) -> l
     return messages
 
 
+def plain_text(row: dict) -> str:
+    """What a message says, as plain text: its parts, then its tool calls."""
+    built = build([row])[0]
+    lines = [part.text or part.url for part in built.parts]
+    lines += [f"→ {call.name}({call.arguments})" for call in built.tool_calls]
+    if built.row.get("tool_name") and not built.tool_calls:
+        lines.insert(0, f"[{built.row['tool_name']}]")
+    return "\n".join(line for line in lines if line)
+
+
 def page_after(rows: list[dict], after_id: int | None, size: int) -> tuple[list[dict], int | None]:
     """Rows after message id ``after_id`` (insertion order) and the id to continue from."""
     start = 0
@@ -173,3 +183,17 @@ def _int(value) -> int:
         return int(value)
     except (TypeError, ValueError):
         return -1
+
+
+def page_around(rows: list[dict], message_id, size: int) -> tuple[int, list[dict], int | None]:
+    """The chunk holding message ``message_id``: (its start index, rows, id to continue from).
+
+    Chunks keep the boundaries of ``page_after`` (multiples of ``size``), so the
+    "load more" that follows and the "earlier" link before line up with it.
+    An unknown id gives the first chunk.
+    """
+    index = next((i for i, row in enumerate(rows) if row.get("id") == message_id), 0)
+    start = index // size * size
+    chunk = rows[start : start + size]
+    more = start + size < len(rows)
+    return start, chunk, (chunk[-1].get("id") if chunk and more else None)

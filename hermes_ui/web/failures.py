@@ -1,4 +1,5 @@
-"""Hermes failures as pages and banners with a fitting HTTP status, never a 500."""
+"""Hermes failures, and requests naming no valid session, as pages with a fitting
+HTTP status, never a 500."""
 
 from django.shortcuts import render
 
@@ -44,6 +45,12 @@ def error_context(error: e.HermesError, endpoint=None) -> dict:
         "error_status": status_for(error),
         "endpoint": endpoint,
     }
+
+
+def bad_id(request, endpoint, reason: str):
+    """The 400 page of a request whose session id (or another parameter) is not valid."""
+    context = {"endpoint": endpoint, "reason": reason}
+    return render(request, "sessions/bad_id.html", context, status=400)
 
 
 def error_page(request, error: e.HermesError, endpoint=None, template="hermes_error.html"):

@@ -34,3 +34,20 @@ def list_url(endpoint_id: str, **query) -> str:
     url = reverse("session_list", kwargs={"endpoint": endpoint_id})
     clean = {k: v for k, v in query.items() if v not in (None, "", False)}
     return url + ("?" + urlencode(clean) if clean else "")
+
+
+# Pages that exist on every endpoint as they are: the top bar switches to the
+# same page on another endpoint. Any other page (a session, a form about one
+# session, a page outside any endpoint) switches to that endpoint's list.
+SAME_PAGE_ON_EVERY_ENDPOINT = frozenset(
+    {"session_list", "index_list", "session_create", "compare_to_review"}
+)
+
+
+def switch_url(resolver_match, endpoint_id: str) -> str:
+    """Where the top bar's link to ``endpoint_id`` goes from the current page."""
+    name = getattr(resolver_match, "url_name", None)
+    kwargs = getattr(resolver_match, "kwargs", {}) or {}
+    if name in SAME_PAGE_ON_EVERY_ENDPOINT and set(kwargs) == {"endpoint"}:
+        return reverse(name, kwargs={"endpoint": endpoint_id})
+    return list_url(endpoint_id)

@@ -9,12 +9,13 @@ when percent-encoded), reach the same view through ``/e/<endpoint>/<action>/?id=
 
 from functools import wraps
 
-from django.shortcuts import render
 from django.urls import path
 
 from hermes_ui.endpoints import get_endpoint
+from hermes_ui.web.failures import bad_id
 
 QUERY_SUFFIX = "_q"
+_MISSING_ID = "Which session? Type a session id."
 
 
 def session_action(action: str, view, name: str) -> list:
@@ -28,14 +29,15 @@ def session_action(action: str, view, name: str) -> list:
 def id_from_query(view):
     @wraps(view)
     def wrapper(request, endpoint):
-        session_id = request.GET.get("id", "")
-        if not session_id:
-            return render(
-                request,
-                "sessions/bad_id.html",
-                {"endpoint": get_endpoint(endpoint), "reason": "Which session? The id is missing."},
-                status=400,
-            )
-        return view(request, endpoint=endpoint, session_id=session_id)
+        session_id, missing = query_id(request, endpoint)
+        return missing or view(request, endpoint=endpoint, session_id=session_id)
 
     return wrapper
+
+
+def query_id(request, endpoint: str):
+    """``(the ?id= of the request, None)``, or ``("", the 400 page)`` when it is missing."""
+    session_id = request.GET.get("id", "")
+    if not session_id:
+        return "", bad_id(request, get_endpoint(endpoint), _MISSING_ID)
+    return session_id, None

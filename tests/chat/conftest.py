@@ -9,7 +9,7 @@ from hermes_ui.chat import relay
 from hermes_ui.hermes.client import use_transport
 from tests.conftest import endpoint_for
 from tests.peers import running_peer
-from tests.samples import Recorder
+from tests.samples import Recorder, response
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +51,15 @@ def mock_hermes(mock_endpoint):
     rec = Recorder()
     with use_transport(rec.transport, rec.transport):
         yield rec.routes
+
+
+@pytest.fixture
+def hermes(mock_hermes):
+    """``mock_hermes`` serving the captured session ``peer-demo`` and its transcript;
+    tests add the chat route they need."""
+    mock_hermes[("GET", "/api/sessions/peer-demo/messages")] = response("090_messages")
+    mock_hermes[("GET", "/api/sessions/peer-demo")] = response("030_get")
+    return mock_hermes
 
 
 def new_session(peer, prefix="chat") -> str:

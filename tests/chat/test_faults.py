@@ -9,7 +9,6 @@ import threading
 import time
 
 import httpx
-import pytest
 
 from hermes_ui.chat import relay
 from hermes_ui.chat.models import TurnEvent
@@ -17,7 +16,7 @@ from tests.chat.turns import finished, only_turn, send
 from tests.samples import raw_stream, response
 from tests.waiting import until
 
-SID = "peer-demo"
+SID = "peer-demo"  # the session of the captured samples (see the ``hermes`` fixture)
 STREAM = ("POST", f"/api/sessions/{SID}/chat/stream")
 
 
@@ -44,13 +43,6 @@ class Upstream(httpx.AsyncByteStream):
 
     async def aclose(self):
         self.closed.set()
-
-
-@pytest.fixture
-def hermes(mock_hermes):
-    mock_hermes[("GET", f"/api/sessions/{SID}/messages")] = response("090_messages")
-    mock_hermes[("GET", f"/api/sessions/{SID}")] = response("030_get")
-    return mock_hermes
 
 
 def serve(hermes, upstream: Upstream) -> Upstream:

@@ -11,7 +11,7 @@ from django.utils import timezone
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.chat.models import Turn, TurnEvent
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.index.models import IndexedSession, KnownFork
+from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from tests.deletion.helpers import check, decide, execute, new_url, page, refresh, request_deletion
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +38,8 @@ def plant(ep, session_id: str, *, parent: str = "", kind: str = "root") -> Turn:
         digest="d", first_seen_at=now, last_seen_at=now,
     )  # fmt: skip
     KnownFork.objects.create(**ep.scope(), parent_id=session_id, child_id=f"fork-of-{session_id}")
+    ContentMessage.objects.create(**ep.scope(), session_id=session_id, message_id=1, role="user",
+                                  text=f"secret of {session_id}")  # fmt: skip
     return turn
 
 
@@ -47,11 +49,12 @@ def held(session_id: str) -> dict:
         "events": TurnEvent.objects.filter(turn__target_session_id=session_id).count(),
         "index": IndexedSession.objects.filter(session_id=session_id).count(),
         "forks": KnownFork.objects.filter(parent_id=session_id).count(),
+        "content": ContentMessage.objects.filter(session_id=session_id).count(),
     }
 
 
-NOTHING = {"turns": 0, "events": 0, "index": 0, "forks": 0}
-ALL = {"turns": 1, "events": 2, "index": 1, "forks": 1}
+NOTHING = {"turns": 0, "events": 0, "index": 0, "forks": 0, "content": 0}
+ALL = {"turns": 1, "events": 2, "index": 1, "forks": 1, "content": 1}
 
 
 def deletes(fake):
@@ -71,8 +74,9 @@ def test_execution_erases_the_session_and_its_delegates_and_keeps_the_survivor(
     assert case.status == Status.EXECUTED
     assert held(TARGET) == NOTHING and held(DELEGATE) == NOTHING
     assert held(BRANCH) == ALL  # it survives in Hermes, so its copies stay
-    assert case.result["erased"] == {"turns": 2, "turn_events": 4, "index_rows": 2, "forks": 2,
-                                     "transcripts": 0, "drawings": 0}  # fmt: skip
+    assert case.result["erased"] == {"turns": 2, "turn_events": 4, "index_rows": 2,
+                                     "content_messages": 2, "forks": 2, "transcripts": 0,
+                                     "drawings": 0}  # fmt: skip
     shown = page(admin2, case.pk)
     assert "Erased from this dashboard" in shown and "<strong>2</strong> chat turns" in shown
     assert "<strong>4</strong> chat turn events" in shown

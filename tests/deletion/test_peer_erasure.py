@@ -26,7 +26,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.index.forks import remember_fork
-from hermes_ui.index.models import IndexedSession, KnownFork
+from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from hermes_ui.lineage import render
 from hermes_ui.sessions.detail import transcript_cache_key
 from hermes_ui.web.links import session_url
@@ -111,6 +111,10 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     assert support.get(session_url("local", sid)).status_code == 200  # caches the transcript
     assert cache.get(transcript_cache_key("local", sid)) is not None
     canaries = (title, preview, message, tool_arg)
+    # The content index holds the transcript, and the search page finds the message in it.
+    assert ContentMessage.objects.filter(session_id=sid, text__contains=message).exists()
+    found = support.get("/e/local/index/", {"q": message}).content.decode()
+    assert 'id="content-results"' in found and 'class="snippet-link"' in found
     for canary in canaries:  # every search finds it before the deletion
         assert _table_hits(canary), canary
         assert _file_hits(canary, _db_files()), canary
@@ -127,6 +131,9 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     assert erased["turns"] == 3 and erased["turn_events"] >= 3
     assert erased["index_rows"] == 1 and erased["forks"] == 1
     assert erased["transcripts"] >= 1 and erased["drawings"] >= 1
+    assert erased["content_messages"] >= 3
+    gone = support.get("/e/local/index/", {"q": message}).content.decode()
+    assert 'id="content-none"' in gone and 'class="snippet-link"' not in gone
     shown = page(admin2, case.pk)
     assert "Erased from this dashboard" in shown and "<strong>3</strong> chat turns" in shown
 

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.chat.models import Turn, TurnState
-from hermes_ui.deletion.models import DeletionRequest
+from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.web.links import session_url
@@ -62,6 +62,10 @@ def deletion(view: str) -> Callable[[dict], str]:
 
 def change(view: str, event: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"endpoint": "local", "event_id": w[event]})
+
+
+def batch(view: str) -> Callable[[dict], str]:
+    return lambda w: reverse(view, kwargs={"pk": w["batch"]})
 
 
 def turn(view: str) -> Callable[[dict], str]:
@@ -112,6 +116,8 @@ MATRIX = [
     Row("lineage_page", "GET", lambda w: session_url("local", SID, "lineage_page"), ANY),
     Row("lineage_panel", "GET", lambda w: session_url("local", SID, "lineage_panel"), ANY),
     Row("index_list", "GET", lambda w: "/e/local/index/", ANY),
+    Row("index_list", "GET", lambda w: "/e/local/index/?q=refund+role%3Auser+open%3Ayes", ANY,
+        label="GET index_list transcript search"),
     Row("index_status", "GET", lambda w: "/e/local/index/status/", ANY),
     Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ANY),
     Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ADMIN, data={"full": "1"},
@@ -138,6 +144,14 @@ MATRIX = [
     Row("deletion_execute", "POST", deletion("deletion_execute"), ADMIN),
     Row("deletion_check", "POST", deletion("deletion_check"), ADMIN),
     Row("deletion_withdraw", "POST", deletion("deletion_withdraw"), ("support", "admin")),
+    # -- bulk: anyone closes or asks for deletion of a selection; admins review a batch --
+    Row("bulk_close", "POST", lambda w: "/e/local/bulk/close/", ANY, data={"ids": SID}),
+    Row("bulk_delete", "POST", lambda w: "/e/local/bulk/delete/", ANY, data={"ids": SID}),
+    Row("deletion_batch", "GET", batch("deletion_batch"), ("support", "admin")),
+    Row("deletion_batch_decide", "POST", batch("deletion_batch_decide"), ADMIN),
+    Row("deletion_batch_execute", "POST", batch("deletion_batch_execute"), ADMIN),
+    # -- endpoints: everyone sees their health -------------------------------------------
+    Row("endpoint_list", "GET", lambda w: "/endpoints/", ANY),
     # -- compare and review: everyone compares; reviewers record verdicts ------------------
     Row("compare", "GET", lambda w: f"/e/local/compare/?a={SID}&b=other", ANY),
     Row("compare_verdict", "POST", lambda w: "/e/local/compare/verdict/", REVIEWER_UP,
@@ -180,6 +194,11 @@ def world(users, recorder, monkeypatch):
                   "resolved_session_id": SID},
         consequences={"cascade": [], "survivors": [], "listed_rows": 1},
     )  # fmt: skip
+    bulk = DeletionBatch.objects.create(
+        endpoint="local", endpoint_fp=get_endpoint("local").fingerprint,
+        requester=users["support"], requester_name="support", reason="matrix",
+        created_at=timezone.now(),
+    )  # fmt: skip
     events = {
         name: AuditEvent.objects.create(
             user=users["reviewer"],
@@ -192,7 +211,7 @@ def world(users, recorder, monkeypatch):
         ).pk
         for name, capability in [("patch_event", "session_patch"), ("fork_event", "session_fork")]
     }
-    return {"deletion": case.pk, "turn": turn_row.pk, **events}
+    return {"deletion": case.pk, "turn": turn_row.pk, "batch": bulk.pk, **events}
 
 
 def _client(role: str, users) -> Client:

@@ -137,3 +137,17 @@ def test_dot_ids_and_bad_formats(login, peer):
                                           format="pdf")).status_code == 400  # fmt: skip
     answer = login("admin").get(session_url("local", "..", "session_export", format="md"))
     assert answer.status_code == 404  # no such session on the peer: an error page, not a file
+
+
+def test_a_redacted_export_masks_the_platform_user_id_in_every_format(login, peer):
+    user_id = peer.get_session(ids.UNTITLED_SESSION).as_row()["user_id"]
+    assert user_id  # the seed gives this Discord session a user
+    for fmt in ("json", "md", "html"):
+        _, body = export(login("support"), ids.UNTITLED_SESSION, format=fmt)
+        assert user_id not in body.decode()
+    doc = json.loads(export(login("support"), ids.UNTITLED_SESSION, format="json")[1])
+    assert doc["sessions"][0]["session"]["user_id"] == "[redacted:user]"
+    assert doc["redaction"]["by_kind"]["user"] == 1
+    # Unredacted, the row is the provider's.
+    doc = json.loads(export(login("admin"), ids.UNTITLED_SESSION, format="json")[1])
+    assert doc["sessions"][0]["session"]["user_id"] == user_id

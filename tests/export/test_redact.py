@@ -53,3 +53,20 @@ def test_only_text_fields_of_a_message_are_masked_and_off_means_untouched():
     assert redactor.count == 2
     off = Redactor(False)
     assert message(off, row) is row and off.count == 0
+
+
+def test_a_session_rows_user_id_is_masked_whole_and_counted():
+    from hermes_ui.export.redact import session_row
+
+    row = {"id": "s1", "title": "mail a@b.cd", "user_id": "412733001", "source": "telegram"}
+    redactor = Redactor(True)
+    out = session_row(redactor, row)
+    assert out["user_id"] == "[redacted:user]" and out["title"] == "mail [redacted:email]"
+    assert out["id"] == "s1" and out["source"] == "telegram"
+    assert redactor.by_kind == {"email": 1, "user": 1} and redactor.count == 2
+    assert row["user_id"] == "412733001"  # the provider's row is not changed in place
+    empty = Redactor(True)
+    assert session_row(empty, {"id": "s2", "user_id": None})["user_id"] is None
+    assert empty.count == 0
+    off = Redactor(False)
+    assert session_row(off, row) is row and off.count == 0

@@ -9,6 +9,7 @@ from hermes_ui.index import freshness, queries, sync
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.sync import MAX_CONFIRM, PAGE
 from tests.conftest import TEST_KEY
+from tests.fakes import LIST
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,11 @@ def test_a_sweep_missing_most_rows_rebuilds_in_one_pass(fake_hermes, mock_endpoi
         report = sync.sync(mock_endpoint, full=True)
 
     assert report.rebuilt == MAX_CONFIRM + PAGE and report.unconfirmed == 0
-    assert fake_hermes.get_calls == 0  # no GET per vanished row
+    # No GET per vanished row; the only other reads are the 40 new sessions'
+    # transcripts, for the content index.
+    reads = [path for method, path in fake_hermes.calls if method == "GET" and path != LIST]
+    assert [path for path in reads if not path.endswith("/messages")] == []
+    assert len(reads) == report.content_reads == 40
     assert present_ids() == {f"mine-{i:04d}" for i in range(40)}
     assert IndexedSession.objects.count() == 40  # no tombstones of the other database
     assert queries.search(mock_endpoint, snapshot=0, q="other-").total == 0

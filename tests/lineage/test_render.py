@@ -71,3 +71,16 @@ def test_the_checked_svg_keeps_the_drawing_and_drops_prolog_and_comments():
     assert svg.startswith("<svg") and "<!--" not in svg and "<!DOCTYPE" not in svg
     assert "<title>" not in svg  # node names would show as tooltips
     assert 'xlink:href="/e/local/sessions/a/"' in svg
+
+
+def test_clearing_the_drawings_keeps_every_other_redis_key(with_redis):
+    from django.core.cache import caches
+
+    with_redis.set("hui:chat:turn:1:owner", "someone-else")  # a relay lease
+    caches["default"].set("transcript", "kept")
+    caches["lineage"].set("digest-a", "<svg/>")
+    caches["lineage"].set("digest-b", "<svg/>")
+    render.clear_memory()
+    assert caches["lineage"].get("digest-a") is None and caches["lineage"].get("digest-b") is None
+    assert with_redis.get("hui:chat:turn:1:owner") == b"someone-else"
+    assert caches["default"].get("transcript") == "kept"

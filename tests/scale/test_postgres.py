@@ -5,6 +5,7 @@ import secrets
 import psycopg
 import pytest
 
+from tests.browser import DashboardServer
 from tests.scale.conftest import logged_in, manage
 
 pytestmark = pytest.mark.scale
@@ -55,12 +56,24 @@ def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, herme
         assert f"ok {check}" in done.stdout, done.stdout
 
 
-def test_pages_read_and_write_postgresql_through_a_worker(workers, hermes_peer, scale_env):
+@pytest.fixture
+def fresh_worker(fresh_database, hermes_peer, tmp_path):
+    """A worker on its own database, so its index sync leaves the shared one untouched."""
+    env = {**fresh_database, "HERMES_INDEX_REFRESH_SECONDS": "0"}
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    try:
+        yield server, env
+    finally:
+        server.stop()
+
+
+def test_pages_read_and_write_postgresql_through_a_worker(fresh_worker, hermes_peer):
     from devtools.peer import demo_ids
 
-    sync = manage(scale_env, hermes_peer, "index_refresher", "--once")
+    server, env = fresh_worker
+    sync = manage(env, hermes_peer, "index_refresher", "--once")
     assert sync.returncode == 0, sync.stderr[-2000:]
-    browser = logged_in(workers[1], "admin")
+    browser = logged_in(server, "admin")
     found = browser.get("/e/local/index/", params={"q": "BILLING MODULE"})
     assert found.status_code == 200
     assert demo_ids.COMPRESSION_TIP_TITLE in found.text  # search on PostgreSQL, any case

@@ -24,3 +24,14 @@ def test_bad_backend_urls_stop_start_up():
     with pytest.raises(ImproperlyConfigured, match="REDIS_URL"):
         backends.caches("http://h:6379")
     assert backends.caches("redis://127.0.0.1:6379/0")["lineage"]["BACKEND"].endswith("RedisCache")
+
+
+def test_a_bad_redis_url_is_refused_without_echoing_its_password():
+    from django.core.exceptions import ImproperlyConfigured
+
+    from hermes_ui import backends
+
+    with pytest.raises(ImproperlyConfigured) as refused:
+        backends.caches("http://admin:s3cret-pass@h:6379/0")
+    assert "'http'" in str(refused.value)
+    assert "s3cret-pass" not in str(refused.value)

@@ -50,6 +50,11 @@ def _step(request, case, action, notice=lambda outcome: ""):
 def deletion_decide(request, pk: int):
     case = case_or_403(request, pk)
     _admin_only(request, case, "deletion_review")
+    if case.batch_id is not None:
+        # One review covers a bulk request: its members are not decided one by one.
+        refusal = policy.Refusal("in_batch", "This session is part of a bulk deletion request: "
+                                 "review the request as a whole.")  # fmt: skip
+        return render_case(request, case, status=409, refusal=refusal)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         return render_case(request, case, status=400, form=form)

@@ -12,7 +12,7 @@ from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.web.failures import error_context, error_page
+from hermes_ui.web.failures import bad_id, error_context, error_page
 from hermes_ui.web.roles import SUPPORT, require_role
 
 
@@ -25,8 +25,7 @@ def deletion_new(request, endpoint):
     try:
         check_path_id(session_id)
     except IdError as exc:
-        return render(request, "sessions/bad_id.html", {"endpoint": ep, "reason": str(exc)},
-                      status=400)  # fmt: skip
+        return bad_id(request, ep, str(exc))
     existing = deletion_request.open_request(ep, session_id)
     if existing is not None:
         messages.info(request, f"Deletion request #{existing.pk} for this session is in progress.")

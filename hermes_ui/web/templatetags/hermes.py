@@ -71,3 +71,10 @@ def usd(value):
         return f"${float(value):,.4f}"
     except (TypeError, ValueError):
         return str(value)
+
+
+@register.simple_tag(takes_context=True)
+def endpoint_switch_url(context, endpoint_id):
+    """The top bar's link to another endpoint: the same kind of page there."""
+    request = context.get("request")
+    return links.switch_url(getattr(request, "resolver_match", None), endpoint_id)

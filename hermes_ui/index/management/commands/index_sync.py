@@ -1,9 +1,14 @@
 """``manage.py index_sync [--endpoint ID] [--full]``: sync the session index now."""
 
+import time
+
 from django.core.management.base import BaseCommand, CommandError
 
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index import sync
+from hermes_ui.index.freshness import eta_text
+
+PROGRESS_EVERY = 2.0  # seconds between progress lines of a transcript build
 
 
 class Command(BaseCommand):
@@ -22,9 +27,28 @@ class Command(BaseCommand):
             raise CommandError(f"No Hermes endpoint is configured with id {endpoint!r}.")
         failed = []
         for ep in endpoints:
-            report = sync.sync(ep, full=True if full else None)
+            report = sync.sync(ep, full=True if full else None, on_progress=self._progress(ep.id))
             self.stdout.write(report.summary())
             if report.error_code or report.skipped:
                 failed.append(ep.id)
         if failed:
             raise CommandError(f"Not synced: {', '.join(failed)}")
+
+    def _progress(self, endpoint_id: str):
+        """Print a transcript build's progress (sessions done/total, ETA) every few seconds."""
+        last = [0.0]
+
+        def show(progress: dict) -> None:
+            if progress.get("phase") != "transcripts":
+                return
+            done, total = progress.get("done", 0), progress.get("total", 0)
+            if done < total and time.monotonic() - last[0] < PROGRESS_EVERY:
+                return
+            last[0] = time.monotonic()
+            left = eta_text(progress.get("eta"))
+            self.stdout.write(
+                f"{endpoint_id}: transcripts {done:,}/{total:,}"
+                + (f", about {left} left" if left and done < total else "")
+            )
+
+        return show

@@ -1,0 +1,193 @@
+"""Benchmark of transcript search on a 10,000-session / 100k-message peer.
+
+``python manage.py bench --only search`` seeds its own peer (the bench seed:
+10,000 sessions x 10 messages plus a 500-node lineage), starts Hermes' own
+dashboard (``hermes_cli.web_server.start_server``) over a copy of that home,
+and measures in a child process with a scratch database:
+
+- the content search page (full HTML) against the dashboard's
+  ``/api/sessions/search?q=…`` for the same query, median of 7 each;
+- the full content build against one raw ``session_messages`` call per
+  session, made sequentially;
+- an incremental refresh with nothing changed (list calls, transcripts read);
+- the size of the content index per 100k messages.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from devtools.bench.lineage import COUNT, REPO, _median_ms
+
+QUERIES = ("question", "4242")  # one in half of all messages, one in a handful
+_DASHBOARD = (
+    "import sys\n"
+    "from hermes_cli.web_server import start_server\n"
+    "start_server('127.0.0.1', int(sys.argv[1]), open_browser=False)\n"
+)
+
+
+def run(stdout) -> None:
+    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+
+    with tempfile.TemporaryDirectory(prefix="hermes-bench-search-") as scratch:
+        home = Path(scratch) / "home"
+        python = ensure_peer_venv()
+        started = time.perf_counter()
+        summary = run_seed(home, "bench", count=COUNT, peer_python=python)
+        stdout.write(f"seeded {summary['sessions']:,} sessions in "
+                     f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
+            copy = Path(scratch) / "dashboard-home"
+            shutil.copytree(home, copy, ignore=shutil.ignore_patterns("peer-logs", "logs"))
+            token = secrets.token_urlsafe(24)
+            port = _free_port()
+            dashboard = subprocess.Popen(
+                [str(python), "-c", _DASHBOARD, str(port)], cwd=copy,
+                env={**os.environ, "HERMES_HOME": str(copy), "HOME": str(copy / "home"),
+                     "HERMES_DASHBOARD_SESSION_TOKEN": token},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            try:
+                dashboard_url = f"http://127.0.0.1:{port}"
+                _wait_for(dashboard_url, token)
+                env = {
+                    **os.environ,
+                    "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
+                    "HERMES_UI_DATA_DIR": str(Path(scratch) / "ui"),
+                    "HERMES_API_URL": peer.base_url,
+                    "HERMES_API_KEY": peer.key,
+                    "HERMES_ENDPOINT_ID": "bench",
+                    "HERMES_INDEX_REFRESH_SECONDS": "0",
+                    "HERMES_UI_LOG_LEVEL": "WARNING",
+                    "BENCH_DASHBOARD_URL": dashboard_url,
+                    "BENCH_DASHBOARD_TOKEN": token,
+                }
+                child = subprocess.Popen([sys.executable, "-m", "devtools.bench.search"], env=env,
+                                         cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
+                for line in child.stdout:
+                    stdout.write(line.rstrip("\n"))
+                if child.wait() != 0:
+                    stdout.write(f"measurement process failed (exit {child.returncode})")
+            finally:
+                dashboard.terminate()
+                dashboard.wait(10)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(url: str, token: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            answer = httpx.get(url + "/api/sessions/search", params={"q": "x"}, timeout=5,
+                               headers={"X-Hermes-Session-Token": token})  # fmt: skip
+            if answer.status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit("Hermes' dashboard did not start")
+
+
+def _db_bytes() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA page_count")
+        pages = cursor.fetchone()[0]
+        cursor.execute("PRAGMA freelist_count")
+        free = cursor.fetchone()[0]
+        cursor.execute("PRAGMA page_size")
+        return (pages - free) * cursor.fetchone()[0]
+
+
+def _measure() -> None:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client
+
+    from hermes_ui.accounts import ensure_user
+    from hermes_ui.endpoints import get_endpoint
+    from hermes_ui.index import sync
+    from hermes_ui.index.models import ContentMessage, IndexedSession
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    call_command("migrate", verbosity=0)
+    ep = get_endpoint("bench")
+    settings.HERMES_INDEX_CONTENT = False
+    listing = sync.sync(ep, full=True)
+    say(f"index without content: {listing.rows_seen:,} rows in {listing.seconds:.1f} s")
+    before = _db_bytes()
+
+    settings.HERMES_INDEX_CONTENT = True
+    build = sync.sync(ep, full=False)
+    messages = ContentMessage.objects.count()
+    ids = list(IndexedSession.objects.values_list("session_id", flat=True))
+    raw = httpx.Client(base_url=ep.base_url, timeout=60,
+                       headers={"Authorization": f"Bearer {ep.api_key}"})  # fmt: skip
+    started = time.perf_counter()
+    for session_id in ids:
+        raw.get(f"/api/sessions/{session_id}/messages").raise_for_status()
+    sequential = time.perf_counter() - started
+    say(f"full content build: {build.seconds:.1f} s for {build.content_reads:,} transcripts, "
+        f"{messages:,} messages ({build.list_calls} list call, "
+        f"{settings.HERMES_INDEX_TOOL_RESULT_CHARS} chars per tool result); one raw "
+        f"session_messages call per session, sequential: {sequential:.1f} s; ratio "
+        f"{build.seconds / sequential:.2f} (target <= 1.5: "
+        f"{'met' if build.seconds <= 1.5 * sequential else 'NOT met'})")  # fmt: skip
+
+    again = sync.sync(ep, full=False)
+    say(f"refresh with nothing changed: {again.list_calls} list call(s), {again.get_calls} gets, "
+        f"{again.content_reads} transcripts read, {again.seconds * 1000:.0f} ms")  # fmt: skip
+
+    size = _db_bytes() - before
+    per = size * 100_000 / max(1, messages)
+    say(f"content index size: {size / 1e6:.1f} MB for {messages:,} messages = "
+        f"{per / 1e6:.1f} MB per 100k messages (SQLite table + FTS5, used pages)")  # fmt: skip
+
+    ensure_user("bench-reader", "support", secrets.token_urlsafe(18))
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="bench-reader"))
+    token = os.environ["BENCH_DASHBOARD_TOKEN"]
+    dashboard = httpx.Client(base_url=os.environ["BENCH_DASHBOARD_URL"], timeout=60,
+                             headers={"X-Hermes-Session-Token": token})  # fmt: skip
+    for q in QUERIES:
+        ours_answer = client.get("/e/bench/index/", {"q": q})
+        assert ours_answer.status_code == 200, ours_answer.status_code
+        theirs_answer = dashboard.get("/api/sessions/search", params={"q": q})
+        theirs_answer.raise_for_status()
+        ours = _median_ms(lambda q=q: client.get("/e/bench/index/", {"q": q}), 7)
+        theirs = _median_ms(
+            lambda q=q: dashboard.get("/api/sessions/search", params={"q": q}).raise_for_status(), 7
+        )
+        shown = ours_answer.content.decode().count('class="content-hit"')
+        say(f"search {q!r}: our content search page (full HTML, {shown} transcripts shown) "
+            f"{ours:.1f} ms vs Hermes' dashboard /api/sessions/search "
+            f"({len(theirs_answer.json().get('results', []))} results) {theirs:.1f} ms, "
+            f"median of 7; ratio {ours / theirs:.2f} (target <= 0.25: "
+            f"{'met' if ours <= 0.25 * theirs else 'NOT met'})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    _measure()

@@ -1,0 +1,57 @@
+"""Closing many sessions with one reason: each through the same PATCH path as one close.
+
+Every session gets its own ``apply.attempt`` (its own derived submission
+key, its own idempotency record and audit event), so a repeat of the bulk
+form replays each session's outcome instead of sending anything again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hermes_ui.audit.models import Outcome
+from hermes_ui.bulk.selection import member_key
+from hermes_ui.changes import apply
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import client_for
+
+CLOSED, ALREADY, FAILED, UNCERTAIN = "closed", "already closed", "refused", "uncertain"
+
+
+@dataclass
+class Closed:
+    session_id: str
+    verdict: str
+    code: str = ""
+    kept_reason: str = ""
+    event_id: int | None = None
+    replayed: bool = False
+
+
+def close_all(endpoint: Endpoint, user, ids: list[str], end_reason: str, form_key: str):
+    """Close each session in turn; one row per session, in the selection's order."""
+    return [_close_one(endpoint, user, sid, end_reason, form_key, len(ids)) for sid in ids]
+
+
+def _close_one(endpoint, user, session_id, end_reason, form_key, size) -> Closed:
+    applied = apply.attempt(
+        apply.PATCH,
+        endpoint,
+        user,
+        form_key=member_key(form_key, session_id),
+        inputs={"op": "close", "end_reason": end_reason, "bulk": size},
+        session_id=session_id,
+        call=lambda key, evidence: client_for(endpoint).patch_session(
+            session_id, idempotency_key=key, end_reason=end_reason
+        ),
+    )
+    result = applied.result
+    row = Closed(session_id, FAILED, code=result.error_code, event_id=result.event_id,
+                 replayed=applied.replayed)  # fmt: skip
+    if result.ok:
+        applied_now = applied.evidence.get("applied")
+        row.verdict = CLOSED if applied_now else ALREADY
+        row.kept_reason = "" if applied_now else str(applied.evidence.get("end_reason_kept") or "")
+    elif result.outcome in (Outcome.UNCERTAIN, Outcome.RUNNING):
+        row.verdict = UNCERTAIN
+    return row

@@ -1,0 +1,33 @@
+"""Bulk close: review the selection and pick one reason, then close each session."""
+
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.bulk import selection
+from hermes_ui.bulk.close import close_all
+from hermes_ui.changes.forms import CloseForm
+from hermes_ui.endpoints import get_endpoint
+from hermes_ui.web.roles import SUPPORT, role_required
+
+TEMPLATE = "bulk/close.html"
+
+
+@require_POST
+@role_required(SUPPORT)
+def bulk_close(request, endpoint):
+    """From the index: the review form (``stage`` absent); then ``stage=confirm`` closes."""
+    ep = get_endpoint(endpoint)
+    context = selection.review(ep, request.POST)
+    chosen = context["selection"]
+    if chosen.error:
+        return render(request, TEMPLATE, context, status=400)
+    if request.POST.get("stage") != "confirm":
+        form = CloseForm(initial={"key": mint_key(), "reason": "client_closed"})
+        return render(request, TEMPLATE, {**context, "form": form})
+    form = CloseForm(request.POST)
+    if not form.is_valid():
+        return render(request, TEMPLATE, {**context, "form": form}, status=400)
+    data = form.cleaned_data
+    results = close_all(ep, request.user, chosen.ids, data["end_reason"], data["key"])
+    return render(request, TEMPLATE, {**context, "results": results, "reason": data["end_reason"]})

@@ -1,0 +1,166 @@
+"""A bulk deletion: one request for many sessions, one review, one execution.
+
+Every session becomes its own ``DeletionRequest`` (snapshot, consequences,
+key minted at approval), linked to one ``DeletionBatch``. The review
+approves or rejects them together; each approval still re-reads its
+session, so one that changed meanwhile is void on its own. Execution walks
+the members, deepest lineage first, each through ``execute.execute`` (the
+single DELETE path) and nothing else: it never touches an id outside the
+approved members.
+
+A session selected together with its delegate parent is not a member of its
+own: the parent's DELETE cascades to it (``skipped`` says so).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import close_old_connections, connections
+
+from hermes_ui.deletion import clock, events, execute, policy, review
+from hermes_ui.deletion import request as deletion_request
+from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import HermesError
+
+log = logging.getLogger("hermes_ui.deletion")
+
+# How a member's status reads in the batch's result table.
+DELETED, SURVIVED, VOID, UNCERTAIN, WAITING = "deleted", "survived", "void", "uncertain", "waiting"
+_VERDICT = {Status.EXECUTED: DELETED, Status.VOID: VOID, Status.UNCERTAIN: UNCERTAIN,
+            Status.REJECTED: SURVIVED, Status.EXPIRED: SURVIVED}  # fmt: skip
+
+
+def verdict(member: DeletionRequest, batch: DeletionBatch) -> str:
+    if member.status in _VERDICT:
+        return _VERDICT[member.status]
+    # Still approved after the run: Hermes refused its DELETE; it is still there.
+    return SURVIVED if batch.finished_at else WAITING
+
+
+def create(endpoint: Endpoint, ids: list[str], user, reason: str) -> DeletionBatch:
+    """Snapshot and consequences for every selected session, from one read of the lists.
+
+    Raises ``HermesError`` when the lists cannot be read (nothing is recorded then).
+    """
+    lists = deletion_request.lists_now(endpoint)
+    listed = {row["id"]: row for row in lists[0]}
+    selected = set(ids)
+    covered = {}  # selected delegate id -> the selected session whose DELETE cascades to it
+    for session_id in ids:
+        row = listed.get(session_id)
+        if row is None:
+            continue
+        found = deletion_request.current_consequences(endpoint, session_id, row, lists)
+        for item in found["cascade"]:
+            if item["id"] in selected and item["id"] != session_id:
+                covered.setdefault(item["id"], session_id)
+    batch = DeletionBatch.objects.create(
+        **endpoint.scope(), requester=user, requester_name=user.get_username(), reason=reason,
+        created_at=clock.now(),
+    )  # fmt: skip
+    skipped = [{"id": sid, "why": "delegate_of", "other": covered[sid]} for sid in ids
+               if sid in covered]  # fmt: skip
+    for session_id in (sid for sid in ids if sid not in covered):
+        try:
+            made, created = deletion_request.create(
+                endpoint, session_id, user, reason, lists=lists, batch=batch
+            )
+        except HermesError as error:
+            skipped.append({"id": session_id, "why": "unreadable", "other": error.code})
+            continue
+        if not created:
+            skipped.append({"id": session_id, "why": "open_request", "other": made.pk})
+    batch.skipped = skipped
+    batch.save(update_fields=["skipped"])
+    return batch
+
+
+def members(batch: DeletionBatch) -> list[DeletionRequest]:
+    """The members in execution order: a child before its parent (deepest first), so
+    no DELETE clears the parent of a member that is still to be compared."""
+    found = list(batch.members.order_by("pk"))
+    parent = {m.session_id: (m.snapshot.get("row") or {}).get("parent_session_id") for m in found}
+
+    def depth(session_id: str) -> int:
+        seen, n = {session_id}, 0
+        while (session_id := parent.get(session_id)) in parent and session_id not in seen:
+            seen.add(session_id)
+            n += 1
+        return n
+
+    return sorted(found, key=lambda m: -depth(m.session_id))
+
+
+def decide(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -> dict:
+    """One review for every pending member. Returns counts per outcome.
+
+    Raises ``policy.Refusal`` when the reviewer may not review this batch at all.
+    """
+    pending = [m for m in members(batch) if m.status == Status.PENDING]
+    if not pending:
+        raise policy.Refusal("not_pending", "No session of this request is waiting for review.")
+    refusal = policy.review_refusal(pending[0], user)
+    if refusal is not None:
+        events.refused(user, pending[0], "deletion_approve", refusal.code)
+        raise refusal
+    counts = {"decided": 0, "void": 0, "failed": 0}
+    for member in pending:
+        try:
+            review.decide(member, user, decision, rule, comment)
+            counts["decided"] += 1
+        except policy.Refusal:
+            counts["void" if member.status == Status.VOID else "failed"] += 1
+        except HermesError:
+            counts["failed"] += 1  # unreadable now: it stays pending for another try
+    return counts
+
+
+def start(batch: DeletionBatch, user) -> bool:
+    """Claim the execution (once) and run it off the request. False if already started."""
+    if not policy.is_admin(user):
+        raise policy.Refusal("wrong_role", "Only an admin can execute an approved deletion.", 403)
+    if not any(m.status == Status.APPROVED for m in batch.members.all()):
+        raise policy.Refusal("not_approved", "No session of this request is approved.")
+    claimed = DeletionBatch.objects.filter(pk=batch.pk, started_at__isnull=True).update(
+        started_at=clock.now(), executor_name=user.get_username()
+    )
+    if not claimed:
+        return False
+    spawn(batch.pk, user)
+    return True
+
+
+def spawn(batch_pk: int, user) -> None:
+    threading.Thread(target=_run_quietly, args=(batch_pk, user), name=f"deletion-batch-{batch_pk}",
+                     daemon=True).start()  # fmt: skip
+
+
+def _run_quietly(batch_pk: int, user) -> None:
+    close_old_connections()
+    try:
+        run(DeletionBatch.objects.get(pk=batch_pk), user)
+    except Exception:
+        log.exception("deletion batch=%s failed", batch_pk)
+    finally:
+        connections.close_all()
+
+
+def run(batch: DeletionBatch, user) -> None:
+    """Execute every approved member in turn, through the single DELETE path."""
+    try:
+        for member in members(batch):
+            member.refresh_from_db()
+            if member.status != Status.APPROVED:
+                continue
+            try:
+                execute.execute(member, user)
+            except (policy.Refusal, HermesError) as error:
+                # The member records its own outcome (void, expired, uncertain, refused).
+                log.info("deletion batch=%s member=%s stopped code=%s", batch.pk, member.pk,
+                         getattr(error, "code", ""))  # fmt: skip
+    finally:
+        batch.finished_at = clock.now()
+        batch.save(update_fields=["finished_at"])

@@ -1,0 +1,95 @@
+"""A bulk deletion's page: its members, one review, the execution and its progress."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from hermes_ui.deletion import batch as batches
+from hermes_ui.deletion import policy
+from hermes_ui.deletion.forms import DecisionForm
+from hermes_ui.deletion.models import DeletionBatch, Status
+
+POLL_SECONDS = 1
+
+
+def _batch_or_403(request, pk: int) -> DeletionBatch:
+    batch = get_object_or_404(DeletionBatch, pk=pk)
+    is_requester = batch.requester_id is not None and batch.requester_id == request.user.pk
+    if not (policy.is_admin(request.user) or is_requester):
+        raise PermissionDenied("This needs the admin role, or to be the requester.")
+    return batch
+
+
+def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
+    for member in batch.members.all():
+        policy.expire_if_due(member)
+    members = batches.members(batch)
+    rows = [{"case": m, "verdict": batches.verdict(m, batch)} for m in members]
+    selected = {m.session_id for m in members}
+    admin = policy.is_admin(request.user)
+    counts = {}
+    for row in rows:
+        counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    context = {
+        "batch": batch,
+        "rows": rows,
+        "selected": selected,
+        "counts": sorted(counts.items()),
+        "done": sum(1 for m in members if m.status != Status.APPROVED),
+        "running": bool(batch.started_at and not batch.finished_at),
+        "can_review": admin
+        and batch.requester_id != request.user.pk
+        and any(m.status == Status.PENDING for m in members),
+        "can_execute": admin
+        and not batch.started_at
+        and any(m.status == Status.APPROVED for m in members),
+        "form": extra.pop("form", None) or DecisionForm(),
+        "poll_seconds": POLL_SECONDS,
+        **extra,
+    }
+    template = "deletion/batch.html#batch" if request.htmx else "deletion/batch.html"
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def deletion_batch(request, pk: int):
+    return render_batch(request, _batch_or_403(request, pk))
+
+
+def _admin_only(request) -> None:
+    if not policy.is_admin(request.user):
+        raise PermissionDenied("This needs the admin role.")
+
+
+@require_POST
+def deletion_batch_decide(request, pk: int):
+    batch = _batch_or_403(request, pk)
+    _admin_only(request)
+    form = DecisionForm(request.POST)
+    if not form.is_valid():
+        return render_batch(request, batch, status=400, form=form)
+    data = form.cleaned_data
+    try:
+        counts = batches.decide(batch, request.user, data["decision"], data["policy_rule"],
+                                data["comment"])  # fmt: skip
+    except policy.Refusal as refusal:
+        return render_batch(request, batch, status=refusal.status, refusal=refusal)
+    messages.info(request, f"Decided {counts['decided']}; void because changed {counts['void']}; "
+                           f"not decided {counts['failed']}.")  # fmt: skip
+    return redirect("deletion_batch", pk=batch.pk)
+
+
+@require_POST
+def deletion_batch_execute(request, pk: int):
+    batch = _batch_or_403(request, pk)
+    _admin_only(request)
+    try:
+        started = batches.start(batch, request.user)
+    except policy.Refusal as refusal:
+        return render_batch(request, batch, status=refusal.status, refusal=refusal)
+    if not started:
+        messages.info(request, "This request is already being executed: showing its progress.")
+    return redirect("deletion_batch", pk=batch.pk)

@@ -1,0 +1,36 @@
+"""Gating optional features on what an endpoint reports in ``/v1/capabilities``.
+
+Never on a version string: a newer server adds keys, an older or trimmed one
+lacks them. The last probe's answer is kept (``EndpointProbe``) so a page can
+decide without asking Hermes again; an endpoint never probed yet is assumed
+to offer what the contract's nine operations need.
+"""
+
+from __future__ import annotations
+
+from hermes_ui.endpoint_status.models import EndpointProbe
+from hermes_ui.endpoints import Endpoint
+
+STREAMING = "session_chat_streaming"
+FORK = "session_fork"
+# The contract's nine operations, by the names ``endpoints`` reports them under.
+CONTRACT_OPERATIONS = (
+    "sessions", "session_create", "session", "session_update", "session_delete",
+    "session_messages", "session_fork", "session_chat", "session_chat_stream",
+)  # fmt: skip
+
+
+def last_probe(endpoint: Endpoint) -> EndpointProbe | None:
+    return EndpointProbe.objects.filter(**endpoint.scope()).first()
+
+
+def offers(endpoint: Endpoint, feature: str) -> bool:
+    """Whether the endpoint reported ``feature`` as true (True when it was never asked)."""
+    probe = last_probe(endpoint)
+    if probe is None or not probe.features:
+        return True
+    return probe.features.get(feature) is True
+
+
+def missing_operations(operations) -> list[str]:
+    return [name for name in CONTRACT_OPERATIONS if name not in set(operations or ())]

@@ -1,0 +1,7 @@
+from django.urls import path
+
+from hermes_ui.endpoint_status import views
+
+urlpatterns = [
+    path("endpoints/", views.endpoint_list, name="endpoint_list"),
+]

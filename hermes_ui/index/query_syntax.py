@@ -1,0 +1,107 @@
+"""The search box's syntax, parsed into terms and filters (pure; no Django models).
+
+    refund "credit note" deploy* source:telegram kind:branch open:yes
+    role:user after:2026-11-01 before:2026-12-01
+
+Words, ``"phrases"`` and ``prefix*`` must all occur in one message.
+``source:``, ``kind:``, ``open:``/``closed:`` (yes/no) filter the session;
+``role:`` and ``after:``/``before:`` (dates, ``YYYY-MM-DD``) the message.
+A value may be quoted (``source:"my bot"``). Anything else with a colon is
+searched as text. Mistakes become messages, never exceptions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+_TOKEN = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+# Words as the full-text indexes split them: letters and digits ("_" separates).
+WORD = re.compile(r"[^\W_]+")
+_YES = {"yes", "true", "1", "y"}
+_NO = {"no", "false", "0", "n"}
+FILTERS = ("source", "kind", "open", "closed", "role", "after", "before")
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    phrase: bool = False
+    prefix: bool = False
+
+    @property
+    def words(self) -> list[str]:
+        return WORD.findall(self.text.lower())
+
+
+@dataclass
+class Query:
+    terms: list[Term] = field(default_factory=list)
+    source: str = ""
+    kind: str = ""
+    state: str = ""  # "open", "closed" or ""
+    role: str = ""
+    after: date | None = None
+    before: date | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def has_text(self) -> bool:
+        return any(term.words for term in self.terms)
+
+    @property
+    def plain_text(self) -> str:
+        """The terms as one string, for the id/title/preview match."""
+        return " ".join(term.text for term in self.terms).strip()
+
+
+def parse(text: str, *, kinds=()) -> Query:
+    query = Query()
+    for match in _TOKEN.finditer(text or ""):
+        key, quoted, bare = match.group(1), match.group(2), match.group(3)
+        key = (key or "").lower()
+        if key in FILTERS:
+            _apply(query, key, quoted if quoted is not None else (bare or ""), kinds)
+        elif quoted is not None:
+            if key:
+                query.terms.append(Term(key))
+            if quoted.strip():
+                query.terms.append(Term(quoted.strip(), phrase=True))
+        else:
+            word = (f"{key}:" if key else "") + (bare or "")
+            prefix = word.endswith("*")
+            word = word.rstrip("*")
+            if WORD.search(word):
+                query.terms.append(Term(word, phrase=False, prefix=prefix))
+    return query
+
+
+def _apply(query: Query, key: str, value: str, kinds) -> None:
+    value = value.strip()
+    lowered = value.lower()
+    if key == "source":
+        query.source = value
+    elif key == "kind":
+        if kinds and lowered not in kinds:
+            query.errors.append(f"kind: must be one of {', '.join(kinds)} (not {value!r}).")
+        else:
+            query.kind = lowered
+    elif key in ("open", "closed"):
+        if lowered not in _YES | _NO:
+            query.errors.append(f"{key}: takes yes or no (not {value!r}).")
+            return
+        wants_open = (key == "open") == (lowered in _YES)
+        query.state = "open" if wants_open else "closed"
+    elif key == "role":
+        if not re.fullmatch(r"[a-z_]{1,40}", lowered):
+            query.errors.append(
+                f"role: takes a role such as user, assistant or tool (not {value!r})."
+            )
+        else:
+            query.role = lowered
+    else:
+        try:
+            setattr(query, key, date.fromisoformat(value))
+        except ValueError:
+            query.errors.append(f"{key}: takes a date like 2026-11-30 (not {value!r}).")

@@ -1,0 +1,376 @@
+"""The contract's integration check ("Verify an integration"), step by step.
+
+Steps 1-6 and the request of step 7 run in one go (``begin``); the DELETE
+waits for another admin's approval through the deletion workflow and runs
+with ``finish``. Every change goes through the same paths as the pages
+(``changes.apply`` for create, patch and fork; ``deletion.request`` and
+``deletion.execute`` for the deletion), so each has its key, idempotency
+record and audit event. The report keeps ids, keys, statuses, codes,
+counts and digests, never a title, a message or a credential (step 8
+checks that).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+from collections.abc import Callable
+
+from django.urls import reverse
+from django.utils import timezone
+
+from hermes_ui.audit import trail
+from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.audit.models import Outcome
+from hermes_ui.changes import apply
+from hermes_ui.deletion import execute, verify
+from hermes_ui.deletion import request as deletion_request
+from hermes_ui.deletion.models import Status
+from hermes_ui.digests import json_digest
+from hermes_ui.endpoint_status.capabilities import missing_operations
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes.client import HermesClient
+from hermes_ui.index.forks import remember_fork
+from hermes_ui.verification.models import Verdict, VerificationReport
+
+NAMES = {
+    1: "Discover the capabilities",
+    2: "Check the credential",
+    3: "Create a session, get it, find it in a filtered list",
+    4: "Patch its title; an unknown field is rejected",
+    5: "One harmless chat turn; effective id and active messages",
+    6: "Fork it; parent end state, child parent id, copied transcript",
+    7: "Delete through four-eyes approval and a fresh key",
+    8: "Record ids, keys, status and evidence, never content",
+}
+PROMPT = "This is an integration check. Reply with the single word OK."
+REASON = "Integration check (manage.py verify_endpoint): delete the verification session."
+MAX_LIST_PAGES = 50
+ARTIFACTS = "not removed by this route and not visible through the API"
+
+
+class Failed(Exception):
+    """A step failed: the run stops there, and the report says which and why."""
+
+
+class Run:
+    def __init__(self, report: VerificationReport, endpoint: Endpoint, user, say: Callable):
+        self.report, self.endpoint, self.user, self.say = report, endpoint, user, say
+        self.client = client_for(endpoint)
+        self.secrets: list[str] = [endpoint.api_key]  # must never appear in the report
+
+    def record(self, n: int, ok: bool | None, detail: str = "", **evidence) -> None:
+        steps = [s for s in self.report.steps if s["n"] != n]
+        steps.append({"n": n, "name": NAMES[n], "ok": ok, "detail": detail, "evidence": evidence})
+        self.report.steps = sorted(steps, key=lambda s: s["n"])
+        self.report.save()
+        word = {True: "PASS", False: "FAIL", None: "WAIT"}[ok]
+        self.say(f"{n}. {word}  {NAMES[n]}" + (f" — {detail}" if detail else ""))
+        if ok is False:
+            raise Failed(detail)
+
+    def check(self, n: int, conditions: dict[str, bool], **evidence) -> None:
+        failed = [what for what, held in conditions.items() if not held]
+        self.record(n, not failed, "; ".join(failed) and "not: " + "; ".join(failed), **evidence)
+
+
+def begin(endpoint: Endpoint, user, say: Callable) -> VerificationReport:
+    report = VerificationReport.objects.create(
+        **endpoint.scope(),
+        base_url=endpoint.public_url,
+        username=user.get_username(),
+        started_at=timezone.now(),
+    )
+    run = Run(report, endpoint, user, say)
+    try:
+        _steps_1_to_7(run)
+        _step_8(run)
+    except Failed:
+        _finish(report, Verdict.FAILED)
+    except HermesError as error:
+        _failed_unexpectedly(run, error)
+    return report
+
+
+def _failed_unexpectedly(run: Run, error: HermesError) -> None:
+    n = len([s for s in run.report.steps if s["ok"] is not None]) + 1
+    with contextlib.suppress(Failed):
+        run.record(
+            min(n, 8), False, f"Hermes failed: {error.code}", code=error.code, status=error.status
+        )
+    _finish(run.report, Verdict.FAILED)
+
+
+def _finish(report: VerificationReport, verdict: str) -> None:
+    report.verdict = verdict
+    report.finished_at = timezone.now() if verdict != Verdict.AWAITING else None
+    report.save()
+
+
+def _steps_1_to_7(run: Run) -> None:
+    client, ep = run.client, run.endpoint
+    health = client.health()
+    run.report.hermes_version = str(health.get("version") or "")[:60]
+    caps = client.capabilities()
+    missing = missing_operations(caps["endpoints"])
+    features = caps["features"]
+    run.check(
+        1,
+        {"all nine session operations reported": not missing},
+        version=run.report.hermes_version,
+        missing=missing,
+        session_features={
+            k: v for k, v in features.items() if k.startswith("session_") and isinstance(v, bool)
+        },
+    )
+
+    wrong = HermesClient(
+        Endpoint(ep.id, ep.base_url, "wrong-" + secrets.token_hex(12)), read_retries=0
+    )
+    try:
+        wrong.list_sessions(limit=1)
+        refused = None
+    except HermesError as error:
+        refused = (error.status, error.code)
+    finally:
+        wrong.close()
+    run.check(
+        2,
+        {
+            "the configured key is accepted": True,
+            "a wrong key is refused with 401": bool(refused) and refused[0] == 401,
+        },
+        endpoint=ep.id,
+        endpoint_fp=ep.fingerprint,
+        base_url=ep.public_url,
+        wrong_key_status=refused[0] if refused else 200,
+        wrong_key_code=refused[1] if refused else "",
+    )
+
+    sid = f"verify-{secrets.token_hex(6)}"
+    title = f"Verification {sid}"
+    run.secrets += [title, PROMPT]
+    run.report.session_id = sid
+    made = apply.attempt(
+        apply.CREATE,
+        ep,
+        run.user,
+        form_key=mint_key(),
+        inputs={"session_id": sid, "title": title},
+        session_id=sid,
+        call=lambda key, ev: client.create_session(
+            idempotency_key=key, session_id=sid, title=title
+        ),
+    )
+    got = client.get_session(sid) if made.result.ok else None
+    offset = _find_in_list(client, sid) if got else None
+    run.check(
+        3,
+        {
+            "create succeeded": made.result.ok,
+            "get returns it": bool(got) and got.id == sid,
+            "the api_server list has it": offset is not None,
+        },
+        session_id=sid,
+        idempotency_key=made.result.key,
+        event_id=made.result.event_id,
+        code=made.result.error_code,
+        list_offset=offset,
+    )
+
+    renamed = f"{title} renamed"
+    run.secrets.append(renamed)
+    patched = apply.attempt(
+        apply.PATCH,
+        ep,
+        run.user,
+        form_key=mint_key(),
+        inputs={"op": "rename", "title": renamed},
+        session_id=sid,
+        call=lambda key, ev: client.patch_session(sid, idempotency_key=key, title=renamed),
+    )
+    unknown_key = mint_key()
+    try:
+        client.patch_unknown_field(sid, idempotency_key=unknown_key)
+        unknown = (200, "")
+    except HermesError as error:
+        unknown = (error.status, error.code)
+    after = client.get_session(sid)
+    run.check(
+        4,
+        {
+            "patch succeeded": patched.result.ok,
+            "the new title reads back": after.title == renamed,
+            "an unknown field is rejected (unsupported_session_field)": unknown
+            == (400, "unsupported_session_field"),
+        },
+        idempotency_key=patched.result.key,
+        event_id=patched.result.event_id,
+        unknown_field_key=unknown_key,
+        unknown_field_status=unknown[0],
+        unknown_field_code=unknown[1],
+    )
+
+    answer = client.chat(sid, message=PROMPT)
+    effective = str(answer.get("session_id") or "")
+    content = (answer.get("message") or {}).get("content")
+    if isinstance(content, str) and content.strip():
+        run.secrets.append(content)
+    messages = client.get_messages(effective or sid)
+    roles = [m.get("role") for m in messages["data"]]
+    trail.record(
+        run.user,
+        capability="session_chat",
+        endpoint=ep.id,
+        outcome=Outcome.SUCCESS,
+        session_id=sid,
+        evidence={"effective_session_id": effective, "active_message_count": len(roles)},
+    )
+    run.check(
+        5,
+        {
+            "the effective session id is returned": bool(effective),
+            "messages resolve to the effective id": messages["session_id"] == effective,
+            "the turn is in the active messages": roles[-2:] == ["user", "assistant"],
+        },
+        effective_session_id=effective,
+        active_message_count=len(roles),
+        roles=roles,
+        usage=answer.get("usage") or {},
+    )
+
+    before = client.get_messages(effective)
+    child, child_title = f"{sid}-branch", f"Verification branch {sid}"
+    run.secrets.append(child_title)
+    forked = apply.attempt(
+        apply.FORK,
+        ep,
+        run.user,
+        form_key=mint_key(),
+        inputs={"child_id": child, "title": child_title},
+        session_id=sid,
+        call=lambda key, ev: client.fork_session(
+            sid, idempotency_key=key, child_id=child, title=child_title
+        ),
+    )
+    if forked.result.ok:
+        remember_fork(ep, sid, child, run.user)
+        run.report.child_id = child
+    parent = client.get_session(sid)
+    kid = client.get_session(child) if forked.result.ok else None
+    copied = client.get_messages(child) if kid else {"data": []}
+    run.check(
+        6,
+        {
+            "fork succeeded": forked.result.ok,
+            "the parent is ended 'branched'": parent.end_reason == "branched",
+            "the child's parent is the session": bool(kid) and kid.parent_id == sid,
+            "the active transcript was copied": _transcript_digest(copied["data"])
+            == _transcript_digest(before["data"]),
+        },
+        child_id=child,
+        idempotency_key=forked.result.key,
+        event_id=forked.result.event_id,
+        parent_end_reason=parent.end_reason or "",
+        copied_messages=len(copied["data"]),
+        source_messages=len(before["data"]),
+        digest=_transcript_digest(before["data"]),
+    )
+
+    case, _ = deletion_request.create(ep, sid, run.user, REASON)
+    run.report.deletion = case
+    url = reverse("deletion_detail", kwargs={"pk": case.pk})
+    if child not in case.survivor_ids:
+        run.record(
+            7,
+            False,
+            "the request does not list the branch as a survivor",
+            request_id=case.pk,
+            survivors=case.survivor_ids,
+        )
+    run.record(
+        7,
+        None,
+        f"deletion request #{case.pk} waits for another admin: {url} "
+        f"— then run verify_endpoint {ep.id} --finish",
+        request_id=case.pk,
+        case_url=url,
+        survivors=case.survivor_ids,
+        cascade=case.cascade_ids,
+    )
+    _finish(run.report, Verdict.AWAITING)
+
+
+def _find_in_list(client: HermesClient, session_id: str) -> int | None:
+    """The offset of the page of the ``api_server``-filtered list that holds the session."""
+    offset = 0
+    for _ in range(MAX_LIST_PAGES):
+        data = client.list_sessions(limit=200, offset=offset, source="api_server")["data"]
+        if any(row.get("id") == session_id for row in data):
+            return offset
+        if len(data) < 200:
+            return None
+        offset += len(data)
+    return None
+
+
+def _transcript_digest(messages: list) -> str:
+    """Equal iff the role and content sequence is equal (message ids differ in a copy)."""
+    return json_digest([[m.get("role"), m.get("content")] for m in messages], 16)
+
+
+def _step_8(run: Run) -> None:
+    text = json.dumps(run.report.steps, ensure_ascii=False)
+    leaked = [n for n, secret in enumerate(run.secrets) if secret and secret in text]
+    run.check(
+        8,
+        {"no title, message or key in the report": not leaked},
+        leaked_items=len(leaked),
+        report_bytes=len(text.encode()),
+    )
+
+
+def finish(endpoint: Endpoint, user, say: Callable) -> VerificationReport | None:
+    """Execute the approved deletion of the latest run and check what survived."""
+    report = VerificationReport.objects.filter(**endpoint.scope(), verdict=Verdict.AWAITING).first()
+    if report is None or report.deletion is None:
+        return None
+    run = Run(report, endpoint, user, say)
+    run.secrets += [f"Verification {report.session_id}", PROMPT]
+    case = report.deletion
+    case.refresh_from_db()
+    if case.status == Status.PENDING:
+        say(f"7. WAIT  deletion request #{case.pk} is still pending review.")
+        return report
+    try:
+        if case.status == Status.APPROVED:
+            execute.execute(case, user)
+            case.refresh_from_db()
+        result = case.result or {}
+        target = next((d for d in result.get("deleted", []) if d["id"] == case.session_id), {})
+        kept = {s["id"]: s.get("state") for s in result.get("survivors", [])}
+        run.check(
+            7,
+            {
+                "the deletion was executed": case.status == Status.EXECUTED,
+                "the session is gone": target.get("state") == verify.GONE,
+                "the branch survived as a root": kept.get(report.child_id) == verify.ROOT,
+            },
+            request_id=case.pk,
+            status=case.status,
+            idempotency_key=case.idempotency_key,
+            deleted=result.get("deleted", []),
+            survivors=result.get("survivors", []),
+            external_artifacts=ARTIFACTS,
+        )
+        _step_8(run)
+    except Failed:
+        _finish(report, Verdict.FAILED)
+        return report
+    except HermesError as error:
+        _failed_unexpectedly(run, error)
+        return report
+    _finish(report, Verdict.PASSED)
+    return report
