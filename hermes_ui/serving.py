@@ -36,10 +36,11 @@ def uvicorn_argv(host: str, port: int, workers: int = 1) -> list[str]:
     return [*argv, "--workers", str(workers)] if workers > 1 else argv
 
 
-def refresher_argv() -> list[str] | None:
-    """The refresher's command line, or None when HERMES_INDEX_REFRESH_SECONDS is 0."""
-    if settings.HERMES_INDEX_REFRESH_SECONDS <= 0:
-        return None
+def refresher_argv() -> list[str]:
+    """The background worker's command line (index refresh and turn retention).
+
+    It runs even with HERMES_INDEX_REFRESH_SECONDS=0: retention must still apply.
+    """
     return [sys.executable, "-m", "django", "index_refresher"]
 
 

@@ -121,6 +121,17 @@ def release(turn_id: int) -> None:
     pipe.execute()
 
 
+def forget(turn_ids) -> int:
+    """Delete the relayed streams of these turns (erasure); how many streams were held."""
+    ids = list(turn_ids)
+    if not ids or not enabled():
+        return 0
+    events = [_key(turn_id, "events") for turn_id in ids]
+    held = client().exists(*events)
+    client().delete(*events, *[_key(i, part) for i in ids for part in ("owner", "cancel")])
+    return int(held)
+
+
 def append(turn_id: int, kind: str, payload) -> None:
     """``kind`` "e": a provider event ``[seq, name, data, t]``; "p": ``[kind, changes]``."""
     client().xadd(_key(turn_id, "events"), {"k": kind, "j": json.dumps(payload)})

@@ -24,13 +24,16 @@ from django.db import transaction
 from django.db.models import Q
 
 from hermes_ui import sqlite_wipe
+from hermes_ui.audit.models import IdempotencyRecord
+from hermes_ui.chat import turn_streams
 from hermes_ui.chat.models import Turn, TurnEvent
+from hermes_ui.compare.models import Verdict
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import content_store
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from hermes_ui.index.picture import cache_dir
 from hermes_ui.lineage import render
-from hermes_ui.sessions.detail import transcript_cache_key
+from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.web.links import session_url
 
 # What the result page lists, in this order.
@@ -40,6 +43,9 @@ KINDS = {
     "index_rows": "index rows",
     "content_messages": "searchable transcript messages",
     "forks": "fork records",
+    "verdicts": "review verdicts",
+    "change_records": "titles in recorded change results",
+    "relay_streams": "relayed turn streams",
     "transcripts": "cached transcripts",
     "drawings": "cached lineage drawings",
 }
@@ -67,6 +73,24 @@ def _forks(ep: Endpoint, ids: list[str]):
     return KnownFork.objects.filter(_mine(ep) & (Q(parent_id__in=ids) | Q(child_id__in=ids)))
 
 
+def _verdicts(ep: Endpoint, ids: list[str]):
+    return Verdict.objects.filter(_mine(ep) & (Q(first_id__in=ids) | Q(second_id__in=ids)))
+
+
+def _forget_titles(ep: Endpoint, ids: list[str]) -> int:
+    """Drop the title from recorded results of changes on or creating these sessions."""
+    records = IdempotencyRecord.objects.filter(
+        Q(session_id__in=ids) | Q(result__id__in=ids), endpoint=ep.id
+    )
+    scrubbed = 0
+    for record in records:
+        if isinstance(record.result, dict) and "title" in record.result:
+            record.result = {k: v for k, v in record.result.items() if k != "title"}
+            record.save(update_fields=["result"])
+            scrubbed += 1
+    return scrubbed
+
+
 def local_copies(ep: Endpoint, ids) -> dict[str, int]:
     """What the database holds about these sessions now (nothing is erased)."""
     ids = sorted(set(ids))
@@ -77,6 +101,7 @@ def local_copies(ep: Endpoint, ids) -> dict[str, int]:
         "index_rows": IndexedSession.objects.filter(_mine(ep), session_id__in=ids).count(),
         "content_messages": ContentMessage.objects.filter(_mine(ep), session_id__in=ids).count(),
         "forks": _forks(ep, ids).count(),
+        "verdicts": _verdicts(ep, ids).count(),
     }
 
 
@@ -91,6 +116,7 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
     counts = dict.fromkeys(KINDS, 0)
     if not ids:
         return counts
+    turn_ids = list(_turns(ep, ids).values_list("pk", flat=True))
     with transaction.atomic():
         _, turns = _turns(ep, ids).delete()  # cascades to TurnEvent
         counts["turns"] = turns.get(Turn._meta.label, 0)
@@ -99,13 +125,16 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
             _mine(ep), session_id__in=ids
         ).delete()
         counts["forks"], _ = _forks(ep, ids).delete()
+        counts["verdicts"], _ = _verdicts(ep, ids).delete()
+        counts["change_records"] = _forget_titles(ep, ids)
         # The transcript index: what was read for these ids or stored under them.
         _, counts["content_messages"] = content_store.erase(_mine(ep), ids)
     if counts["content_messages"]:
         content_store.compact()  # no deleted terms left in the full-text index
     sqlite_wipe.checkpoint()
+    counts["relay_streams"] = turn_streams.forget(turn_ids)
     counts["transcripts"] = sum(
-        bool(cache.delete(transcript_cache_key(ep.id, sid))) for sid in {*ids, *related}
+        bool(cache.delete(transcript_cache_key(ep, sid))) for sid in {*ids, *related}
     )
     counts["drawings"] = _erase_drawings({session_url(ep.id, sid) for sid in ids})
     return counts
@@ -123,10 +152,11 @@ def _erase_drawings(urls: set[str]) -> int:
     for path in cache_dir().glob("*.svg"):
         try:
             shown = _shows(path.read_text(encoding="utf-8"), urls)
+            if shown:
+                path.unlink(missing_ok=True)
         except OSError:
             continue
         if shown:
-            path.unlink(missing_ok=True)
             svgs.delete(path.stem)
             erased.add(path.stem)
     for digest in _cached_digests(svgs):

@@ -17,6 +17,7 @@ the same reads and the same erasure, but sends no DELETE.
 from __future__ import annotations
 
 import functools
+import logging
 
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.idempotency import Result, mint_key
@@ -26,6 +27,8 @@ from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
+
+log = logging.getLogger(__name__)
 
 CAPABILITY = "session_delete"
 ERASE_CAPABILITY = "session_erase"  # an erase-only case: no DELETE is sent
@@ -156,7 +159,12 @@ def _erase(request: DeletionRequest, earlier: dict | None = None) -> dict:
     row = request.snapshot.get("row", {})
     related = [*request.survivor_ids, row.get("parent_session_id") or "",
                request.snapshot.get("resolved_session_id") or ""]  # fmt: skip
-    counts = erasure.erase(policy.endpoint_of(request), gone, related=[r for r in related if r])
+    try:
+        counts = erasure.erase(policy.endpoint_of(request), gone, related=[r for r in related if r])
+    except Exception as exc:  # Hermes already deleted: the case must still record it
+        # The type only: an exception message could quote what was being erased.
+        log.warning("erasure after deletion case=%s failed: %s", request.pk, type(exc).__name__)
+        return {**(earlier or {}), "incomplete": 1}
     return {kind: n + (earlier or {}).get(kind, 0) for kind, n in counts.items()}
 
 

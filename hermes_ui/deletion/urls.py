@@ -10,9 +10,15 @@ urlpatterns = [
     path("deletions/<int:pk>/check/", actions.deletion_check, name="deletion_check"),
     path("deletions/<int:pk>/withdraw/", actions.deletion_withdraw, name="deletion_withdraw"),
     path("deletions/batch/<int:pk>/", batch.deletion_batch, name="deletion_batch"),
-    path("deletions/batch/<int:pk>/decide/", batch.deletion_batch_decide,
-         name="deletion_batch_decide"),
-    path("deletions/batch/<int:pk>/execute/", batch.deletion_batch_execute,
-         name="deletion_batch_execute"),
+    path(
+        "deletions/batch/<int:pk>/decide/",
+        batch.deletion_batch_decide,
+        name="deletion_batch_decide",
+    ),
+    path(
+        "deletions/batch/<int:pk>/execute/",
+        batch.deletion_batch_execute,
+        name="deletion_batch_execute",
+    ),
     path("e/<str:endpoint>/deletions/new/", request.deletion_new, name="deletion_new"),
 ]

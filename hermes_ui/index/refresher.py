@@ -2,13 +2,13 @@
 
 The periodic refresher is its own process, ``manage.py index_refresher``
 (``make run`` and ``make serve`` start it beside uvicorn): it syncs every
-endpoint each ``HERMES_INDEX_REFRESH_SECONDS`` (0 turns it off), and a sync
+endpoint each ``HERMES_INDEX_REFRESH_SECONDS`` (0 turns syncing off), and a sync
 decides for itself when a full sweep is due. The refresh button starts the
 same sync in a one-off thread of the web process that took the request. A
 database lease (``IndexSyncState.running_since``, renewed as the sync
 progresses) makes sure only one sync per endpoint runs at a time across every
 process and host, whoever started it: a second one is skipped, not queued.
-Each round also applies the chat turn retention (``chat.retention.purge``).
+The process's rounds (sync plus turn retention) are ``hermes_ui.background``.
 """
 
 from __future__ import annotations
@@ -18,25 +18,10 @@ import threading
 
 from django.db import close_old_connections, connections
 
-from hermes_ui.chat import retention
-from hermes_ui.endpoints import Endpoint, all_endpoints
+from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import sync
 
 log = logging.getLogger("hermes_ui.index")
-
-
-def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
-    """Sync every endpoint now, then every ``interval`` seconds until ``stop``; rounds run."""
-    rounds = 0
-    while not stop.is_set():
-        for endpoint in all_endpoints():
-            _sync_quietly(endpoint, None)
-        _purge_quietly()
-        rounds += 1
-        if once:
-            break
-        stop.wait(interval)
-    return rounds
 
 
 def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Thread | None:
@@ -50,29 +35,14 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
     if not sync.acquire(endpoint, full):
         return None
     thread = threading.Thread(
-        target=_sync_quietly, args=(endpoint, full, True), name=f"index-sync-{endpoint.id}",
+        target=sync_quietly, args=(endpoint, full, True), name=f"index-sync-{endpoint.id}",
         daemon=True,
     )  # fmt: skip
     thread.start()
     return thread
 
 
-def _purge_quietly() -> None:
-    """Turn retention rides on the refresher's rounds (see ``chat.retention``)."""
-    close_old_connections()
-    try:
-        counts = retention.purge()
-        if counts["turns"] or counts["events"]:
-            log.info("turn retention purged turns=%d events=%d", counts["turns"], counts["events"])
-    except Exception:
-        log.exception("turn retention failed")
-    finally:
-        connections.close_all()
-
-
-def _sync_quietly(
-    endpoint: Endpoint, full: bool | None, leased: bool = False
-) -> sync.Report | None:
+def sync_quietly(endpoint: Endpoint, full: bool | None, leased: bool = False) -> sync.Report | None:
     close_old_connections()
     try:
         report = sync.sync(endpoint, full=full, leased=leased)

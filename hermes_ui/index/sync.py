@@ -165,6 +165,9 @@ def sync(
     except HermesError as error:
         report.error_code = error.code
         log.warning("index sync endpoint=%s stopped code=%s", endpoint.id, error.code)
+    except LeaseLost:
+        report.error_code = "lease_lost"
+        log.warning("index sync endpoint=%s lost its lease to another process", endpoint.id)
     finally:
         report.seconds = time.perf_counter() - started
         run.finish()
@@ -204,6 +207,10 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
     return counts
 
 
+class LeaseLost(Exception):
+    """Another process took this endpoint's sync lease: this run stops writing."""
+
+
 def acquire(endpoint: Endpoint, full: bool) -> bool:
     """Take the endpoint's sync lease; False when a live sync holds it."""
     state_for(endpoint)
@@ -228,6 +235,9 @@ class _Run:
         # Dashboard actions up to now are covered by this run; later ones wait.
         self.pending = touched.pending(endpoint, state.last_audit_id, state.last_fork_id)
         self.completed = False
+        # The lease this run holds: every write of the state row is fenced by it, so
+        # a run that stalled past LEASE and lost it to another process writes nothing.
+        self.lease = state.running_since
 
     def execute(self) -> None:
         full = self.report.full
@@ -326,8 +336,9 @@ class _Run:
             return
         self._progress("dashboard changes")
         counts, read = touched.refresh(
-            self.client, self.endpoint, session_ids, self.gen, listed=listed
-        )
+            self.client, self.endpoint, session_ids, self.gen, listed=listed,
+            beat=lambda: self._progress("dashboard changes"),
+        )  # fmt: skip
         self.report.counts.add(counts)
         self.report.get_calls += len(read)
 
@@ -423,9 +434,13 @@ class _Run:
             "full": self.report.full,
             **extra,
         }
-        IndexSyncState.objects.filter(pk=self.state.pk).update(
-            running_since=timezone.now(), progress=progress
+        now = timezone.now()
+        held = IndexSyncState.objects.filter(pk=self.state.pk, running_since=self.lease).update(
+            running_since=now, progress=progress
         )
+        if not held:
+            raise LeaseLost
+        self.lease = now
         if self.on_progress is not None:
             self.on_progress(progress)
 
@@ -448,4 +463,4 @@ class _Run:
         else:
             update.update(last_error_code=report.error_code or "dashboard_error",
                           last_error_at=now)  # fmt: skip
-        IndexSyncState.objects.filter(pk=self.state.pk).update(**update)
+        IndexSyncState.objects.filter(pk=self.state.pk, running_since=self.lease).update(**update)

@@ -64,11 +64,16 @@ def _evidence_ids(evidence) -> list:
     return [evidence.get(key) for key in _ID_KEYS]
 
 
-def refresh(client, ep: Endpoint, session_ids: list[str], gen: int, *, listed=None):
+# Reads between two lease renewals of a sync (each read may take up to the JSON timeout).
+BEAT_EVERY = 10
+
+
+def refresh(client, ep: Endpoint, session_ids: list[str], gen: int, *, listed=None, beat=None):
     """Re-read ``session_ids``; a 404 vanishes the row and re-reads its descendants.
 
     Returns ``(counts, ids re-read)``. Read failures other than "not found" propagate:
-    a sync stops rather than record a guess.
+    a sync stops rather than record a guess. ``beat`` is called every few reads,
+    so a sync holding a lease renews it through hundreds of GETs.
     """
     counts = store.Counts()
     queue, seen = list(dict.fromkeys(session_ids)), set()
@@ -78,6 +83,8 @@ def refresh(client, ep: Endpoint, session_ids: list[str], gen: int, *, listed=No
         found, gone = [], []
         for session_id in batch:
             seen.add(session_id)
+            if beat is not None and len(seen) % BEAT_EVERY == 0:
+                beat()
             try:
                 found.append(client.get_session(session_id).as_row())
             except e.NotFound:

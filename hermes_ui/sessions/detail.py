@@ -10,6 +10,7 @@ from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.sessions import find, transcript
+from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
 from hermes_ui.web.failures import bad_id, error_page
@@ -46,7 +47,7 @@ def session_detail(request, endpoint, session_id):
         return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
-    cache.set(transcript_cache_key(ep.id, session_id), messages, _MESSAGES_TTL)
+    cache.set(transcript_cache_key(ep, session_id), messages, _MESSAGES_TTL)
     rows = messages["data"]
     place = SessionPageQuery(request.GET)
     where = place.cleaned_data if place.is_valid() else {}
@@ -117,7 +118,7 @@ def session_messages(request, endpoint, session_id):
     if not query.is_valid():
         return bad_id(request, ep, "The 'after' value must be a message id.")
     after = query.cleaned_data["after"]
-    key = transcript_cache_key(ep.id, session_id)
+    key = transcript_cache_key(ep, session_id)
     messages = cache.get(key)
     if messages is None:
         try:
@@ -144,14 +145,6 @@ def session_messages(request, endpoint, session_id):
     }
     template = "sessions/messages.html#chunk" if request.htmx else "sessions/messages.html"
     return render(request, template, context)
-
-
-def transcript_cache_key(endpoint_id: str, session_id: str) -> str:
-    """The cache key of a session's transcript (``deletion.erasure`` drops it too)."""
-    import hashlib
-
-    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"messages:{endpoint_id}:{digest}"
 
 
 def _next_url(endpoint_id: str, session_id: str, after) -> str | None:

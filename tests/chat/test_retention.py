@@ -7,9 +7,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from hermes_ui import background
 from hermes_ui.chat import retention
 from hermes_ui.chat.models import Turn, TurnEvent
-from hermes_ui.index import refresher
 
 
 def make_turn(session_id: str, *, days_old: float = 0, ep=None) -> Turn:
@@ -86,8 +86,8 @@ def test_purge_turns_command(capsys):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_index_refresher_round_applies_retention(settings):
+def test_the_background_round_applies_retention(settings):
     settings.HERMES_ENDPOINTS = {}
     old, recent = make_turn("old", days_old=31), make_turn("recent")
-    assert refresher.run(60, threading.Event(), once=True) == 1
+    assert background.run(60, threading.Event(), once=True) == 1
     assert text_of(old)[0] == "" and text_of(recent)[0] == "message of recent"

@@ -8,8 +8,9 @@ check, and a session Hermes had already lost (an "erase local copies" case).
 import pytest
 from django.utils import timezone
 
-from hermes_ui.audit.models import AuditEvent
+from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.chat.models import Turn, TurnEvent
+from hermes_ui.compare.models import Verdict
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from tests.deletion.helpers import check, decide, execute, new_url, page, refresh, request_deletion
@@ -76,7 +77,8 @@ def test_execution_erases_the_session_and_its_delegates_and_keeps_the_survivor(
     assert held(BRANCH) == ALL  # it survives in Hermes, so its copies stay
     assert case.result["erased"] == {"turns": 2, "turn_events": 4, "index_rows": 2,
                                      "content_messages": 2, "forks": 2, "transcripts": 0,
-                                     "drawings": 0}  # fmt: skip
+                                     "drawings": 0, "verdicts": 0, "change_records": 0,
+                                     "relay_streams": 0}  # fmt: skip
     shown = page(admin2, case.pk)
     assert "Erased from this dashboard" in shown and "<strong>2</strong> chat turns" in shown
     assert "<strong>4</strong> chat turn events" in shown
@@ -85,6 +87,30 @@ def test_execution_erases_the_session_and_its_delegates_and_keeps_the_survivor(
     assert support.get(f"/e/local/turns/{turns[BRANCH].pk}/").status_code == 200
     # The audit trail keeps ids and codes, never the erased text.
     assert "secret of" not in str(list(AuditEvent.objects.values_list("evidence", flat=True)))
+
+
+def test_verdicts_and_recorded_titles_of_a_deleted_session_are_erased(
+    login, fake_hermes, mock_endpoint, clock, users
+):
+    plant(mock_endpoint, TARGET)
+    Verdict.objects.create(**mock_endpoint.scope(), first_id=BRANCH, second_id=TARGET,
+                           preferred_id=TARGET, reason="secret verdict reason",
+                           user=users["reviewer"], username="reviewer")  # fmt: skip
+    record = IdempotencyRecord.objects.create(
+        capability="session_patch", endpoint="local", key="k-erase", session_id=TARGET,
+        outcome="success", result={"id": TARGET, "title": "secret recorded title"},
+    )  # fmt: skip
+    case = request_deletion(login("support"), TARGET)
+    decide(login("admin"), case.pk)
+    execute(login("admin2"), case.pk)
+    case = refresh(case)
+    assert case.status == Status.EXECUTED
+    assert case.result["erased"]["verdicts"] == 1 and not Verdict.objects.exists()
+    assert case.result["erased"]["change_records"] == 1
+    record.refresh_from_db()
+    # The record stays (a repeated form still replays, never re-sends); its title is gone.
+    assert record.result == {"id": TARGET}
+    assert "review verdicts" in page(login("admin2"), case.pk)
 
 
 def test_a_delete_confirmed_by_a_check_erases_too(login, fake_hermes, mock_endpoint, clock):
@@ -162,3 +188,18 @@ def test_nothing_to_erase_and_no_session_is_still_not_found(login, fake_hermes, 
     assert support.get(new_url(TARGET)).status_code == 404
     assert support.post(new_url(TARGET), {"session": TARGET, "reason": "x"}).status_code == 404
     assert DeletionRequest.objects.count() == 0
+
+
+def test_an_erased_turns_relayed_stream_is_dropped_from_redis(
+    login, fake_hermes, mock_endpoint, clock, with_redis
+):
+    from hermes_ui.chat import turn_streams
+
+    turn = plant(mock_endpoint, TARGET)
+    turn_streams.append(turn.pk, "event", {"delta": "secret of the stream"})
+    assert turn_streams.client().exists(f"hui:chat:turn:{turn.pk}:events")
+    case = request_deletion(login("support"), TARGET)
+    decide(login("admin"), case.pk)
+    execute(login("admin2"), case.pk)
+    assert refresh(case).result["erased"]["relay_streams"] == 1
+    assert not turn_streams.client().exists(f"hui:chat:turn:{turn.pk}:events")

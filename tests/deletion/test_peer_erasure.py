@@ -28,7 +28,7 @@ from hermes_ui.index import sync
 from hermes_ui.index.forks import remember_fork
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from hermes_ui.lineage import render
-from hermes_ui.sessions.detail import transcript_cache_key
+from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.web.links import session_url
 from tests.chat.turns import send
 from tests.deletion.helpers import decide, execute, page, refresh, request_deletion
@@ -109,7 +109,7 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     lineage = support.get(session_url("local", sid, "lineage_page"))
     assert lineage.status_code == 200 and title in lineage.content.decode()
     assert support.get(session_url("local", sid)).status_code == 200  # caches the transcript
-    assert cache.get(transcript_cache_key("local", sid)) is not None
+    assert cache.get(transcript_cache_key(peer_endpoint, sid)) is not None
     canaries = (title, preview, message, tool_arg)
     # The content index holds the transcript, and the search page finds the message in it.
     assert ContentMessage.objects.filter(session_id=sid, text__contains=message).exists()
@@ -141,7 +141,7 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
         assert support.get(f"/e/local/turns/{turn.pk}/").status_code == 404
     assert not Turn.objects.filter(target_session_id=sid).exists()
     assert not KnownFork.objects.filter(child_id=sid).exists()
-    assert cache.get(transcript_cache_key("local", sid)) is None
+    assert cache.get(transcript_cache_key(peer_endpoint, sid)) is None
     for canary in canaries:
         assert _table_hits(canary) == [], canary
         assert _file_hits(canary, _db_files()) == [], canary

@@ -6,6 +6,7 @@ import threading
 import pytest
 from django.core.management import call_command
 
+from hermes_ui import background
 from hermes_ui.index import refresher
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 
@@ -71,11 +72,23 @@ def test_refresh_needs_a_post_with_csrf(peer_endpoint, users):
     assert client.post("/e/local/index/refresh/").status_code == 403
 
 
-def test_zero_seconds_turns_the_refresher_off(settings):
+@pytest.mark.django_db
+def test_zero_seconds_turns_syncing_off_but_retention_still_runs(
+    settings, fake_hermes, mock_endpoint, monkeypatch
+):
     settings.HERMES_INDEX_REFRESH_SECONDS = 0
+    stop, purged = threading.Event(), []
+
+    def purge():
+        purged.append(True)
+        stop.set()  # one round is enough to see what it does
+
+    monkeypatch.setattr(background, "purge_quietly", purge)
     out = io.StringIO()
+    monkeypatch.setattr(threading, "Event", lambda: stop)
     call_command("index_refresher", stdout=out)
-    assert "refresher is off" in out.getvalue()
+    assert "Index refresh is off" in out.getvalue() and "retention still runs" in out.getvalue()
+    assert purged == [True] and fake_hermes.list_calls == 0
 
 
 @pytest.mark.django_db(transaction=True)

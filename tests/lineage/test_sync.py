@@ -1,8 +1,11 @@
 """The index sync against a fake Hermes: add, change, vanish, visibility, cost."""
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.index import queries, sync
@@ -179,6 +182,23 @@ def test_only_one_sync_of_an_endpoint_runs_at_a_time(fake_hermes, mock_endpoint)
     assert sync.acquire(mock_endpoint, False) is True
     report = sync.sync(mock_endpoint, full=True)
     assert report.skipped and fake_hermes.list_calls == 0
+
+
+def test_a_run_that_lost_its_lease_stops_and_writes_nothing(fake_hermes, mock_endpoint):
+    seed_many(fake_hermes, PAGE * 3)
+    thief = timezone.now() + timedelta(seconds=1)
+
+    def stolen(progress):
+        # Another process took the lease after this run stalled past LEASE.
+        IndexSyncState.objects.filter(endpoint="local").update(running_since=thief)
+
+    report = sync.sync(mock_endpoint, full=True, on_progress=stolen)
+    assert report.error_code == "lease_lost"
+    state = IndexSyncState.objects.get(endpoint="local")
+    # finish() did not clear the other process's lease, nor record a sweep.
+    assert state.running_since == thief and state.last_full_at is None
+    # It stopped at its next renewal: one page written, one fetched ahead (of 4 + 4).
+    assert fake_hermes.list_calls == 2
 
 
 def test_the_management_command_syncs_and_reports(fake_hermes, mock_endpoint, capsys):

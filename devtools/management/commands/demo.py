@@ -55,9 +55,7 @@ class Command(BaseCommand):
         self.stdout.write("Press Ctrl-C to stop; the demo peer stops with it.\n")
         # uvicorn serves ASGI so chat streams flow without holding a worker; the
         # index refresher is its own process beside it, as under ``make serve``.
-        argvs = [serving.uvicorn_argv(host, port)]
-        if (refresher := serving.refresher_argv()) is not None:
-            argvs.append(refresher)
+        argvs = [serving.uvicorn_argv(host, port), serving.refresher_argv()]
         try:
             serving.supervise(argvs, serving.child_env(env))
         finally:

@@ -30,12 +30,10 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("check", deploy=True)
-        argvs = [serving.uvicorn_argv(host, port, workers)]
-        if (refresher := serving.refresher_argv()) is not None:
-            argvs.append(refresher)
+        argvs = [serving.uvicorn_argv(host, port, workers), serving.refresher_argv()]
         self.stdout.write(
             f"Serving on http://{host}:{port}/ with {workers} worker(s)"
-            f"{' and the index refresher' if refresher else ''}."
+            " and the background worker (index refresh, turn retention)."
         )
         code = serving.supervise(argvs, serving.child_env())
         if code:

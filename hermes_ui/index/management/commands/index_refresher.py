@@ -6,7 +6,7 @@ import threading
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from hermes_ui.index import refresher
+from hermes_ui import background
 
 
 class Command(BaseCommand):
@@ -25,10 +25,12 @@ class Command(BaseCommand):
     def handle(self, *args, once=False, interval=None, **options):
         interval = settings.HERMES_INDEX_REFRESH_SECONDS if interval is None else interval
         if interval <= 0 and not once:
-            self.stdout.write("The index refresher is off (HERMES_INDEX_REFRESH_SECONDS=0).")
-            return
+            self.stdout.write(
+                "Index refresh is off (HERMES_INDEX_REFRESH_SECONDS=0); "
+                "turn retention still runs hourly."
+            )
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        rounds = refresher.run(interval, stop, once=once)
+        rounds = background.run(interval, stop, once=once)
         self.stdout.write(f"index refresher stopped after {rounds} round(s)")
