@@ -30,6 +30,7 @@ ACTIONS = {
     "session_chat": "chat",
     "lineage_page": "lineage",
     "lineage_panel": "lineage-panel",
+    "compare_panel": "compare-panel",
 }
 
 

@@ -19,7 +19,9 @@ messages, the bench profile), then in one run:
 
 The load generator is ``httpx.AsyncClient`` in this process, on loopback.
 ``SCALE_BENCH_USERS`` (50), ``SCALE_BENCH_SECONDS`` (60), ``SCALE_BENCH_TURNS``
-(20) and ``SCALE_BENCH_SESSIONS`` (10000) shorten a run.
+(20) and ``SCALE_BENCH_SESSIONS`` (10000) shorten a run. ``SCALE_BENCH_ONLY=page``
+runs only step 1 (with ``SCALE_BENCH_SESSIONS=100`` it takes seconds, for
+iterating on the session page).
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ def run(stdout) -> None:
             single = _Setup(Path(scratch) / "a", peer, {}, workers=1)
             single.prepare(stdout)
             _page_cost(stdout, single)
+            if os.environ.get("SCALE_BENCH_ONLY") == "page":
+                return
             figures = {}
             with single:
                 figures["a"] = _load(stdout, "(a) 1 worker, SQLite", single, users, seconds)

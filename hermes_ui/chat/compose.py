@@ -30,7 +30,36 @@ _SESSION_KEY_ADVICE = (
 )
 
 
+# The HTML of each empty field of an unbound form: the same on every session page.
+_BLANK_FIELD_HTML: dict[tuple, str] = {}
+
+
+class _ChatBoundField(forms.BoundField):
+    """A field nobody filled in renders identically every time, so it is rendered
+    once per process: Django's widget templates are a sizeable share of the
+    session page's own cost. A field with a value or an error (the form key, a
+    refused submission) is rendered afresh as usual."""
+
+    def as_widget(self, widget=None, attrs=None, only_initial=False):
+        if (
+            widget is not None
+            or attrs
+            or only_initial
+            or self.form.is_bound
+            or self.value() not in (None, "")
+            or self.errors
+        ):
+            return super().as_widget(widget, attrs, only_initial)
+        key = (type(self.form), self.name, self.auto_id)
+        html = _BLANK_FIELD_HTML.get(key)
+        if html is None:
+            html = _BLANK_FIELD_HTML[key] = super().as_widget()
+        return html
+
+
 class ChatForm(forms.Form):
+    bound_field_class = _ChatBoundField
+
     message = forms.CharField(
         required=False,
         strip=False,

@@ -1,7 +1,5 @@
 """Compare two sessions, record a verdict on them, and list forks awaiting one."""
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -14,15 +12,6 @@ from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
 from hermes_ui.web.roles import REVIEWER, SUPPORT, has_role, role_required
-
-
-def compare_url(endpoint_id: str, a_id: str, b_id: str) -> str:
-    """The compare page of two sessions; both ids are percent-encoded in the query."""
-    return (
-        reverse("compare", kwargs={"endpoint": endpoint_id})
-        + "?"
-        + urlencode({"a": a_id, "b": b_id})
-    )
 
 
 @require_GET
@@ -50,7 +39,7 @@ def compare(request, endpoint):
         "b_url": links.session_url(ep.id, b_id),
         "a_resolved_url": links.session_url(ep.id, a.resolved_id),
         "b_resolved_url": links.session_url(ep.id, b.resolved_id),
-        "swap_url": compare_url(ep.id, b_id, a_id),
+        "swap_url": links.compare_url(ep.id, b_id, a_id),
         "alignment": align.align(a.rows, b.rows) if a.comparable and b.comparable else None,
         "deltas": deltas.deltas(a.session, b.session, a.rows, b.rows),
         "verdict": verdicts.latest_for_pair(ep, a_id, b_id),
@@ -68,13 +57,17 @@ def record_verdict(request, endpoint):
     form = VerdictForm(request.POST)
     if not form.is_valid():
         a_id, b_id = request.POST.get("a", ""), request.POST.get("b", "")
-        back = compare_url(ep.id, a_id, b_id) if a_id and b_id else reverse("compare", args=[ep.id])
+        back = (
+            links.compare_url(ep.id, a_id, b_id)
+            if a_id and b_id
+            else reverse("compare", args=[ep.id])
+        )
         context = {"endpoint": ep, "verdict_form": form, "back_url": back}
         return render(request, "compare/verdict_error.html", context, status=400)
     data = form.cleaned_data
     verdicts.record(ep, request.user, data["a"], data["b"], data["choice"], data["reason"])
     messages.success(request, "Your verdict was recorded.")
-    return redirect(compare_url(ep.id, data["a"], data["b"]) + "#verdict")
+    return redirect(links.compare_url(ep.id, data["a"], data["b"]) + "#verdict")
 
 
 @require_GET
@@ -87,9 +80,9 @@ def to_review(request, endpoint):
             "fork": item.fork,
             "parent_url": links.session_url(ep.id, item.fork.parent_id),
             "child_url": links.session_url(ep.id, item.fork.child_id),
-            "with_parent": compare_url(ep.id, item.fork.parent_id, item.fork.child_id),
+            "with_parent": links.compare_url(ep.id, item.fork.parent_id, item.fork.child_id),
             "with_siblings": [
-                (s, compare_url(ep.id, item.fork.child_id, s)) for s in item.siblings
+                (s, links.compare_url(ep.id, item.fork.child_id, s)) for s in item.siblings
             ],
         }
         for item in pending

@@ -51,3 +51,12 @@ def switch_url(resolver_match, endpoint_id: str) -> str:
     if name in SAME_PAGE_ON_EVERY_ENDPOINT and set(kwargs) == {"endpoint"}:
         return reverse(name, kwargs={"endpoint": endpoint_id})
     return list_url(endpoint_id)
+
+
+def compare_url(endpoint_id: str, a_id: str, b_id: str) -> str:
+    """The compare page of two sessions; both ids are percent-encoded in the query."""
+    return (
+        reverse("compare", kwargs={"endpoint": endpoint_id})
+        + "?"
+        + urlencode({"a": a_id, "b": b_id})
+    )

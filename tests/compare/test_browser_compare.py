@@ -3,7 +3,7 @@
 import pytest
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.compare.views import compare_url
+from hermes_ui.web.links import compare_url
 from tests.browser import log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]

@@ -9,10 +9,9 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.compare.align import common_prefix
 from hermes_ui.compare.models import Verdict
-from hermes_ui.compare.views import compare_url
 from hermes_ui.index import sync
 from hermes_ui.index.models import KnownFork
-from hermes_ui.web.links import session_url
+from hermes_ui.web.links import compare_url, session_url
 from tests.changes.conftest import form_key, make_session, unique
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
@@ -31,6 +30,18 @@ def fork_here(reviewer, parent_id: str, child_id: str):
     answer = reviewer.post(url, {"key": key, "child_id": child_id, "title": ""})
     assert answer.status_code == 302
     return answer
+
+
+def compare_panel_of(client, session_id: str) -> str:
+    """The session page's compare region, fetched the way htmx does once it is in view."""
+    page = client.get(session_url("local", session_id)).content.decode()
+    lazy = re.search(r'id="compare-panel"[^>]*hx-get="([^"]+)" hx-trigger="revealed"', page)
+    assert lazy, "the session page has no lazy compare region"
+    panel_url = html.unescape(lazy.group(1))
+    assert f'href="{lazy.group(1)}"' in page  # the same panel as a plain link, without JS
+    answer = client.get(panel_url, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200
+    return answer.content.decode()
 
 
 def shared_count(page: str) -> int | None:
@@ -129,9 +140,9 @@ def test_a_verdict_is_stored_audited_shown_and_leaves_the_review_list(login, pee
     page = reviewer.get(answer["Location"]).content.decode()
     assert 'id="verdict-now"' in page and html.escape(secret_reason) in page
     # Both sessions' pages show it; the preferred one is marked.
-    preferred = reviewer.get(session_url("local", kids[1])).content.decode()
+    preferred = compare_panel_of(reviewer, kids[1])
     assert "★ Preferred over" in preferred
-    loser = reviewer.get(session_url("local", kids[0])).content.decode()
+    loser = compare_panel_of(reviewer, kids[0])
     assert "Not preferred, against" in loser
     # The lineage graph marks the preferred node.
     graph = reviewer.get(session_url("local", kids[0], "lineage_page")).content.decode()
@@ -154,5 +165,5 @@ def test_the_fork_outcome_and_the_session_page_link_to_compare(login, peer, peer
     answer = fork_here(reviewer, parent["id"], kid)
     outcome = reviewer.get(answer["Location"]).content.decode()
     assert html.escape(compare_url("local", parent["id"], kid)) in outcome
-    sibling_page = reviewer.get(session_url("local", ids.BRANCH_A)).content.decode()
-    assert html.escape(compare_url("local", ids.BRANCH_A, ids.BRANCH_B)) in sibling_page
+    sibling_panel = compare_panel_of(reviewer, ids.BRANCH_A)
+    assert html.escape(compare_url("local", ids.BRANCH_A, ids.BRANCH_B)) in sibling_panel

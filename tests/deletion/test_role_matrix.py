@@ -135,6 +135,7 @@ MATRIX = [
     Row("session_chat_q", "POST", lambda w: session_url("local", DOT, "session_chat"), ANY),
     Row("lineage_page_q", "GET", lambda w: session_url("local", DOT, "lineage_page"), ANY),
     Row("lineage_panel_q", "GET", lambda w: session_url("local", DOT, "lineage_panel"), ANY),
+    Row("compare_panel_q", "GET", lambda w: session_url("local", DOT, "compare_panel"), ANY),
     Row("deletion_new", "GET", lambda w: f"/e/local/deletions/new/?session={SID}", ANY),
     Row("deletion_new", "POST", lambda w: "/e/local/deletions/new/", ANY, data={"session": SID}),
     Row("deletion_queue", "GET", lambda w: "/deletions/", ANY),
@@ -157,6 +158,7 @@ MATRIX = [
     Row("compare_verdict", "POST", lambda w: "/e/local/compare/verdict/", REVIEWER_UP,
         data={"a": SID, "b": "other", "choice": "a", "reason": "matrix"}),
     Row("compare_to_review", "GET", lambda w: "/e/local/compare/to-review/", ANY),
+    Row("compare_panel", "GET", lambda w: session_url("local", SID, "compare_panel"), ANY),
     # -- export: everyone downloads (support always redacted) --------------------------------
     Row("session_export", "GET",
         lambda w: session_url("local", SID, "session_export", format="json"), ANY),

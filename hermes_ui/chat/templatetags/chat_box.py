@@ -1,7 +1,6 @@
 """``{% chat_box %}``: the chat region of a session page, from the page's own context."""
 
 from django import template
-from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.utils.html import format_html
 
@@ -22,7 +21,12 @@ def chat_box(context):
         resolved_id=context.get("resolved_id"),
         session=session,
     )
-    html = render_to_string("chat/box.html#box", data, request=request)
+    # Rendered in the page's own context (the box's values pushed on top) rather
+    # than with render_to_string: that would build a second request context and
+    # run every context processor again for one region of the same page.
+    box_template = context.template.engine.get_template("chat/box.html#box")
+    with context.push(data):
+        html = box_template.render(context)
     # The SSE extension is only needed where a turn can stream: here.
     assets = format_html(
         '<link rel="stylesheet" href="{}"><script src="{}" defer></script>',

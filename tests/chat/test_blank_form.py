@@ -1,0 +1,32 @@
+"""The chat form's empty fields are rendered once per process; anything filled in is not."""
+
+from django import forms
+
+from hermes_ui.chat import compose
+from hermes_ui.chat.compose import ChatForm
+
+
+class _PlainChatForm(ChatForm):
+    bound_field_class = forms.BoundField  # Django's own rendering, to compare with
+
+
+def test_a_blank_form_renders_exactly_as_django_would():
+    mine = ChatForm(initial={"form_key": "k" * 24})
+    plain = _PlainChatForm(initial={"form_key": "k" * 24})
+    for name in ("message", "system_message", "session_key", "image_urls", "form_key"):
+        assert str(mine[name]) == str(plain[name]), name
+    # Rendered twice: the second time from the kept copy, still the same.
+    assert str(ChatForm(initial={"form_key": "x"})["message"]) == str(plain["message"])
+    assert (ChatForm, "message", "id_message") in compose._BLANK_FIELD_HTML
+
+
+def test_the_form_key_and_submitted_values_are_never_kept():
+    first = str(ChatForm(initial={"form_key": "first-key-123456789012"})["form_key"])
+    second = str(ChatForm(initial={"form_key": "second-key-12345678901"})["form_key"])
+    assert "first-key" in first and "second-key" in second
+    bound = ChatForm({"message": "<b>typed</b>", "session_key": "a\nb", "form_key": ""})
+    assert bound.is_valid() is False
+    html = str(bound["message"])
+    assert "&lt;b&gt;typed&lt;/b&gt;" in html and "<b>typed" not in html
+    assert 'aria-invalid="true"' in str(bound["session_key"])
+    assert str(ChatForm(initial={"form_key": "k"})["message"]).count("typed") == 0
