@@ -3,11 +3,19 @@
 Messages are stored under the session ``session_messages`` resolved them
 to, so every session of a compression chain reads the tip's transcript and a
 chain is one result. A result lists the sessions whose transcript it is
-("read for"). Ranking is the full-text engine's (SQLite FTS5 ``bm25``,
-PostgreSQL ``ts_rank``) of the best message in the transcript; pages continue
-after the last (rank, session id) shown. Snippets come back with matches
-between ``content.MARK_START`` and ``MARK_END``; ``highlight`` escapes the
-text and only then adds ``<mark>``.
+("read for").
+
+A search ranks at most ``WINDOW`` matching messages: the most recently
+indexed ones, read in the full-text index's own row order (which SQLite FTS5
+and a PostgreSQL primary key give without sorting) with a ``LIMIT``. Ranking
+every match instead costs one ``bm25`` per match: about 40 ms for a word in
+half of 100k messages, more than the whole page may take. Within the window
+the ranking is the engine's (FTS5 ``bm25``, PostgreSQL ``ts_rank``) of a
+transcript's best message; results are grouped in Python, and only the
+shown ones are completed (index rows, resolutions, snippets, in three
+queries whatever the page size). When more than ``WINDOW`` messages match,
+the page says so and the totals are lower bounds. Pages continue after the
+last (rank, session id) shown, within the same window.
 """
 
 from __future__ import annotations
@@ -22,9 +30,9 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.index import content
+from hermes_ui.index import content, snippets
 from hermes_ui.index.content_store import FTS_TABLE
-from hermes_ui.index.models import ContentSession
+from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 from hermes_ui.index.queries import api_row, present
 from hermes_ui.index.query_syntax import Query
 
@@ -32,6 +40,7 @@ from hermes_ui.index.query_syntax import Query
 # every value (the match expression included) travels as a parameter.
 TABLE = "index_contentmessage"
 SNIPPETS = 3  # per result
+WINDOW = 1000  # matching messages ranked per search (see the module's doc)
 
 
 @dataclass
@@ -39,7 +48,8 @@ class Snippet:
     message_id: int
     role: str
     timestamp: float | None
-    html: SafeString
+    pk: int  # the content row
+    html: SafeString | str = ""  # filled for the results shown
 
 
 @dataclass
@@ -55,9 +65,11 @@ class Result:
 @dataclass
 class Page:
     results: list[Result]
-    transcripts: int  # matching transcripts in all
-    messages: int  # matching messages in all
+    transcripts: int  # matching transcripts (at least, when ``capped``)
+    messages: int  # matching messages ranked (at most ``WINDOW``)
     next_after: str | None
+    capped: bool = False  # more than ``WINDOW`` messages match
+    window: int = WINDOW
 
 
 def highlight(snippet: str) -> SafeString:
@@ -123,45 +135,25 @@ def _filters(ep: Endpoint, query: Query) -> tuple[str, list]:
     return " AND ".join(sql), params
 
 
-def _matches(where: str) -> str:
-    """Matching messages as ``m`` (the content row) with ``score`` (lower is better).
+def _ranked(where: str) -> str:
+    """Up to ``WINDOW`` + 1 matching messages, most recently indexed first:
+    (row id, score (lower is better), session id, message id, role, timestamp).
 
-    FTS5's rank is only available in a query on the FTS table alone, so that
-    query is the inner one and the content rows are joined to it. ``LIMIT -1``
-    keeps SQLite from flattening it: flattened, the planner may drive the join
-    from the content table and run the full-text match once per row.
+    ``CROSS JOIN`` makes SQLite drive the join from the full-text index, in
+    its row order, so the ``LIMIT`` stops the scan; ``bm25`` is computed only
+    for the rows that pass the filters.
     """
     if connection.vendor == "postgresql":
         return (
-            f"(SELECT m.*, -ts_rank(m.search, q) AS score FROM {TABLE} m, "  # noqa: S608
-            f"to_tsquery('simple', %s) q WHERE m.search @@ q) m WHERE {where}"
+            "SELECT m.id, -ts_rank(m.search, q), m.session_id, m.message_id, m.role, "  # noqa: S608
+            f"m.timestamp FROM {TABLE} m, to_tsquery('simple', %s) q "
+            f"WHERE m.search @@ q AND {where} ORDER BY m.id DESC LIMIT %s"
         )
     return (
-        f"(SELECT rowid AS r, rank AS score FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "  # noqa: S608
-        "LIMIT -1) x "
-        f"JOIN {TABLE} m ON m.id = x.r WHERE {where}"
+        f"SELECT m.id, bm25({FTS_TABLE}), m.session_id, m.message_id, m.role, m.timestamp "  # noqa: S608
+        f"FROM {FTS_TABLE} CROSS JOIN {TABLE} m ON m.id = {FTS_TABLE}.rowid "
+        f"WHERE {FTS_TABLE} MATCH %s AND {where} ORDER BY {FTS_TABLE}.rowid DESC LIMIT %s"
     )
-
-
-def _snippets(match: str, pks: list[int]) -> dict[int, str]:
-    """Marked snippets of these content rows, by row id."""
-    holders = ", ".join(["%s"] * len(pks))
-    if connection.vendor == "postgresql":
-        options = (f"StartSel={content.MARK_START}, StopSel={content.MARK_END}, "
-                   "MaxWords=24, MinWords=8, MaxFragments=1")  # fmt: skip
-        sql = (
-            f"SELECT id, ts_headline('simple', text, to_tsquery('simple', %s), '{options}') "  # noqa: S608
-            f"FROM {TABLE} WHERE id IN ({holders})"
-        )
-    else:
-        marks = f"'{content.MARK_START}', '{content.MARK_END}'"
-        sql = (
-            f"SELECT rowid, snippet({FTS_TABLE}, 0, {marks}, '…', 16) FROM {FTS_TABLE} "  # noqa: S608
-            f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({holders})"
-        )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *pks])
-        return dict(cursor.fetchall())
 
 
 def search(ep: Endpoint, query: Query, *, after: tuple[float, str] | None, limit: int) -> Page:
@@ -171,53 +163,48 @@ def search(ep: Endpoint, query: Query, *, after: tuple[float, str] | None, limit
         return Page([], 0, 0, None)
     where, params = _filters(ep, query)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.session_id, COUNT(*), MIN(score) FROM {_matches(where)} "  # noqa: S608
-            "GROUP BY m.session_id",
-            [match, *params],
-        )
-        groups = [(sid, hits, float(score)) for sid, hits, score in cursor.fetchall()]
-    groups.sort(key=lambda g: (g[2], g[0]))
-    total_messages = sum(g[1] for g in groups)
-    groups_after = groups if after is None else [g for g in groups if (g[2], g[0]) > after]
-    shown = groups_after[:limit]
-    more = len(groups_after) > limit
-    results = [Result(sid, hits, score) for sid, hits, score in shown]
-    if results:
-        _complete(ep, results, match, where, params)
+        cursor.execute(_ranked(where), [match, *params, WINDOW + 1])
+        hits = cursor.fetchall()
+    capped = len(hits) > WINDOW
+    hits = sorted(hits[:WINDOW], key=lambda h: (float(h[1]), h[3], h[0]))
+    groups: dict[str, Result] = {}
+    for pk, score, sid, message_id, role, stamp in hits:
+        result = groups.get(sid)
+        if result is None:
+            result = groups[sid] = Result(sid, 0, float(score))
+        result.hits += 1
+        if len(result.snippets) < SNIPPETS:
+            result.snippets.append(Snippet(message_id, role, stamp, pk))
+    ranked = sorted(groups.values(), key=lambda r: (r.score, r.session_id))
+    if after is not None:
+        ranked = [r for r in ranked if (r.score, r.session_id) > after]
+    shown, more = ranked[:limit], len(ranked) > limit
+    if shown:
+        _complete(ep, shown, query)
     last = shown[-1] if shown else None
-    next_after = f"{last[2]!r}:{last[0]}" if more and last else None
-    return Page(results, len(groups), total_messages, next_after)
+    next_after = f"{last.score!r}:{last.session_id}" if more and last else None
+    return Page(shown, len(groups), len(hits), next_after, capped=capped, window=WINDOW)
 
 
-def _complete(ep: Endpoint, results: list[Result], match: str, where: str, params: list) -> None:
+def _complete(ep: Endpoint, results: list[Result], query: Query) -> None:
     ids = [r.session_id for r in results]
     by_id = {r.session_id: r for r in results}
-    holders = ", ".join(["%s"] * len(ids))
-    best: list[tuple] = []
-    taken: dict[str, int] = {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.id, m.session_id, m.message_id, m.role, m.timestamp FROM "  # noqa: S608
-            f"{_matches(where)} AND m.session_id IN ({holders}) ORDER BY score, m.message_id",
-            [match, *params, *ids],
-        )
-        for row in cursor.fetchall():
-            if taken.get(row[1], 0) < SNIPPETS:
-                taken[row[1]] = taken.get(row[1], 0) + 1
-                best.append(row)
-    marked = _snippets(match, [row[0] for row in best]) if best else {}
-    for pk, sid, message_id, role, stamp in best:
-        by_id[sid].snippets.append(Snippet(message_id, role, stamp, highlight(marked.get(pk, ""))))
+    pks = [s.pk for r in results for s in r.snippets]
+    texts = dict(ContentMessage.objects.filter(pk__in=pks).values_list("pk", "text"))
+    for result in results:
+        for snippet in result.snippets:
+            snippet.html = highlight(snippets.marked(texts.get(snippet.pk, ""), query))
     fields = ("session_id", "title", "source", "kind", "message_count", "last_active",
               "ended_at", "end_reason", "parent_session_id", "former_parent_id")  # fmt: skip
-    for values in present(ep).filter(session_id__in=ids).values(*fields):
-        by_id[values["session_id"]].row = api_row(values)
-    for sid, resolved in (
-        ContentSession.objects.filter(**ep.scope(), resolved_id__in=ids)
-        .order_by("session_id")
-        .values_list("session_id", "resolved_id")
-    ):
+    # Looked up by id alone (vanished rows dropped here, resolutions sorted
+    # here): with ``vanished_at`` or an ORDER BY in the query, SQLite picks an
+    # index that reads every row of the endpoint.
+    rows = IndexedSession.objects.filter(**ep.scope(), session_id__in=ids)
+    for values in rows.values(*fields, "vanished_at"):
+        if values.pop("vanished_at") is None:
+            by_id[values["session_id"]].row = api_row(values)
+    resolutions = ContentSession.objects.filter(**ep.scope(), resolved_id__in=ids)
+    for sid, resolved in sorted(resolutions.values_list("session_id", "resolved_id")):
         if sid != resolved:
             by_id[resolved].read_for.append(sid)
 

@@ -218,14 +218,23 @@ def compact() -> None:
         cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('optimize')")  # noqa: S608
 
 
-def completeness(ep: Endpoint) -> tuple[int, int]:
-    """(sessions whose transcript is indexed, sessions indexed)."""
+def completeness(ep: Endpoint, total: int | None = None) -> tuple[int, int]:
+    """(sessions whose transcript is indexed, sessions indexed); ``total`` when the
+    caller has already counted the present sessions.
+
+    Counted from the read records minus those of vanished sessions, both from
+    indexes, rather than by matching every record to a present session (20 ms
+    at 10,000 sessions, on every search): a record of a session the index no
+    longer holds at all cannot outlive it, as ``prune`` and deletion's erasure
+    drop both together.
+    """
     present = IndexedSession.objects.filter(**ep.scope(), vanished_at__isnull=True)
-    total = present.count()
-    done = ContentSession.objects.filter(
-        **ep.scope(), session_id__in=present.values("session_id")
-    ).count()
-    return min(done, total), total
+    if total is None:
+        total = present.count()
+    vanished = IndexedSession.objects.filter(**ep.scope(), vanished_at__isnull=False)
+    read = ContentSession.objects.filter(**ep.scope())
+    done = read.count() - read.filter(session_id__in=vanished.values("session_id")).count()
+    return max(0, min(done, total)), total
 
 
 def eta(done: int, total: int, started: float) -> float | None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db.models import Q
 
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 
+SOURCES_TTL = 600  # seconds; a new generation or size gets a new key anyway
 MAX_LINEAGE = 5000  # sessions read for one picture; beyond this the list is cut
 _ROW_FIELDS = (*r.API_FIELDS, "session_id", "visible_in_default_list", "former_parent_id",
                "listed", "kind", "child_count", "pk", "order_key", "changed_gen")  # fmt: skip
@@ -124,13 +126,15 @@ def search(
             **ep.scope(), changed_gen__gt=snapshot
         ).count()
         rows = rows.filter(changed_gen__lte=snapshot)
-    total = rows.count()
+    matching = rows
     if after is not None:
         key, pk = after
         rows = rows.filter(Q(order_key__lt=key) | Q(order_key=key, pk__lt=pk))
     ordered = rows.order_by("-order_key", "-pk").values(*_ROW_FIELDS)
     found = [api_row(values) for values in ordered[: limit + 1]]
     more = len(found) > limit
+    # A first page that holds every match is its own count (one scan, not two).
+    total = len(found) if after is None and not more else matching.count()
     found = found[:limit]
     next_after = f"{found[-1]['order_key']!r}:{found[-1]['pk']}" if more and found else None
     return Page(found, total, snapshot, next_after, changed_since)
@@ -146,5 +150,18 @@ def parse_after(text: str) -> tuple[float, int] | None:
         return None
 
 
-def sources(ep: Endpoint) -> list[str]:
-    return sorted(set(present(ep).exclude(source="").values_list("source", flat=True).distinct()))
+def sources(ep: Endpoint, version: tuple | None = None) -> list[str]:
+    """The sources of present sessions; cached under ``version`` (the index's
+    generation and size) when given, as reading them scans every row."""
+    key = (
+        f"index-sources:{ep.id}:{ep.fingerprint}:" + "-".join(map(str, version))
+        if version
+        else None
+    )
+    found = cache.get(key) if key else None
+    if found is None:
+        rows = present(ep).exclude(source="").values_list("source", flat=True).distinct()
+        found = sorted(set(rows))
+        if key:
+            cache.set(key, found, SOURCES_TTL)
+    return found

@@ -26,7 +26,8 @@ def index_list(request, endpoint):
     form = IndexQuery(request.GET)
     fresh = freshness.of(ep)
     template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
-    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": queries.sources(ep),
+    sources = queries.sources(ep, version=(fresh.generation, fresh.total))
+    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": sources,
                "bulk_limit": settings.HERMES_BULK_LIMIT}  # fmt: skip
     if not form.is_valid():
         return render(request, template, context, status=400)
@@ -46,7 +47,7 @@ def index_list(request, endpoint):
                    content_on=settings.HERMES_INDEX_CONTENT)  # fmt: skip
     if query.has_text and settings.HERMES_INDEX_CONTENT:
         found = content_search.search(ep, query, after=params["cafter"], limit=CONTENT_PAGE_SIZE)
-        done, total = content_store.completeness(ep)
+        done, total = content_store.completeness(ep, total=fresh.total)
         later = {**filters, "cafter": found.next_after}
         context.update(
             found=found,

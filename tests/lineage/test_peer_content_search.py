@@ -7,7 +7,7 @@ from django.db import connection
 from django.utils import timezone
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.index import sync
+from hermes_ui.index import content_search, sync, views
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, IndexSyncState
 from hermes_ui.web.links import session_url
 
@@ -148,3 +148,28 @@ def test_progress_of_a_build_shows_on_the_index_page_while_anyone_searches(peer_
     )
     html = search(login("reviewer"), "refund")
     assert "Reading transcripts for search: 1,200 of 10,000 sessions, about 2 min left" in html
+
+
+def test_a_common_word_ranks_the_newest_matches_and_pages_through_them(built, login, monkeypatch):
+    # Ranking stops at a window of the most recently indexed matches (the page
+    # says so); pages walk every transcript in it once.
+    monkeypatch.setattr(content_search, "WINDOW", 40)
+    monkeypatch.setattr(views, "CONTENT_PAGE_SIZE", 3)
+    client = login("support")
+    html = search(client, "the")
+    assert 'id="content-capped"' in html and "More than 40 messages match" in html
+    total = int(re.search(r"in at least (\d+) transcripts", html).group(1))
+    assert total > 3  # more than one page
+    seen = []
+    while True:
+        results = html.split('id="content-results"', 1)[1].split("</section>", 1)[0]
+        shown = re.findall(r'<li class="content-hit".*?<code title="([^"]+)"', results, re.S)
+        assert 0 < len(shown) <= 3 and "at least" in results
+        seen += shown
+        more = re.search(r'aria-label="Transcript result pages"><a href="([^"]+)"', results)
+        if not more:
+            break
+        answer = client.get(more.group(1).replace("&amp;", "&"))
+        assert answer.status_code == 200
+        html = answer.content.decode()
+    assert len(seen) == len(set(seen)) == total

@@ -5,6 +5,9 @@ enforces ``varchar(n)``, 32-bit ``integer`` and refuses NUL in text and JSON.
 Each check prints ``ok <name>`` so the test sees exactly which one ran.
 """
 
+import calendar
+import datetime
+
 from django.apps import apps
 from django.db import IntegrityError, connection, transaction
 
@@ -18,6 +21,7 @@ def main() -> None:
         model.objects.values("pk").order_by("pk")[:1].exists()
     print("ok every-model")
     _index()
+    _content()
     _turn_lock()
 
 
@@ -43,6 +47,125 @@ def _index() -> None:
     later = queries.search(ep, snapshot=1, limit=1, after=queries.parse_after(first.next_after))
     assert first.rows[0]["id"] != later.rows[0]["id"]
     print("ok index-search")
+
+
+class _Transcripts:
+    """Stands in for the Hermes client: ``session_messages`` payloads by session id."""
+
+    def __init__(self, payloads: dict):
+        self.payloads = payloads
+
+    def get_messages(self, session_id: str) -> dict:
+        return self.payloads[session_id]
+
+
+def _msg(mid, role, text, day, **more):
+    stamp = calendar.timegm(datetime.date(2026, 11, day).timetuple()) + 60.0
+    return {"id": mid, "role": role, "content": text, "timestamp": stamp, **more}
+
+
+def _marked(result) -> str:
+    return " ".join(str(snippet.html) for snippet in result.snippets)
+
+
+def _content() -> None:
+    """The content index's PostgreSQL branch: tsvector column, GIN index, ts_rank, filters."""
+    from django.db.models import Q
+
+    from hermes_ui.index import content_search, content_store
+    from hermes_ui.index.models import ContentMessage
+    from hermes_ui.index.query_syntax import parse
+
+    ep = get_endpoint("local")
+    store.upsert(ep, [
+        {"id": "pg-content-a", "title": "Refund thread", "source": "cli", "message_count": 4,
+         "started_at": 10.0, "ended_at": None},
+        {"id": "pg-content-root", "title": "Compressed away", "source": "telegram",
+         "message_count": 2, "started_at": 11.0, "ended_at": 12.0, "end_reason": "compression"},
+        {"id": "pg-content-tip", "title": "Deployment tip", "source": "telegram",
+         "message_count": 2, "started_at": 12.0, "ended_at": 13.0, "end_reason": "user_exit",
+         "parent_session_id": "pg-content-root"},
+    ], 2, listed=True)  # fmt: skip
+    a = [
+        _msg(1, "user", "Where is my refund for order 4242?\x00", 2),
+        _msg(2, "assistant", "Your refund went out as a credit note yesterday.", 2),
+        _msg(3, "user", "<script>alert('x')</script> deploy the café fix", 3),
+        _msg(4, "tool", "order 4242 shipped", 3, tool_call_id="c1", tool_name="find_order"),
+        _msg(5, "assistant", "Mail ops@example.com about the BÜRO, v3.14", 3),
+    ]
+    tip = [
+        _msg(1, "user", "Credit note asked for in the deployment review", 20),
+        _msg(2, "assistant", "Deploying now; the credit note follows.", 20),
+    ]
+    client = _Transcripts({
+        "pg-content-a": {"session_id": "pg-content-a", "data": a},
+        # Hermes resolves a compression root to its tip: one transcript, stored once.
+        "pg-content-root": {"session_id": "pg-content-tip", "data": tip},
+        "pg-content-tip": {"session_id": "pg-content-tip", "data": tip},
+    })  # fmt: skip
+    todo = [(sid, "sig") for sid in ("pg-content-a", "pg-content-root", "pg-content-tip")]
+    report = content_store.read(ep, client, todo, lambda done, total: None)
+    assert (report.reads, report.messages) == (3, 7), report
+    assert ContentMessage.objects.filter(session_id="pg-content-root").count() == 0
+    print("ok content-store")
+
+    def found(text, **options):
+        page = content_search.search(ep, parse(text), after=options.pop("after", None),
+                                     limit=options.pop("limit", 20))  # fmt: skip
+        return page, {r.session_id: r for r in page.results}
+
+    page, by_id = found("refund")
+    assert list(by_id) == ["pg-content-a"] and by_id["pg-content-a"].hits == 2, page
+    assert by_id["pg-content-a"].row["title"] == "Refund thread"
+    assert "<mark>refund</mark>" in _marked(by_id["pg-content-a"])
+    page, by_id = found("4242")  # a number, and a tool result
+    assert by_id["pg-content-a"].hits == 2, page
+    page, by_id = found("CAFÉ")  # any case, beyond ASCII
+    assert list(by_id) == ["pg-content-a"], page
+    assert "<mark>café</mark>" in _marked(by_id["pg-content-a"])
+    # Words inside markup, addresses and numbers, as the search box splits them
+    # (PostgreSQL's own parser keeps "ops@example.com" and "3.14" whole).
+    for word in ("alert", "example", "ops", "14", "büro", "BÜRO"):
+        assert set(found(word)[1]) == {"pg-content-a"}, word
+    assert "<mark>BÜRO</mark>" in _marked(found("büro")[1]["pg-content-a"])
+    print("ok content-words")
+    page, by_id = found('"credit note"')
+    assert set(by_id) == {"pg-content-a", "pg-content-tip"} and page.messages == 3, page
+    assert by_id["pg-content-tip"].read_for == ["pg-content-root"]
+    assert "<mark>Credit note</mark> asked" in _marked(by_id["pg-content-tip"])
+    assert "the <mark>credit note</mark> follows" in _marked(by_id["pg-content-tip"])
+    assert found('"note credit"')[0].results == []  # a phrase keeps its order
+    print("ok content-phrase")
+    assert set(found("deploy*")[1]) == {"pg-content-a", "pg-content-tip"}
+    assert set(found("deploy")[1]) == {"pg-content-a"}  # no stemming: only the whole word
+    marked = _marked(found("deploy*")[1]["pg-content-tip"])
+    assert "<mark>Deploying</mark>" in marked and "<mark>deployment</mark>" in marked, marked
+    print("ok content-prefix")
+    assert set(found('"credit note" role:user')[1]) == {"pg-content-tip"}
+    assert set(found('"credit note" source:cli')[1]) == {"pg-content-a"}
+    assert set(found('"credit note" closed:yes')[1]) == {"pg-content-tip"}
+    assert set(found('"credit note" open:yes')[1]) == {"pg-content-a"}
+    assert set(found('"credit note" after:2026-11-10')[1]) == {"pg-content-tip"}
+    assert set(found('"credit note" before:2026-11-10')[1]) == {"pg-content-a"}
+    print("ok content-filters")
+    first, _ = found("credit", limit=1)
+    assert len(first.results) == 1 and first.next_after, first
+    later, _ = found("credit", limit=1, after=content_search.parse_after(first.next_after))
+    assert len(later.results) == 1 and later.next_after is None, later
+    assert {first.results[0].session_id, later.results[0].session_id} == {
+        "pg-content-a", "pg-content-tip"}  # fmt: skip
+    print("ok content-paging")
+    html = _marked(found("alert")[1]["pg-content-a"])
+    assert "<script>" not in html and "&lt;script&gt;<mark>alert</mark>(&#x27;x&#x27;)" in html, (
+        html
+    )
+    print("ok content-escaping")
+    assert content_store.completeness(ep)[0] >= 3
+    sessions, messages = content_store.erase(Q(**ep.scope()), ["pg-content-a"])
+    assert (sessions, messages) == (1, 5)
+    assert found("refund")[0].results == [] and found("4242")[0].results == []
+    assert set(found('"credit note"')[1]) == {"pg-content-tip"}
+    print("ok content-erasure")
 
 
 def _turn_lock() -> None:

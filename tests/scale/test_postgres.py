@@ -52,7 +52,10 @@ def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, herme
     assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
     done = manage(env, hermes_peer, "shell", "-c", "from tests.scale.pg_probe import main; main()")
     assert done.returncode == 0, done.stderr[-3000:]
-    for check in ("every-model", "index-upsert", "index-search", "turn-lock", "turn-events"):
+    checks = ("every-model", "index-upsert", "index-search", "content-store", "content-words",
+              "content-phrase", "content-prefix", "content-filters", "content-paging",
+              "content-escaping", "content-erasure", "turn-lock", "turn-events")  # fmt: skip
+    for check in checks:
         assert f"ok {check}" in done.stdout, done.stdout
 
 
@@ -77,6 +80,13 @@ def test_pages_read_and_write_postgresql_through_a_worker(fresh_worker, hermes_p
     found = browser.get("/e/local/index/", params={"q": "BILLING MODULE"})
     assert found.status_code == 200
     assert demo_ids.COMPRESSION_TIP_TITLE in found.text  # search on PostgreSQL, any case
+    # Transcript search on PostgreSQL: a phrase only inside message 2,400, with its snippet.
+    hit = browser.get("/e/local/index/", params={"q": '"Done with step 1200" role:assistant'})
+    assert hit.status_code == 200 and 'id="content-complete"' in hit.text
+    assert "1 matching message in 1 transcript" in hit.text
+    assert "<mark>Done with step 1200</mark>. All tests green." in hit.text
+    hostile = browser.get("/e/local/index/", params={"q": "onerror"})
+    assert "<img src=x" not in hostile.text and "<mark>onerror</mark>" in hostile.text
     closed = browser.get("/e/local/index/", params={"kind": "delegate", "state": "closed"})
     assert closed.status_code == 200 and demo_ids.DELEGATE_CHILD_1 in closed.text
     listed = browser.get("/e/local/sessions/", params={"children": "1"})
