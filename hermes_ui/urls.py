@@ -6,8 +6,20 @@ Session-scoped actions are ``/e/<endpoint>/<action>/<path:id>/`` (see
 
 from django.urls import include, path
 
-FEATURES = ("web", "sessions", "lineage", "index", "changes", "chat", "deletion", "audit",
-            "compare", "export", "endpoint_status", "bulk")
+FEATURES = (
+    "web",
+    "sessions",
+    "lineage",
+    "index",
+    "changes",
+    "chat",
+    "deletion",
+    "audit",
+    "compare",
+    "export",
+    "endpoint_status",
+    "bulk",
+)
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]
 
