@@ -23,6 +23,7 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass, field
 from datetime import date
+from urllib.parse import urlencode
 
 from django.db import connection
 from django.db.models import Q
@@ -35,6 +36,7 @@ from hermes_ui.index.content_store import FTS_TABLE
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 from hermes_ui.index.queries import api_row, present
 from hermes_ui.index.query_syntax import Query
+from hermes_ui.web.links import session_url
 
 # The SQL below is assembled from constants and ``_filters``' placeholders only;
 # every value (the match expression included) travels as a parameter.
@@ -50,6 +52,7 @@ class Snippet:
     timestamp: float | None
     pk: int  # the content row
     html: SafeString | str = ""  # filled for the results shown
+    url: str = ""  # the session page anchored on the message, filled by ``link``
 
 
 @dataclass
@@ -60,6 +63,7 @@ class Result:
     row: dict | None = None  # its index row, when indexed
     read_for: list[str] = field(default_factory=list)  # other sessions resolving here
     snippets: list[Snippet] = field(default_factory=list)
+    url: str = ""  # the session page, filled by ``link``
 
 
 @dataclass
@@ -207,6 +211,18 @@ def _complete(ep: Endpoint, results: list[Result], query: Query) -> None:
     for sid, resolved in sorted(resolutions.values_list("session_id", "resolved_id")):
         if sid != resolved:
             by_id[resolved].read_for.append(sid)
+
+
+def link(ep: Endpoint, page: Page) -> None:
+    """Session page links of the shown results, built here rather than by a
+    template tag per snippet (about 80 per page)."""
+    for result in page.results:
+        result.url = session_url(ep.id, result.session_id)
+        # A dot id already carries ``?id=`` (see ``links.session_url``).
+        joint = "&" if "?" in result.url else "?"
+        for snippet in result.snippets:
+            upto = urlencode({"upto": snippet.message_id})
+            snippet.url = f"{result.url}{joint}{upto}#msg-{snippet.message_id}"
 
 
 def parse_after(text: str) -> tuple[float, str] | None:

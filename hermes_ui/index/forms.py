@@ -20,6 +20,9 @@ class IndexQuery(forms.Form):
     after = forms.CharField(required=False, max_length=60)
     # Keyset of the transcript results: (rank, resolved session id) of the last one shown.
     cafter = forms.CharField(required=False, max_length=400)
+    # Show the id/title/preview table of a search with words at once (it is
+    # otherwise loaded when scrolled to; the link to it carries this).
+    table = forms.BooleanField(required=False)
 
     def clean_after(self):
         value = self.cleaned_data.get("after") or ""

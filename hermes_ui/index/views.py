@@ -45,8 +45,11 @@ def index_list(request, endpoint):
     first_url = base + ("?" + urlencode(filters) if filters else "")
     context.update(filters=filters, first_url=first_url, query=query,
                    content_on=settings.HERMES_INDEX_CONTENT)  # fmt: skip
-    if query.has_text and settings.HERMES_INDEX_CONTENT:
+    content = query.has_text and settings.HERMES_INDEX_CONTENT
+    table_only = bool(request.htmx and params["table"])
+    if content and not table_only:
         found = content_search.search(ep, query, after=params["cafter"], limit=CONTENT_PAGE_SIZE)
+        content_search.link(ep, found)
         done, total = content_store.completeness(ep, total=fresh.total)
         later = {**filters, "cafter": found.next_after}
         context.update(
@@ -57,6 +60,11 @@ def index_list(request, endpoint):
         )
     if params["cafter"] is not None:
         return render(request, template, context)  # a later page of transcripts only
+    if content and not params["table"] and params["after"] is None:
+        # Transcript hits come first; the id/title/preview table loads when
+        # scrolled to (or by its link without JavaScript).
+        context["table_url"] = base + "?" + urlencode({**filters, "table": "on"})
+        return render(request, template, context)
     snapshot = params["snap"] if params["after"] else fresh.generation
     page = queries.search(
         ep, snapshot=snapshot, q=query.plain_text if query.terms else "", source=query.source,
@@ -68,6 +76,8 @@ def index_list(request, endpoint):
         next_url=base + "?" + urlencode(later) if page.next_after else None,
         paging=params["after"] is not None,
     )
+    if table_only:
+        return render(request, "lineage/_title_matches.html", context)
     return render(request, template, context)
 
 

@@ -74,3 +74,19 @@ def test_the_graph_page_and_the_refresh_button(page, refreshing_dashboard):
     page.locator("#lineage-graph .svg-wrap svg").wait_for()
     page.keyboard.press("Tab")
     screenshot(page, "lineage-branches")
+
+
+def test_a_word_search_loads_its_title_table_when_scrolled_to(page, refreshing_dashboard):
+    base = refreshing_dashboard.base_url
+    log_in(page, base, "support")
+    wait_until_indexed(page, base)
+    page.goto(base + "/e/local/index/?q=trip+planning")
+    page.locator("#content-results").wait_for()
+    page.locator("#title-matches").scroll_into_view_if_needed()
+    parent_box = page.locator(f'#bulk-form input[name="ids"][value="{ids.BRANCH_PARENT}"]')
+    parent_box.wait_for(timeout=15000)  # htmx swapped the table in
+    assert page.locator("#title-matches a[href*='table=on']").count() == 0
+    parent_box.check()  # the selection form it brings works as before
+    page.locator("#bulk-close").click()
+    page.wait_for_url("**/bulk/**")
+    assert ids.BRANCH_PARENT in page.content()

@@ -173,3 +173,25 @@ def test_a_common_word_ranks_the_newest_matches_and_pages_through_them(built, lo
         assert answer.status_code == 200
         html = answer.content.decode()
     assert len(seen) == len(set(seen)) == total
+
+
+def test_the_title_table_of_a_word_search_loads_after_the_transcript_hits(built, login):
+    client = login("support")
+    # "trip planning" is in titles (the branch family) and in their transcripts.
+    html = search(client, "trip planning")
+    assert 'id="content-results"' in html
+    region = html.split('id="title-matches"', 1)[1].split("</div>", 1)[0]
+    table_url = "/e/local/index/?q=trip+planning&amp;table=on"
+    assert 'hx-trigger="revealed"' in region and f'href="{table_url}"' in region
+    assert 'id="bulk-form"' not in html and 'name="ids"' not in html
+    # What htmx loads into the region: the table and its selection form, alone.
+    lazy = client.get(table_url.replace("&amp;", "&"), HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="title-matches"' in lazy
+    assert 'id="content-results"' not in lazy and "<html" not in lazy
+    assert 'id="bulk-form"' in lazy and 'id="select-all-matching"' in lazy
+    for session_id in (ids.BRANCH_PARENT, *ids.BRANCHES):
+        assert f'name="ids" value="{session_id}"' in lazy
+    # Without JavaScript the link shows the whole page with both parts.
+    both = search(client, "trip planning", table="on")
+    assert 'id="content-results"' in both and f'name="ids" value="{ids.BRANCH_PARENT}"' in both
+    assert 'id="bulk-form"' in both and 'hx-trigger="revealed"' not in both

@@ -72,7 +72,7 @@ def test_re_pointing_an_id_shows_only_the_new_servers_sessions(two_peers, settin
     assert not sync.sync(ep_a, full=True).error_code
     assert {a_parent, a_loner, a_child} <= search_ids(ep_a)
     assert forked_child_ids(ep_a) == {a_child}
-    page = reviewer.get("/e/local/index/?q=aaa-").content.decode()
+    page = reviewer.get("/e/local/index/?q=aaa-&table=on").content.decode()
     assert a_loner in page and 'id="index-moved"' not in page
 
     # The same id, now peer B.
@@ -102,7 +102,7 @@ def test_re_pointing_an_id_shows_only_the_new_servers_sessions(two_peers, settin
     assert 'id="index-moved"' in page and "dropped" in page
     assert b_loner in page and a_loner not in page
     assert "3 sessions" in page
-    found = reviewer.get("/e/local/index/?q=aaa-").content.decode()
+    found = reviewer.get("/e/local/index/?q=aaa-&table=on").content.decode()
     assert not any(session_id in found for session_id in (a_parent, a_loner, a_child))
 
     # Fork memory: A's fork is kept (with its server) but never shown as B's.

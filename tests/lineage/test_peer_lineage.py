@@ -233,7 +233,7 @@ def test_the_index_page_searches_filters_and_pages(synced, login):
     assert "Indexed" in html and "s ago" in html
     assert html.count("<tr>") == 51  # header + 50 rows
     assert "after=" in html and "snap=" in html
-    found = client.get("/e/local/index/?q=trip+planning").content.decode()
+    found = client.get("/e/local/index/?q=trip+planning&table=on").content.decode()
     for session_id in (ids.BRANCH_PARENT, *ids.BRANCHES):
         assert f'title="{session_id}"' in found
     delegates = client.get("/e/local/index/?kind=delegate").content.decode()
@@ -242,7 +242,7 @@ def test_the_index_page_searches_filters_and_pages(synced, login):
     assert "kind kind-delegate" in delegates and "kind kind-root" not in delegates
     closed_cron = client.get("/e/local/index/?source=cron&state=closed").content.decode()
     assert "<td>cron</td>" in closed_cron and "<td>telegram</td>" not in closed_cron
-    by_id = client.get(f"/e/local/index/?q={ids.COMPRESSION_C1[-8:]}").content.decode()
+    by_id = client.get(f"/e/local/index/?q={ids.COMPRESSION_C1[-8:]}&table=on").content.decode()
     assert f'title="{ids.COMPRESSION_C1}"' in by_id
     bad = client.get("/e/local/index/?after=junk&snap=1")
     assert bad.status_code == 400 and b"start from the first page" in bad.content

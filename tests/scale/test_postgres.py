@@ -89,7 +89,9 @@ def test_pages_read_and_write_postgresql_through_a_worker(fresh_worker, hermes_p
     assert "<img src=x" not in hostile.text and "<mark>onerror</mark>" in hostile.text
     closed = browser.get("/e/local/index/", params={"kind": "delegate", "state": "closed"})
     assert closed.status_code == 200 and demo_ids.DELEGATE_CHILD_1 in closed.text
-    listed = browser.get("/e/local/sessions/", params={"children": "1"})
+    # Other tests add sessions to the shared peer: ask for the delegates' own source.
+    query = {"children": "1", "source": "subagent", "limit": "200"}
+    listed = browser.get("/e/local/sessions/", params=query)
     assert listed.status_code == 200 and demo_ids.DELEGATE_CHILD_1 in listed.text
     page = browser.get(f"/e/local/sessions/{demo_ids.DELEGATE_PARENT}/")
     assert page.status_code == 200 and demo_ids.DELEGATE_TITLE in page.text
