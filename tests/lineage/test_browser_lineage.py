@@ -82,7 +82,9 @@ def test_a_word_search_loads_its_title_table_when_scrolled_to(page, refreshing_d
     wait_until_indexed(page, base)
     page.goto(base + "/e/local/index/?q=trip+planning")
     page.locator("#content-results").wait_for()
-    page.locator("#title-matches").scroll_into_view_if_needed()
+    # Scroll as a person would; on a tall window the region may already be in
+    # view and swapped (its element replaced), so no locator is held across it.
+    page.mouse.wheel(0, 20000)
     parent_box = page.locator(f'#bulk-form input[name="ids"][value="{ids.BRANCH_PARENT}"]')
     parent_box.wait_for(timeout=15000)  # htmx swapped the table in
     assert page.locator("#title-matches a[href*='table=on']").count() == 0
