@@ -148,10 +148,17 @@ def _ranked(where: str) -> str:
     for the rows that pass the filters.
     """
     if connection.vendor == "postgresql":
+        # PostgreSQL would answer "ORDER BY id DESC LIMIT" by walking the primary
+        # key backwards and testing every row, a whole-table read per search for a
+        # rare word. The materialised step makes it match through the GIN index
+        # first; only the window's rows are then read whole and ranked.
         return (
-            "SELECT m.id, -ts_rank(m.search, q), m.session_id, m.message_id, m.role, "  # noqa: S608
-            f"m.timestamp FROM {TABLE} m, to_tsquery('simple', %s) q "
-            f"WHERE m.search @@ q AND {where} ORDER BY m.id DESC LIMIT %s"
+            f"WITH hits AS MATERIALIZED (SELECT m.id FROM {TABLE} m "  # noqa: S608
+            f"WHERE m.search @@ to_tsquery('simple', %s) AND {where}) "
+            "SELECT m.id, -ts_rank(m.search, q), m.session_id, m.message_id, m.role, "
+            f"m.timestamp FROM (SELECT id FROM hits ORDER BY id DESC LIMIT %s) h "
+            f"JOIN {TABLE} m ON m.id = h.id CROSS JOIN to_tsquery('simple', %s) q "
+            "ORDER BY m.id DESC"
         )
     return (
         f"SELECT m.id, bm25({FTS_TABLE}), m.session_id, m.message_id, m.role, m.timestamp "  # noqa: S608
@@ -167,7 +174,10 @@ def search(ep: Endpoint, query: Query, *, after: tuple[float, str] | None, limit
         return Page([], 0, 0, None)
     where, params = _filters(ep, query)
     with connection.cursor() as cursor:
-        cursor.execute(_ranked(where), [match, *params, WINDOW + 1])
+        args = [match, *params, WINDOW + 1]
+        if connection.vendor == "postgresql":
+            args.append(match)  # the ranking's own query, after the window
+        cursor.execute(_ranked(where), args)
         hits = cursor.fetchall()
     capped = len(hits) > WINDOW
     hits = sorted(hits[:WINDOW], key=lambda h: (float(h[1]), h[3], h[0]))
