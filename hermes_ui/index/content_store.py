@@ -65,10 +65,6 @@ def due(ep: Endpoint) -> list[tuple[str, str]]:
     return [(sid, listed[sid][0]) for sid in ordered]
 
 
-# Messages written by one build after which PostgreSQL's statistics are refreshed.
-ANALYZE_AFTER = 1000
-
-
 def read(
     ep: Endpoint, client, todo: list[tuple[str, str]], progress: Callable[[int, int], None]
 ) -> ReadReport:
@@ -112,23 +108,7 @@ def read(
                 future.cancel()
             report.messages += _write(ep, batch, written)
             raise
-    if report.messages >= ANALYZE_AFTER:
-        refresh_statistics()
     return report
-
-
-def refresh_statistics() -> None:
-    """PostgreSQL: let the planner see a freshly filled content table.
-
-    Until its statistics are gathered, PostgreSQL plans a word search as a
-    walk over every row of the endpoint (hundreds of ms at 100k messages)
-    instead of the GIN index (a few ms). Autovacuum gets there eventually; a
-    first build that wrote thousands of rows does not wait for it. SQLite's
-    FTS5 has no such planner choice.
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {ContentMessage._meta.db_table}")
 
 
 def _write(ep: Endpoint, batch: list[tuple[str, str, dict]], written: set[str]) -> int:
