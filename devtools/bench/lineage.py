@@ -11,10 +11,8 @@ cached, and the index list/search pages against one raw
 
 from __future__ import annotations
 
-import os
+import secrets
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +22,7 @@ COUNT = 10_000
 
 
 def run(stdout) -> None:
+    from devtools.bench.child import measure_in_child
     from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
 
     with tempfile.TemporaryDirectory(prefix="hermes-bench-lineage-") as scratch:
@@ -35,22 +34,7 @@ def run(stdout) -> None:
         stdout.write(f"seeded {summary['sessions']:,} sessions + a {nodes}-node lineage "
                      f"in {time.perf_counter() - started:.1f} s")  # fmt: skip
         with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            env = {
-                **os.environ,
-                "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
-                "HERMES_UI_DATA_DIR": str(Path(scratch) / "ui"),
-                "HERMES_API_URL": peer.base_url,
-                "HERMES_API_KEY": peer.key,
-                "HERMES_ENDPOINT_ID": "bench",
-                "HERMES_INDEX_REFRESH_SECONDS": "0",
-                "HERMES_UI_LOG_LEVEL": "WARNING",
-            }
-            child = subprocess.Popen([sys.executable, "-m", "devtools.bench.lineage"], env=env,
-                                     cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
-            for line in child.stdout:
-                stdout.write(line.rstrip("\n"))
-            if child.wait() != 0:
-                stdout.write(f"measurement process failed (exit {child.returncode})")
+            measure_in_child(stdout, "devtools.bench.lineage", scratch, peer)
 
 
 def _median_ms(action, times: int) -> float:
@@ -119,7 +103,7 @@ def _measure() -> None:
 
     from django.contrib.auth import get_user_model
 
-    ensure_user("bench-reader", "support", "bench-reader-password")
+    ensure_user("bench-reader", "support", secrets.token_urlsafe(16))
     client = Client()
     client.force_login(get_user_model().objects.get(username="bench-reader"))
     root = demo_ids.BENCH_LINEAGE_ROOT

@@ -18,16 +18,14 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from devtools.bench.lineage import COUNT, REPO, _median_ms
+from devtools.bench.lineage import COUNT, _median_ms
 
 QUERIES = ("question", "4242")  # one in half of all messages, one in a handful
 _DASHBOARD = (
@@ -38,7 +36,8 @@ _DASHBOARD = (
 
 
 def run(stdout) -> None:
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+    from devtools.bench.child import measure_in_child
+    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port, run_seed
 
     with tempfile.TemporaryDirectory(prefix="hermes-bench-search-") as scratch:
         home = Path(scratch) / "home"
@@ -51,7 +50,7 @@ def run(stdout) -> None:
             copy = Path(scratch) / "dashboard-home"
             shutil.copytree(home, copy, ignore=shutil.ignore_patterns("peer-logs", "logs"))
             token = secrets.token_urlsafe(24)
-            port = _free_port()
+            port = free_port()
             dashboard = subprocess.Popen(
                 [str(python), "-c", _DASHBOARD, str(port)], cwd=copy,
                 env={**os.environ, "HERMES_HOME": str(copy), "HOME": str(copy / "home"),
@@ -61,33 +60,13 @@ def run(stdout) -> None:
             try:
                 dashboard_url = f"http://127.0.0.1:{port}"
                 _wait_for(dashboard_url, token)
-                env = {
-                    **os.environ,
-                    "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
-                    "HERMES_UI_DATA_DIR": str(Path(scratch) / "ui"),
-                    "HERMES_API_URL": peer.base_url,
-                    "HERMES_API_KEY": peer.key,
-                    "HERMES_ENDPOINT_ID": "bench",
-                    "HERMES_INDEX_REFRESH_SECONDS": "0",
-                    "HERMES_UI_LOG_LEVEL": "WARNING",
+                measure_in_child(stdout, "devtools.bench.search", scratch, peer, {
                     "BENCH_DASHBOARD_URL": dashboard_url,
                     "BENCH_DASHBOARD_TOKEN": token,
-                }
-                child = subprocess.Popen([sys.executable, "-m", "devtools.bench.search"], env=env,
-                                         cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
-                for line in child.stdout:
-                    stdout.write(line.rstrip("\n"))
-                if child.wait() != 0:
-                    stdout.write(f"measurement process failed (exit {child.returncode})")
+                })  # fmt: skip
             finally:
                 dashboard.terminate()
                 dashboard.wait(10)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _wait_for(url: str, token: str, timeout: float = 120.0) -> None:
