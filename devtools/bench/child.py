@@ -31,3 +31,20 @@ def measure_in_child(stdout, module: str, scratch: str, peer, extra_env=None) ->
         stdout.write(line.rstrip("\n"))
     if child.wait() != 0:
         stdout.write(f"measurement process failed (exit {child.returncode})")
+
+
+def child_setup():
+    """In the child: Django ready, the database migrated; (the ``bench`` endpoint, say)."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from hermes_ui.endpoints import get_endpoint
+
+    call_command("migrate", verbosity=0)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    return get_endpoint("bench"), say

@@ -47,25 +47,18 @@ def _median_ms(action, times: int) -> float:
 
 
 def _measure() -> None:
-    import django
+    from devtools.bench.child import child_setup
 
-    django.setup()
+    ep, say = child_setup()
     import httpx
-    from django.core.management import call_command
     from django.test import Client
 
     from devtools.peer import demo_ids
     from hermes_ui.accounts import ensure_user
-    from hermes_ui.endpoints import get_endpoint
     from hermes_ui.index import picture, sync
     from hermes_ui.lineage import render
     from hermes_ui.web.links import session_url
 
-    def say(text: str) -> None:
-        print(text, flush=True)
-
-    call_command("migrate", verbosity=0)
-    ep = get_endpoint("bench")
     raw = httpx.Client(base_url=ep.base_url, timeout=60,
                        headers={"Authorization": f"Bearer {ep.api_key}"})  # fmt: skip
 

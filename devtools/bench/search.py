@@ -96,24 +96,17 @@ def _db_bytes() -> int:
 
 
 def _measure() -> None:
-    import django
+    from devtools.bench.child import child_setup
 
-    django.setup()
+    ep, say = child_setup()
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.test import Client
 
     from hermes_ui.accounts import ensure_user
-    from hermes_ui.endpoints import get_endpoint
     from hermes_ui.index import sync
     from hermes_ui.index.models import ContentMessage, IndexedSession
 
-    def say(text: str) -> None:
-        print(text, flush=True)
-
-    call_command("migrate", verbosity=0)
-    ep = get_endpoint("bench")
     settings.HERMES_INDEX_CONTENT = False
     listing = sync.sync(ep, full=True)
     say(f"index without content: {listing.rows_seen:,} rows in {listing.seconds:.1f} s")
