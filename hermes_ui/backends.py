@@ -16,6 +16,8 @@ LOCMEM_CACHE = "django.core.cache.backends.locmem.LocMemCache"
 # Rendered lineage drawings kept in memory when there is no Redis (per process).
 SVG_MEMORY_ENTRIES = 32
 SVG_TTL = 24 * 3600
+# How long a request waits for a free pooled PostgreSQL connection before failing.
+POOL_WAIT_SECONDS = 10
 
 
 def sqlite_database(path: str, test_path: str) -> dict:
@@ -42,7 +44,7 @@ def sqlite_database(path: str, test_path: str) -> dict:
     }
 
 
-def postgres_database(url: str) -> dict:
+def postgres_database(url: str, pool_size: int = 8) -> dict:
     """``DATABASE_URL`` (``postgres://user:password@host:port/name``) as Django settings."""
     import dj_database_url
 
@@ -51,11 +53,19 @@ def postgres_database(url: str) -> dict:
             f"DATABASE_URL must be a postgres:// URL (SQLite is the default without it), "
             f"got scheme {urlsplit(url).scheme!r}"
         )
-    # Connections are opened per request and closed after it: under ASGI a
-    # persistent connection would be pinned to whichever thread ran the view.
-    config = dj_database_url.parse(url, conn_max_age=0, conn_health_checks=True)
+    # Each process keeps a small pool of open connections (psycopg_pool, through
+    # Django's own "pool" option). Opening one per request, as Django does by
+    # default, made PostgreSQL fork a backend for every page: in the scale bench
+    # that cost more CPU than the page itself. A pool, unlike CONN_MAX_AGE, is
+    # not pinned to the thread that ran a view, which matters under ASGI.
+    config = dj_database_url.parse(url, conn_max_age=0)
     if not config.get("NAME"):
         raise ImproperlyConfigured("DATABASE_URL must name a database (…/dbname)")
+    config.setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": pool_size,
+        "timeout": POOL_WAIT_SECONDS,
+    }
     return config
 
 

@@ -100,7 +100,9 @@ TEMPLATES = [
 # SQLite in the data folder by default; DATABASE_URL selects PostgreSQL.
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": backends.postgres_database(DATABASE_URL)}
+    # Open connections each worker process keeps to PostgreSQL (at most).
+    DATABASES = {"default": backends.postgres_database(
+        DATABASE_URL, pool_size=env_int("HERMES_UI_DB_POOL_SIZE", 8, minimum=1))}  # fmt: skip
 else:
     DATABASES = {
         "default": backends.sqlite_database(

@@ -157,15 +157,22 @@ def _timed(action, *args) -> float:
 
 
 def _load(stdout, label: str, setup, users: int, seconds: int) -> float:
-    cpu = setup.cpu_seconds()
+    before = _cpu_snapshot(setup)
     timings, errors, elapsed = asyncio.run(_users(setup, users, seconds))
-    busy = (setup.cpu_seconds() - cpu) / elapsed
+    used = {k: (v - before[k]) / elapsed for k, v in _cpu_snapshot(setup).items()}
     total = sum(len(v) for v in timings.values())
     rate = total / elapsed
     failed = sum(errors.values())
-    stdout.write(f"{label}: {rate:.1f} requests/s ({total} in {elapsed:.1f} s), "
-                 f"{failed} errors; the workers used {busy:.2f} of the {os.cpu_count()} cores "
-                 f"(the peer and this load generator share them)")  # fmt: skip
+    stdout.write(f"{label}: {rate:.1f} requests/s ({total} in {elapsed:.1f} s), {failed} errors")
+    # Where the machine's cores went: a closed loop is bound by the busiest resource.
+    other = used["machine"] - used["workers"] - used["peer"] - used["generator"]
+    per_request = 1000 / rate if rate else float("nan")
+    stdout.write(f"  cores busy: {used['machine']:.2f} of {os.cpu_count()} (dashboard workers "
+                 f"{used['workers']:.2f}, Hermes peer {used['peer']:.2f}, load generator "
+                 f"{used['generator']:.2f}, other incl. PostgreSQL/Redis {other:.2f}); CPU per "
+                 f"request {used['machine'] * per_request:.1f} ms, of it the dashboard "
+                 f"{used['workers'] * per_request:.1f} ms and Hermes "
+                 f"{used['peer'] * per_request:.1f} ms")  # fmt: skip
     for name, _ in MIX:
         values = sorted(timings[name])
         stdout.write(f"  {name:13s} n={len(values):5d}  p50 {_pct(values, 50):7.0f} ms  "
@@ -174,6 +181,36 @@ def _load(stdout, label: str, setup, users: int, seconds: int) -> float:
     for detail, n in sorted(setup.error_kinds.items()):
         stdout.write(f"  error: {detail} x{n}")
     return rate
+
+
+def _cpu_snapshot(setup) -> dict[str, float]:
+    """CPU seconds so far: the dashboard's workers, the peer, this process, the machine."""
+    mine = os.times()
+    return {
+        "workers": _cpu_of(p.pid for p in setup.processes),
+        "peer": _cpu_of(setup.peer.pids()),
+        "generator": mine.user + mine.system,
+        "machine": _machine_busy_seconds(),
+    }
+
+
+def _cpu_of(pids) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _machine_busy_seconds() -> float:
+    """Busy CPU seconds of the whole machine so far, summed over its cores (/proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _pick_url(rng: random.Random, count: int) -> tuple[str, str]:
@@ -386,6 +423,7 @@ class _Setup:
 
         data_dir.mkdir(parents=True)
         self.workers = workers
+        self.peer = peer
         self.services = services
         self.sessions = _env_int("SCALE_BENCH_SESSIONS", 10_000)
         self.ports = [free_port() for _ in range(workers)]
@@ -450,17 +488,6 @@ class _Setup:
         port = self.ports[index % len(self.ports)]
         return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", cookies=self.cookies,
                                  timeout=REQUEST_TIMEOUT)  # fmt: skip
-
-    def cpu_seconds(self) -> float:
-        """User + system CPU time of the worker processes so far (Linux /proc)."""
-        total = 0.0
-        for process in self.processes:
-            try:
-                stat = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-        return total
 
     def event_times(self, turn_id: int) -> dict[int, float]:
         """seq -> the peer's ``ts`` of each delta the owning worker stored."""

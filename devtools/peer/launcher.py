@@ -177,6 +177,10 @@ class Peer:
         self._logs: list = []
         self.startup_seconds: float | None = None
 
+    def pids(self) -> list[int]:
+        """The running API server's and model server's process ids (for CPU accounting)."""
+        return [p.pid for p in (self._gateway, self._model) if p is not None]
+
     # -- paths / urls ----------------------------------------------------
     @property
     def home(self) -> Path:

@@ -99,3 +99,31 @@ def test_pages_read_and_write_postgresql_through_a_worker(fresh_worker, hermes_p
     assert graph.status_code == 200 and demo_ids.DELEGATE_GRANDCHILD in graph.text
     for url in ("/audit/", "/deletions/"):
         assert browser.get(url).status_code == 200, url
+
+
+def _backends_of(database_url: str) -> set[tuple[int, str]]:
+    """(pid, start time) of every PostgreSQL backend connected to this database now."""
+    name = database_url.rsplit("/", 1)[1]
+    admin = database_url.rsplit("/", 1)[0].replace("postgres://", "postgresql://") + "/postgres"
+    with psycopg.connect(admin) as conn:
+        rows = conn.execute(
+            "SELECT pid, backend_start::text FROM pg_stat_activity WHERE datname = %s", (name,)
+        ).fetchall()
+    return set(rows)
+
+
+def test_a_worker_reuses_pooled_connections_across_requests(fresh_worker, hermes_peer):
+    """Django's default opens and closes a connection per request, so PostgreSQL
+    forks a backend for every page; the pool keeps them open between requests."""
+    server, env = fresh_worker
+    browser = logged_in(server, "admin")
+    assert browser.get("/audit/").status_code == 200
+    first = _backends_of(env["DATABASE_URL"])
+    assert first, "the worker holds no connection between requests"
+    for _ in range(20):
+        assert browser.get("/audit/").status_code == 200
+    later = _backends_of(env["DATABASE_URL"])
+    # Twenty more pages were served by the backends already open (the pool may
+    # have grown a little, never by one backend per request).
+    assert len(later - first) < 5, (first, later)
+    assert len(later) <= 8
