@@ -7,9 +7,10 @@ routing, and the ``path`` converter accepts the decoded slashes. The id is
 always the last part of the path (see ``hermes_ui.web.routes``).
 """
 
+from functools import lru_cache
 from urllib.parse import quote, urlencode
 
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 
 from hermes_ui.web.routes import QUERY_SUFFIX
 
@@ -23,11 +24,19 @@ def session_url(endpoint_id: str, session_id: str, view: str = "session_detail",
         # these two ids travel in the query string instead.
         url = reverse(view + QUERY_SUFFIX, kwargs={"endpoint": endpoint_id})
         return url + "?" + urlencode({"id": session_id, **query})
-    url = reverse(view, kwargs={"endpoint": endpoint_id, "session_id": _PLACEHOLDER})
+    url = _pattern(view, endpoint_id, get_script_prefix(), get_urlconf())
     url = url.replace(_PLACEHOLDER, quote(session_id, safe=""))
     if query:
         url += "?" + urlencode(query)
     return url
+
+
+@lru_cache(maxsize=512)
+def _pattern(view: str, endpoint_id: str, _prefix: str, _urlconf) -> str:
+    """A session URL with a placeholder for the id. Pages link dozens of sessions
+    and ``reverse`` is costly; the same view on the same endpoint (under the same
+    script prefix and URLconf, hence the key) always reverses the same way."""
+    return reverse(view, kwargs={"endpoint": endpoint_id, "session_id": _PLACEHOLDER})
 
 
 def list_url(endpoint_id: str, **query) -> str:
