@@ -1,0 +1,82 @@
+"""The ASGI entry point: sync views in one hop and a bounded number at once."""
+
+import asyncio
+import threading
+import time
+
+from django.http import HttpResponse
+from django.urls import reverse
+
+from hermes_ui.asgi import HermesASGIHandler, runs_async
+from hermes_ui.web.links import session_url
+
+
+def _scope(path: str) -> dict:
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": [(b"host", b"testserver")],
+        "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
+    }  # fmt: skip
+
+
+async def _get(app, path: str) -> tuple[int, dict, bytes]:
+    sent = []
+    asked = False
+
+    async def receive():
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.Event().wait()  # the client stays connected
+
+    async def send(message):
+        sent.append(message)
+
+    await app(_scope(path), receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+
+
+def test_only_the_chat_event_stream_takes_the_async_path():
+    stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
+    assert runs_async(stream)
+    assert not runs_async(session_url("local", "abc"))
+    assert not runs_async(reverse("index_list", kwargs={"endpoint": "local"}))
+    assert not runs_async("/no/such/page/")
+
+
+def test_a_sync_page_runs_the_whole_middleware_chain():
+    app = HermesASGIHandler(view_threads=2)
+    status, headers, _ = asyncio.run(_get(app, session_url("local", "abc")))
+    # Login is required (LoginRequiredMiddleware) and CSP is set on the way out.
+    assert status == 302 and headers["location"].startswith("/accounts/login/")
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY"
+
+
+def test_no_more_sync_views_run_at_once_than_the_worker_has_view_threads():
+    app = HermesASGIHandler(view_threads=2)
+    lock, inside, most, threads = threading.Lock(), [0], [0], set()
+
+    def view(request):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+            threads.add(threading.get_ident())
+        time.sleep(0.05)  # long enough for six unbounded requests to overlap
+        with lock:
+            inside[0] -= 1
+        return HttpResponse("ok")
+
+    app.sync_handler.get_response = view
+
+    async def six():
+        return await asyncio.gather(*(_get(app, f"/page-{n}/") for n in range(6)))
+
+    answers = asyncio.run(six())
+    assert [status for status, _, _ in answers] == [200] * 6
+    assert most[0] == 2  # two at once, never more
+    assert len(threads) >= 2  # each on a thread of its own, as Django's handler does
