@@ -434,37 +434,3 @@ def test_stream_transport_failure_is_uncertain():
     with pytest.raises(e.TransportFailure) as info:
         asyncio.run(collect(stream_client(handler)))
     assert info.value.uncertain
-
-
-def _row(session_id: str) -> dict:
-    return {"id": session_id, "title": "t", "source": "api", "started_at": 1.0}
-
-
-def test_session_and_messages_are_asked_at_once():
-    """The row's read waits until the transcript's has reached Hermes: only
-    concurrent calls get past it (one after the other would time out)."""
-    import threading
-
-    messages_asked = threading.Event()
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if request.url.path.endswith("/messages"):
-            messages_asked.set()
-            return httpx.Response(200, json={"session_id": "s1", "data": []})
-        assert messages_asked.wait(5), "get was not sent alongside messages"
-        return httpx.Response(200, json={"session": _row("s1")})
-
-    client = HermesClient(ENDPOINT, transport=httpx.MockTransport(handler))
-    session, messages = client.get_session_and_messages("s1")
-    assert session.id == "s1" and messages == {"session_id": "s1", "data": []}
-
-
-def test_session_and_messages_report_the_rows_error_first():
-    def handler(request: httpx.Request) -> httpx.Response:
-        if request.url.path.endswith("/messages"):
-            return httpx.Response(503, json={"error": {"code": "x", "message": "down"}})
-        return httpx.Response(404, json={"error": {"code": "session_not_found", "message": "no"}})
-
-    client = HermesClient(ENDPOINT, transport=httpx.MockTransport(handler), retry_backoff=0.0)
-    with pytest.raises(e.NotFound):
-        client.get_session_and_messages("s1")

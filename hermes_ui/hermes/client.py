@@ -9,13 +9,11 @@ the caller to reconcile.
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import threading
 import time
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -213,14 +211,6 @@ class HermesClient:
         ):
             raise _malformed("session_messages", False)
         return payload
-
-    def get_session_and_messages(self, session_id: str) -> tuple[Session, dict]:
-        """``get`` and ``messages`` of one session asked at once: a page showing
-        both waits for the slower of the two calls, not for their sum. Errors
-        come in the order of the calls (the row's first)."""
-        messages = _READS.submit(contextvars.copy_context().run, self.get_messages, session_id)
-        session = self.get_session(session_id)
-        return session, messages.result()
 
     # -- discovery --------------------------------------------------------
 
@@ -589,8 +579,6 @@ def _session_of(payload: dict, operation: str, *, mutation: bool = False) -> Ses
 
 
 _CLIENTS: dict[str, HermesClient] = {}
-# Second reads a page asks for alongside its first (get_session_and_messages).
-_READS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hermes-read")
 _CLIENTS_LOCK = threading.Lock()
 
 

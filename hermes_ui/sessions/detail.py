@@ -41,7 +41,8 @@ def session_detail(request, endpoint, session_id):
     client = client_for(ep)
     try:
         check_path_id(session_id)
-        session, messages = client.get_session_and_messages(session_id)
+        session = client.get_session(session_id)
+        messages = client.get_messages(session_id)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
     except HermesError as error:
