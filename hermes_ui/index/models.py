@@ -95,7 +95,15 @@ class IndexedSession(models.Model):
             # vanished_at last: SQLite then prefers this index for "children of".
             models.Index(fields=["endpoint", "endpoint_fp", "parent_session_id", "vanished_at"]),
             models.Index(fields=["endpoint", "endpoint_fp", "former_parent_id"]),
-            models.Index(fields=["endpoint", "endpoint_fp", "vanished_at", "order_key"]),
+            # The search pages' order (newest first, row id breaking ties) over
+            # present rows only, so PostgreSQL reads a page off the index instead
+            # of sorting every row (8 ms at 10,000 sessions, on every index page):
+            # it cannot order by the columns after an ``IS NULL`` one.
+            models.Index(
+                fields=["endpoint", "endpoint_fp", "order_key", "id"],
+                condition=models.Q(vanished_at__isnull=True),
+                name="index_present_order",
+            ),
         ]
 
     def __str__(self):

@@ -105,7 +105,11 @@ def search(
     state: str = "",
     after: tuple[float, int] | None = None,
     limit: int = 50,
+    present_total: int | None = None,
 ) -> Page:
+    """``present_total``: every present row counted already (the freshness line
+    does), which is this first page's total when nothing filters it."""
+    unfiltered = not (q or source or kind or state) and after is None
     rows = present(ep)
     if q:
         rows = rows.filter(
@@ -134,7 +138,12 @@ def search(
     found = [api_row(values) for values in ordered[: limit + 1]]
     more = len(found) > limit
     # A first page that holds every match is its own count (one scan, not two).
-    total = len(found) if after is None and not more else matching.count()
+    if after is None and not more:
+        total = len(found)
+    elif unfiltered and present_total is not None:
+        total = present_total
+    else:
+        total = matching.count()
     found = found[:limit]
     next_after = f"{found[-1]['order_key']!r}:{found[-1]['pk']}" if more and found else None
     return Page(found, total, snapshot, next_after, changed_since)

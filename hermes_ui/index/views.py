@@ -69,6 +69,7 @@ def index_list(request, endpoint):
     page = queries.search(
         ep, snapshot=snapshot, q=query.plain_text if query.terms else "", source=query.source,
         kind=query.kind, state=query.state, after=params["after"], limit=PAGE_SIZE,
+        present_total=fresh.total,
     )  # fmt: skip
     later = {**filters, "snap": page.snapshot, "after": page.next_after}
     context.update(

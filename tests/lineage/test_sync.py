@@ -258,3 +258,29 @@ def test_a_fork_recorded_after_its_child_was_indexed_relabels_it(fake_hermes, mo
     remember_fork(mock_endpoint, "par", "late")
     report = sync.sync(mock_endpoint, full=False)
     assert indexed("late").kind == "branch" and report.counts.kinds == 1
+
+
+def test_the_unfiltered_index_page_counts_the_present_sessions_once(
+    fake_hermes, mock_endpoint, login
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    seed_many(fake_hermes, 120)
+    sync.sync(mock_endpoint, full=True)
+    client = login("support")
+    with CaptureQueriesContext(connection) as seen:
+        page = client.get("/e/local/index/")
+    assert page.status_code == 200
+    assert "120 matching sessions" in page.content.decode()
+    counts = [
+        q["sql"] for q in seen.captured_queries
+        if q["sql"].startswith("SELECT COUNT(*)") and "index_indexedsession" in q["sql"]
+    ]  # fmt: skip
+    assert len(counts) == 1, counts  # the freshness line's count is the table's total
+    # A filter still gets its own count.
+    with CaptureQueriesContext(connection) as seen:
+        filtered = client.get("/e/local/index/", {"state": "open"}).content.decode()
+    expected = queries.search(mock_endpoint, snapshot=0, state="open").total
+    assert expected > 50 and f"{expected} matching sessions" in filtered
+    assert sum(q["sql"].startswith("SELECT COUNT(*)") for q in seen.captured_queries) == 2

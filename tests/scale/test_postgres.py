@@ -127,3 +127,22 @@ def test_a_worker_reuses_pooled_connections_across_requests(fresh_worker, hermes
     # have grown a little, never by one backend per request).
     assert len(later - first) < 5, (first, later)
     assert len(later) <= 8
+
+
+def test_statistics_after_a_large_sync_vacuum_and_analyze_the_index(fresh_database, hermes_peer):
+    """VACUUM sets the visibility map, so counting present sessions (every index
+    page) reads the index alone; ANALYZE gives the planner real row counts."""
+    env = fresh_database
+    assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
+    done = manage(env, hermes_peer, "shell", "-c",
+                  "from hermes_ui.index.sync import refresh_statistics; refresh_statistics()")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    url = env["DATABASE_URL"].replace("postgres://", "postgresql://")
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT relname, last_vacuum IS NOT NULL, last_analyze IS NOT NULL "
+            "FROM pg_stat_user_tables WHERE relname LIKE 'index_%%' ORDER BY relname"
+        ).fetchall()
+    stats = {name: (vacuumed, analyzed) for name, vacuumed, analyzed in rows}
+    for table in ("index_indexedsession", "index_contentsession", "index_contentmessage"):
+        assert stats[table] == (True, True), stats
