@@ -1,23 +1,36 @@
 """ASGI entry point: uvicorn serves it so chat streams flow while pages load.
 
-Django's ASGI handler runs the middleware chain in async mode. Every
-middleware written for both modes (``MiddlewareMixin``: security, sessions,
-CSRF, auth, messages, CSP…) then hops to the sync thread and back for each of
-its hooks, and a sync-only one adds two more hops: about fifteen thread
-switches per page, a third of a worker's CPU in the scale bench. Here a
-request for a sync view runs the whole chain and the view in one hop, exactly
-as under WSGI, on the same single thread Django's ASGI handler would use
-(``thread_sensitive``). Async views (the chat event stream) keep the async
-chain, so a long stream never holds the sync thread. Django offers no switch
-for this; a WSGI-to-ASGI adapter such as a2wsgi would instead run views on a
-pool of threads, which this code base has never been run on.
+Django's ASGI handler, as it is, costs a worker much of its CPU:
+
+- it runs the middleware chain in async mode, so every ``MiddlewareMixin``
+  hook (security, sessions, CSRF, auth, messages, CSP…) hops to a thread and
+  back, and a sync-only middleware adds two more hops: about fifteen thread
+  switches per page;
+- it gives each request a new thread, so fifty queued requests are fifty
+  threads fighting over the GIL, and each opens its own database connection.
+
+Here a page (a sync view) runs the whole chain and the view in one hop, as
+under WSGI, on one of ``HERMES_UI_VIEW_THREADS`` long-lived threads ("lanes")
+per worker. A request holds its lane from start to finish, so Django's
+request signals, the view and the response's close all run on that one
+thread, as they would on a thread of its own, and its database connection
+outlives the request. Further requests wait for a lane in the event loop.
+Async views (the chat event stream) and views marked ``long_response`` (an
+export streaming for minutes) keep Django's own path and a thread of their
+own, so they never hold a lane.
+
+Django offers no switch for this; asgiref's ``ThreadSensitiveContext`` with
+an executor is the supported way to choose the thread. A WSGI-to-ASGI adapter
+such as a2wsgi would instead run views on a shared pool of threads, and
+gunicorn cannot serve the event stream.
 """
 
 import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import django
-from asgiref.sync import iscoroutinefunction, sync_to_async
+from asgiref.sync import ThreadSensitiveContext, iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
@@ -31,24 +44,46 @@ class HermesASGIHandler(ASGIHandler):
         super().__init__()
         self.sync_handler = BaseHandler()
         self.sync_handler.load_middleware(is_async=False)
-        self.view_slots = asyncio.Semaphore(view_threads)
+        self.lanes: asyncio.Queue = asyncio.Queue()
+        for n in range(view_threads):
+            self.lanes.put_nowait(ThreadPoolExecutor(1, thread_name_prefix=f"view-lane-{n}"))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not on_a_lane(scope["path"]):
+            return await super().__call__(scope, receive, send)
+        lane = await self.lanes.get()
+        try:
+            async with ThreadSensitiveContext(executor=lane):
+                await super().__call__(scope, receive, send)
+        finally:
+            self.lanes.put_nowait(lane)
 
     async def get_response_async(self, request):
         if runs_async(request.path_info):
             return await super().get_response_async(request)
-        async with self.view_slots:
-            return await sync_to_async(self.sync_handler.get_response, thread_sensitive=True)(
-                request
-            )
+        # Thread-sensitive: the request's lane (or, off the lanes, its own thread).
+        return await sync_to_async(self.sync_handler.get_response, thread_sensitive=True)(request)
+
+
+def _view(path: str):
+    try:
+        return get_resolver().resolve(path).func
+    except Resolver404:
+        return None
 
 
 def runs_async(path: str) -> bool:
     """Whether the view at ``path`` is a coroutine function (unknown paths: no)."""
-    try:
-        match = get_resolver().resolve(path)
-    except Resolver404:
-        return False
-    return iscoroutinefunction(match.func)
+    view = _view(path)
+    return view is not None and iscoroutinefunction(view)
+
+
+def on_a_lane(path: str) -> bool:
+    """Pages and unknown paths run on a lane; streams and long downloads do not."""
+    view = _view(path)
+    if view is None:
+        return True
+    return not (iscoroutinefunction(view) or getattr(view, "long_response", False))
 
 
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application() does

@@ -37,6 +37,11 @@ def sqlite_database(path: str, test_path: str) -> dict:
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
         },
+        # Kept open between requests: pages run on a worker's few long-lived
+        # threads (see ``hermes_ui.asgi``), and opening a connection costs
+        # more than a page's queries (PRAGMAs, Django's SQL functions).
+        "CONN_MAX_AGE": 600,
+        "CONN_HEALTH_CHECKS": True,
         # A file, not SQLite's shared-cache memory database, so tests see the
         # same locking (WAL, busy timeout) as the running dashboard.
         # One file per test process, so parallel runs never share a database.

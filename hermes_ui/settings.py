@@ -80,9 +80,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "hermes_ui.urls"
 ASGI_APPLICATION = "hermes_ui.asgi.application"
-# Sync views one worker process runs at once (each on its own thread, as Django's
-# ASGI handler does); further requests wait their turn in the event loop. A few
-# overlap pages that wait on Hermes; dozens only fight over the GIL.
+# Pages one worker process serves at once, each on one of this many long-lived
+# threads (see hermes_ui/asgi.py); further requests wait their turn in the event
+# loop. A few overlap pages that wait on Hermes; dozens only fight over the GIL.
 HERMES_UI_VIEW_THREADS = env_int("HERMES_UI_VIEW_THREADS", 4, minimum=1)
 
 TEMPLATES = [

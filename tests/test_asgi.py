@@ -7,7 +7,7 @@ import time
 from django.http import HttpResponse
 from django.urls import reverse
 
-from hermes_ui.asgi import HermesASGIHandler, runs_async
+from hermes_ui.asgi import HermesASGIHandler, on_a_lane, runs_async
 from hermes_ui.web.links import session_url
 
 
@@ -48,6 +48,15 @@ def test_only_the_chat_event_stream_takes_the_async_path():
     assert not runs_async("/no/such/page/")
 
 
+def test_streams_and_exports_keep_off_the_page_lanes():
+    stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
+    export = session_url("local", "abc", "session_export")
+    assert not on_a_lane(stream)  # a stream open for minutes never holds a lane
+    assert not on_a_lane(export)
+    assert on_a_lane(session_url("local", "abc"))
+    assert on_a_lane("/no/such/page/")
+
+
 def test_a_sync_page_runs_the_whole_middleware_chain():
     app = HermesASGIHandler(view_threads=2)
     status, headers, _ = asyncio.run(_get(app, session_url("local", "abc")))
@@ -57,7 +66,7 @@ def test_a_sync_page_runs_the_whole_middleware_chain():
     assert headers["x-frame-options"] == "DENY"
 
 
-def test_no_more_sync_views_run_at_once_than_the_worker_has_view_threads():
+def test_pages_run_on_the_workers_lanes_and_no_more_at_once():
     app = HermesASGIHandler(view_threads=2)
     lock, inside, most, threads = threading.Lock(), [0], [0], set()
 
@@ -79,4 +88,4 @@ def test_no_more_sync_views_run_at_once_than_the_worker_has_view_threads():
     answers = asyncio.run(six())
     assert [status for status, _, _ in answers] == [200] * 6
     assert most[0] == 2  # two at once, never more
-    assert len(threads) >= 2  # each on a thread of its own, as Django's handler does
+    assert len(threads) == 2  # six requests, served on the same two long-lived threads

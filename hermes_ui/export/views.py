@@ -17,6 +17,7 @@ from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.web.failures import bad_id, error_page
+from hermes_ui.web.long_responses import long_response
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
 
 CAPABILITY = "session_export"
@@ -30,6 +31,7 @@ class ExportQuery(forms.Form):
     lineage = forms.BooleanField(required=False)
 
 
+@long_response
 @require_GET
 @role_required(SUPPORT)
 def session_export(request, endpoint, session_id):

@@ -134,8 +134,8 @@ def test_statistics_after_a_large_sync_vacuum_and_analyze_the_index(fresh_databa
     page) reads the index alone; ANALYZE gives the planner real row counts."""
     env = fresh_database
     assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
-    done = manage(env, hermes_peer, "shell", "-c",
-                  "from hermes_ui.index.sync import refresh_statistics; refresh_statistics()")  # fmt: skip
+    code = "from hermes_ui.index.sync import refresh_statistics; refresh_statistics()"
+    done = manage(env, hermes_peer, "shell", "-c", code)
     assert done.returncode == 0, done.stderr[-2000:]
     url = env["DATABASE_URL"].replace("postgres://", "postgresql://")
     with psycopg.connect(url) as conn:
