@@ -104,9 +104,10 @@ TEMPLATES = [
 # SQLite in the data folder by default; DATABASE_URL selects PostgreSQL.
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    # Open connections each worker process keeps to PostgreSQL (at most).
-    DATABASES = {"default": backends.postgres_database(
-        DATABASE_URL, pool_size=env_int("HERMES_UI_DB_POOL_SIZE", 8, minimum=1))}  # fmt: skip
+    # Open connections each worker process keeps to PostgreSQL (at most): one per
+    # page lane, and a few for the chat relay's writer and the other threads.
+    pool_size = env_int("HERMES_UI_DB_POOL_SIZE", HERMES_UI_VIEW_THREADS + 4, minimum=1)
+    DATABASES = {"default": backends.postgres_database(DATABASE_URL, pool_size=pool_size)}
 else:
     DATABASES = {
         "default": backends.sqlite_database(
