@@ -21,7 +21,8 @@ The load generator is ``httpx.AsyncClient`` in this process, on loopback.
 ``SCALE_BENCH_USERS`` (50), ``SCALE_BENCH_SECONDS`` (60), ``SCALE_BENCH_TURNS``
 (20) and ``SCALE_BENCH_SESSIONS`` (10000) shorten a run. ``SCALE_BENCH_ONLY=page``
 runs only step 1 (with ``SCALE_BENCH_SESSIONS=100`` it takes seconds, for
-iterating on the session page).
+iterating on the session page). Step 1 also times the page through the worker
+(uvicorn, one browser), HTTP and the ASGI layer included.
 """
 
 from __future__ import annotations
@@ -78,10 +79,11 @@ def run(stdout) -> None:
             single = _Setup(Path(scratch) / "a", peer, {}, workers=1)
             single.prepare(stdout)
             _page_cost(stdout, single)
-            if os.environ.get("SCALE_BENCH_ONLY") == "page":
-                return
             figures = {}
             with single:
+                _page_over_http(stdout, single)
+                if os.environ.get("SCALE_BENCH_ONLY") == "page":
+                    return
                 figures["a"] = _load(stdout, "(a) 1 worker, SQLite", single, users, seconds)
             with Postgres() as pg, Redis() as redis:
                 services = {"DATABASE_URL": pg.url, "REDIS_URL": redis.url}
@@ -145,6 +147,36 @@ def _measure_page_cost() -> None:
     print(f"session page (10 messages), in process: median {page_med:.1f} ms against "
           f"{raw_med:.1f} ms for the raw get + messages calls: {page_med / raw_med:.2f}x "
           f"(target: at most 2x; n={len(page_ms)})", flush=True)  # fmt: skip
+
+
+def _page_over_http(stdout, setup) -> None:
+    """The same comparison through the worker (uvicorn, one browser, one page at a
+    time): what a user waits for, HTTP and the ASGI layer included."""
+    port = setup.ports[0]
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", cookies=setup.cookies,
+                      timeout=60) as browser, httpx.Client(
+            base_url=setup.env["HERMES_API_URL"], timeout=60,
+            headers={"Authorization": f"Bearer {setup.env['HERMES_API_KEY']}"}) as raw:  # fmt: skip
+
+        def page(session_id):
+            browser.get(f"/e/{ENDPOINT}/sessions/{session_id}/").raise_for_status()
+
+        def raw_calls(session_id):
+            raw.get(f"/api/sessions/{session_id}").raise_for_status()
+            raw.get(f"/api/sessions/{session_id}/messages").raise_for_status()
+
+        ids = [f"bench_{i:05d}" for i in range(41, 81)]
+        for session_id in ids[:5]:
+            page(session_id)
+            raw_calls(session_id)
+        cpu = _cpu_of(p.pid for p in setup.processes)
+        page_ms = [_timed(page, session_id) for session_id in ids[5:]]
+        cpu = (_cpu_of(p.pid for p in setup.processes) - cpu) * 1000 / len(page_ms)
+        raw_ms = [_timed(raw_calls, session_id) for session_id in ids[5:]]
+    page_med, raw_med = statistics.median(page_ms), statistics.median(raw_ms)
+    stdout.write(f"session page (10 messages) through the worker: median {page_med:.1f} ms "
+                 f"({cpu:.1f} ms of worker CPU) against {raw_med:.1f} ms for the raw calls: "
+                 f"{page_med / raw_med:.2f}x")  # fmt: skip
 
 
 def _timed(action, *args) -> float:
