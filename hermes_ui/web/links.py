@@ -10,6 +10,8 @@ always the last part of the path (see ``hermes_ui.web.routes``).
 from functools import lru_cache
 from urllib.parse import quote, urlencode
 
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.urls import get_script_prefix, get_urlconf, reverse
 
 from hermes_ui.web.routes import QUERY_SUFFIX
@@ -37,6 +39,12 @@ def _pattern(view: str, endpoint_id: str, _prefix: str, _urlconf) -> str:
     and ``reverse`` is costly; the same view on the same endpoint (under the same
     script prefix and URLconf, hence the key) always reverses the same way."""
     return reverse(view, kwargs={"endpoint": endpoint_id, "session_id": _PLACEHOLDER})
+
+
+@receiver(setting_changed)
+def _forget_patterns(*, setting, **kwargs):
+    if setting == "ROOT_URLCONF":  # as Django clears its own URL caches then
+        _pattern.cache_clear()
 
 
 def list_url(endpoint_id: str, **query) -> str:
