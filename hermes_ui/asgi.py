@@ -36,6 +36,8 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.urls import Resolver404, get_resolver
 
+from hermes_ui.db_steps import release_connections
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
 
@@ -49,8 +51,17 @@ class HermesASGIHandler(ASGIHandler):
             self.lanes.put_nowait(ThreadPoolExecutor(1, thread_name_prefix=f"view-lane-{n}"))
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or not on_a_lane(scope["path"]):
+        if scope["type"] != "http":
             return await super().__call__(scope, receive, send)
+        if not on_a_lane(route_path(scope)):
+            # A thread of its own, as Django gives every request; whatever
+            # connection it still holds at the end is given back there.
+            async with ThreadSensitiveContext():
+                try:
+                    await super().__call__(scope, receive, send)
+                finally:
+                    await sync_to_async(release_connections, thread_sensitive=True)()
+            return
         lane = await self.lanes.get()
         try:
             async with ThreadSensitiveContext(executor=lane):
@@ -63,6 +74,12 @@ class HermesASGIHandler(ASGIHandler):
             return await super().get_response_async(request)
         # Thread-sensitive: the request's lane (or, off the lanes, its own thread).
         return await sync_to_async(self.sync_handler.get_response, thread_sensitive=True)(request)
+
+
+def route_path(scope) -> str:
+    """The path the URLconf sees: without the root path a proxy mounts the app under."""
+    root, path = scope.get("root_path", ""), scope["path"]
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 def _view(path: str):

@@ -63,7 +63,9 @@ def postgres_database(url: str, pool_size: int = 8) -> dict:
     # default, made PostgreSQL fork a backend for every page: in the scale bench
     # that cost more CPU than the page itself. A pool, unlike CONN_MAX_AGE, is
     # not pinned to the thread that ran a view, which matters under ASGI.
-    config = dj_database_url.parse(url, conn_max_age=0)
+    # Health checks also make the pool test a connection before handing it out,
+    # so a restart or failover of PostgreSQL costs a reconnect, not an error page.
+    config = dj_database_url.parse(url, conn_max_age=0, conn_health_checks=True)
     if not config.get("NAME"):
         raise ImproperlyConfigured("DATABASE_URL must name a database (…/dbname)")
     config.setdefault("OPTIONS", {})["pool"] = {

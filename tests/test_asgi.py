@@ -7,7 +7,7 @@ import time
 from django.http import HttpResponse
 from django.urls import reverse
 
-from hermes_ui.asgi import HermesASGIHandler, on_a_lane, runs_async
+from hermes_ui.asgi import HermesASGIHandler, on_a_lane, route_path, runs_async
 from hermes_ui.web.links import session_url
 
 
@@ -89,3 +89,40 @@ def test_pages_run_on_the_workers_lanes_and_no_more_at_once():
     assert [status for status, _, _ in answers] == [200] * 6
     assert most[0] == 2  # two at once, never more
     assert len(threads) == 2  # six requests, served on the same two long-lived threads
+
+
+def test_a_proxy_root_path_is_left_out_when_choosing_the_lane():
+    stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
+    scope = {**_scope("/hermes" + stream), "root_path": "/hermes"}
+    assert route_path(scope) == stream and not on_a_lane(route_path(scope))
+
+
+def test_request_signals_the_view_and_the_close_share_the_lanes_thread():
+    """Django closes a request's database connections from its request signals:
+    they must run on the thread the view's queries ran on."""
+    from django.core.signals import request_finished, request_started
+
+    app = HermesASGIHandler(view_threads=1)
+    seen = []
+
+    def started(**kwargs):
+        seen.append(("started", threading.current_thread().name))
+
+    def finished(**kwargs):
+        seen.append(("finished", threading.current_thread().name))
+
+    def view(request):
+        seen.append(("view", threading.current_thread().name))
+        return HttpResponse("ok")
+
+    app.sync_handler.get_response = view
+    request_started.connect(started)
+    request_finished.connect(finished)
+    try:
+        asyncio.run(_get(app, "/page/"))
+    finally:
+        request_started.disconnect(started)
+        request_finished.disconnect(finished)
+    assert [step for step, _ in seen] == ["started", "view", "finished"]
+    threads = {name for _, name in seen}
+    assert len(threads) == 1 and threads.pop().startswith("view-lane-"), seen

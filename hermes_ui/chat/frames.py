@@ -21,6 +21,7 @@ from django.utils.html import escape
 
 from hermes_ui.chat import hub, store, turn_streams
 from hermes_ui.chat.models import Turn
+from hermes_ui.db_steps import released
 
 KEEPALIVE_SECONDS = 15.0
 _TOOL_EVENTS = {"tool.started", "tool.completed", "tool.failed", "tool.progress"}
@@ -79,7 +80,7 @@ async def stream(
             yield chunk
         return
     if joined is None:
-        view = await sync_to_async(_stored_view)(turn_id)
+        view = await sync_to_async(_read_view)(turn_id)
         # A turn recorded but not yet handed to the relay (its request is in flight).
         for _ in range(30 if view.running else 0):
             await asyncio.sleep(0.1)
@@ -87,7 +88,7 @@ async def stream(
                 break
         else:
             if view.running:
-                view = await sync_to_async(_stored_view)(turn_id)
+                view = await sync_to_async(_read_view)(turn_id)
     if joined is None:
         body = render("body", view, csrf_token, final=True, viewer=viewer)
         yield frame("snapshot", body, view.last_seq)
@@ -111,7 +112,7 @@ async def stream(
 
 async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncIterator[str]:
     """The turn through its Redis stream: whichever worker owns it, this one serves it."""
-    view = await sync_to_async(_stored_view)(turn_id, with_events=False)
+    view = await sync_to_async(_read_view)(turn_id, with_events=False)
     if view.running:
         follower = turn_streams.follow(turn_id, view, _apply_shared)
         try:
@@ -124,7 +125,7 @@ async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncI
                     yield update_frames(item, csrf_token, viewer)
                     if item.kind == "end":
                         return
-                elif not (await sync_to_async(_stored_view)(turn_id, with_events=False)).running:
+                elif not (await sync_to_async(_read_view)(turn_id, with_events=False)).running:
                     break  # the owner is gone and the turn is settled as uncertain
                 else:
                     idle += turn_streams.BLOCK_MS / 1000
@@ -133,7 +134,7 @@ async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncI
                         yield ": keepalive\n\n"
         finally:
             await follower.aclose()
-    view = await sync_to_async(_stored_view)(turn_id)
+    view = await sync_to_async(_read_view)(turn_id)
     yield frame(
         "snapshot", render("body", view, csrf_token, final=True, viewer=viewer), view.last_seq
     )
@@ -157,3 +158,7 @@ def _join(turn_id: int, loop):
 def _stored_view(turn_id: int, *, with_events: bool = True):
     turn = store.settle_if_orphaned(Turn.objects.select_related("user").get(pk=turn_id))
     return store.view_of(turn, with_events=with_events)
+
+
+# Off the page lanes: each read gives its connection back (see hermes_ui.db_steps).
+_read_view = released(_stored_view)

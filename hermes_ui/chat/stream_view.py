@@ -1,10 +1,12 @@
 """A turn's server-sent events for the browser: replay what was received, then follow.
 
 Async, so an open stream holds no worker thread while other pages load;
-the ORM is only reached through ``sync_to_async``.
+the ORM is only reached through ``sync_to_async``, in steps that give their
+connection back (``hermes_ui.db_steps``).
 """
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, StreamingHttpResponse
 from django.middleware.csrf import get_token
@@ -12,17 +14,19 @@ from django.views.decorators.http import require_GET
 
 from hermes_ui.chat import frames
 from hermes_ui.chat.models import Turn
+from hermes_ui.db_steps import released
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.web.roles import SUPPORT, has_role
 
 
 @require_GET
 async def turn_stream(request, endpoint, turn_id):
-    user = await request.auser()
-    if not await sync_to_async(has_role)(user, SUPPORT):
-        raise PermissionDenied(f"This needs the {SUPPORT} role.")
     ep = get_endpoint(endpoint)
-    exists = await Turn.objects.filter(**ep.scope(), pk=turn_id).aexists()
+    # One database step that gives its connection back: the stream that
+    # follows runs for minutes (see hermes_ui.db_steps).
+    user, allowed, exists = await sync_to_async(released(_admit))(request, ep, turn_id)
+    if not allowed:
+        raise PermissionDenied(f"This needs the {SUPPORT} role.")
     if not exists:
         raise Http404("No such chat turn on this endpoint.")
     response = StreamingHttpResponse(
@@ -32,6 +36,13 @@ async def turn_stream(request, endpoint, turn_id):
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not buffer the stream
     return response
+
+
+def _admit(request, ep, turn_id: int):
+    user = get_user(request)
+    allowed = has_role(user, SUPPORT)
+    exists = allowed and Turn.objects.filter(**ep.scope(), pk=turn_id).exists()
+    return user, allowed, exists
 
 
 def _last_event_id(request) -> int | None:

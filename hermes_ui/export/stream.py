@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
 from asgiref.sync import sync_to_async
 
+from hermes_ui.db_steps import released
+
 CHUNK = 64 * 1024
 
 
@@ -44,9 +46,11 @@ async def as_async(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
     Django would otherwise read a sync iterator to the end before sending
     anything under ASGI, which is exactly the whole-export-in-memory this avoids.
     """
-    step = sync_to_async(next, thread_sensitive=True)
+    # Each step gives back the connection it used: an export streams for minutes
+    # off the page lanes (see hermes_ui.db_steps).
+    step = sync_to_async(released(next), thread_sensitive=True)
     try:
         while (chunk := await step(chunks, None)) is not None:
             yield chunk
     finally:
-        await sync_to_async(chunks.close, thread_sensitive=True)()
+        await sync_to_async(released(chunks.close), thread_sensitive=True)()

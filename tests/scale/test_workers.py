@@ -126,3 +126,45 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
                    "from hermes_ui.index.models import IndexSyncState as S;"
                    "print('sweeps', S.objects.get(endpoint='local').sweep)")  # fmt: skip
     assert "sweeps 1" in state.stdout, state.stdout + state.stderr
+
+
+def test_open_streams_hold_no_database_connection_between_events(workers, hermes_peer):
+    """Each worker keeps a small PostgreSQL pool (lanes + 4 = 8). Twelve browsers
+    following one turn on worker b must not hold twelve connections: a page on
+    that worker still gets one while they stay open."""
+    import threading
+
+    a, b = workers
+    browser = logged_in(a)
+    session_id = new_session(hermes_peer, "scale")
+    turn_id = start_turn(browser, session_id, "many watchers [[slow:40]]")
+    following, release, failures = threading.Semaphore(0), threading.Event(), []
+
+    def watch():
+        try:
+            with on_worker(browser, b).stream(
+                "GET", f"/e/local/turns/{turn_id}/stream/", timeout=60
+            ) as answer:
+                assert answer.status_code == 200
+                for line in answer.iter_lines():
+                    if line == "event: delta":
+                        following.release()
+                        release.wait(30)
+                        return
+        except Exception as exc:  # reported below, in the test's own thread
+            failures.append(repr(exc))
+            following.release()
+
+    watchers = [threading.Thread(target=watch) for _ in range(12)]
+    for watcher in watchers:
+        watcher.start()
+    try:
+        for _ in watchers:
+            assert following.acquire(timeout=30), "a watcher never saw a delta"
+        assert failures == []
+        page = on_worker(browser, b).get("/e/local/index/", timeout=30)
+        assert page.status_code == 200, page.text[:300]
+    finally:
+        release.set()
+        for watcher in watchers:
+            watcher.join(30)
