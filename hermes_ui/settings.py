@@ -251,7 +251,10 @@ LOGGING = {
     # Defence in depth: tracebacks lose exception messages, API keys are masked.
     "filters": {"redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]},
+        # Drops what it is given (without one, Python's last-resort handler would
+        # print the record, unredacted, to stderr).
+        "discard": {"class": "logging.NullHandler", "filters": ["redact"]},
     },
     "root": {"handlers": ["console"], "level": env_str("HERMES_UI_LOG_LEVEL", "INFO")},
     # Django's and uvicorn's loggers keep no handlers of their own (Django's
@@ -268,9 +271,12 @@ LOGGING = {
                 "django.security",
                 "uvicorn",
                 "uvicorn.error",
-                "uvicorn.access",
             )
         },
+        # No access lines at all: a URL can carry search text (``?q=``), which
+        # can be transcript text. uvicorn's --no-access-log alone is undone as
+        # soon as this configuration runs inside the worker.
+        "uvicorn.access": {"handlers": ["discard"], "propagate": False, "level": "CRITICAL"},
         # django-axes announces itself at INFO on every start; lockouts are WARNING.
         "axes": {"handlers": [], "propagate": True, "level": "WARNING"},
     },

@@ -230,3 +230,19 @@ def test_django_and_uvicorn_loggers_all_go_through_the_redacting_filter(tmp_path
     assert "probe from django.server" in output and "probe from uvicorn.error" in output
     assert "(message withheld)" in output
     assert "CANARY-7f3a" not in output
+
+
+def test_urls_with_search_text_never_reach_the_servers_log(dashboard):
+    """uvicorn's access lines would print ``?q=…`` (search text can be transcript
+    text). A later request's own log line marks the point the first one's access
+    line would have been written by."""
+    import httpx
+
+    from tests.waiting import until
+
+    needle, marker = f"needle-{secrets.token_hex(4)}", f"marker-{secrets.token_hex(4)}"
+    with httpx.Client(base_url=dashboard.base_url, timeout=30) as browser:
+        assert browser.get("/e/local/index/", params={"q": needle}).status_code == 302
+        assert browser.get(f"/{marker}/").status_code == 404  # Django logs "Not Found"
+    until(lambda: marker in dashboard.log_path.read_text(), 10, "the 404 was never logged")
+    assert needle not in dashboard.log_path.read_text()
