@@ -53,7 +53,9 @@ class HermesASGIHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await super().__call__(scope, receive, send)
-        if not on_a_lane(route_path(scope)):
+        # Resolved once here; get_response_async reads it back from the request.
+        scope = {**scope, KIND_KEY: route_kind(route_path(scope))}
+        if scope[KIND_KEY] != PAGE:
             # A thread of its own, as Django gives every request; whatever
             # connection it still holds at the end is given back there.
             async with ThreadSensitiveContext():
@@ -70,10 +72,16 @@ class HermesASGIHandler(ASGIHandler):
             self.lanes.put_nowait(lane)
 
     async def get_response_async(self, request):
-        if runs_async(request.path_info):
+        if request.scope[KIND_KEY] == ASYNC:
             return await super().get_response_async(request)
         # Thread-sensitive: the request's lane (or, off the lanes, its own thread).
         return await sync_to_async(self.sync_handler.get_response, thread_sensitive=True)(request)
+
+
+# How a request is served: an async view (the chat stream), a sync view whose
+# response streams for long (an export), or a page on a lane.
+ASYNC, LONG, PAGE = "async", "long", "page"
+KIND_KEY = "hermes_ui.kind"
 
 
 def route_path(scope) -> str:
@@ -82,25 +90,15 @@ def route_path(scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
-def _view(path: str):
+def route_kind(path: str) -> str:
+    """``ASYNC``, ``LONG`` or ``PAGE`` for the view at ``path`` (unknown paths: a page)."""
     try:
-        return get_resolver().resolve(path).func
+        view = get_resolver().resolve(path).func
     except Resolver404:
-        return None
-
-
-def runs_async(path: str) -> bool:
-    """Whether the view at ``path`` is a coroutine function (unknown paths: no)."""
-    view = _view(path)
-    return view is not None and iscoroutinefunction(view)
-
-
-def on_a_lane(path: str) -> bool:
-    """Pages and unknown paths run on a lane; streams and long downloads do not."""
-    view = _view(path)
-    if view is None:
-        return True
-    return not (iscoroutinefunction(view) or getattr(view, "long_response", False))
+        return PAGE
+    if iscoroutinefunction(view):
+        return ASYNC
+    return LONG if getattr(view, "long_response", False) else PAGE
 
 
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application() does

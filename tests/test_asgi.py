@@ -7,7 +7,7 @@ import time
 from django.http import HttpResponse
 from django.urls import reverse
 
-from hermes_ui.asgi import HermesASGIHandler, on_a_lane, route_path, runs_async
+from hermes_ui.asgi import ASYNC, PAGE, HermesASGIHandler, route_kind, route_path
 from hermes_ui.web.links import session_url
 
 
@@ -42,19 +42,19 @@ async def _get(app, path: str) -> tuple[int, dict, bytes]:
 
 def test_only_the_chat_event_stream_takes_the_async_path():
     stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
-    assert runs_async(stream)
-    assert not runs_async(session_url("local", "abc"))
-    assert not runs_async(reverse("index_list", kwargs={"endpoint": "local"}))
-    assert not runs_async("/no/such/page/")
+    assert route_kind(stream) == ASYNC
+    assert route_kind(session_url("local", "abc")) != ASYNC
+    assert route_kind(reverse("index_list", kwargs={"endpoint": "local"})) != ASYNC
+    assert route_kind("/no/such/page/") != ASYNC
 
 
 def test_streams_and_exports_keep_off_the_page_lanes():
     stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
     export = session_url("local", "abc", "session_export")
-    assert not on_a_lane(stream)  # a stream open for minutes never holds a lane
-    assert not on_a_lane(export)
-    assert on_a_lane(session_url("local", "abc"))
-    assert on_a_lane("/no/such/page/")
+    assert route_kind(stream) != PAGE  # a stream open for minutes never holds a lane
+    assert route_kind(export) != PAGE
+    assert route_kind(session_url("local", "abc")) == PAGE
+    assert route_kind("/no/such/page/") == PAGE
 
 
 def test_a_sync_page_runs_the_whole_middleware_chain():
@@ -94,7 +94,7 @@ def test_pages_run_on_the_workers_lanes_and_no_more_at_once():
 def test_a_proxy_root_path_is_left_out_when_choosing_the_lane():
     stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
     scope = {**_scope("/hermes" + stream), "root_path": "/hermes"}
-    assert route_path(scope) == stream and not on_a_lane(route_path(scope))
+    assert route_path(scope) == stream and route_kind(route_path(scope)) != PAGE
 
 
 def test_request_signals_the_view_and_the_close_share_the_lanes_thread():
