@@ -1,105 +1,124 @@
-"""ASGI entry point: uvicorn serves it so chat streams flow while pages load.
+"""The ASGI application uvicorn serves: Django's own two handlers, side by side.
 
-Django's ASGI handler, as it is, costs a worker much of its CPU:
+- **Pages** (every sync view) go to Django's stock WSGI handler, run by
+  a2wsgi on a pool of ``HERMES_UI_VIEW_THREADS`` threads per worker: one
+  thread hop per page, as under gunicorn's gthread workers, and a request
+  body is read to the end (bounded in size and time) in the event loop
+  *before* a thread is taken, so a slow or unfinished upload never holds one.
+- **Streams** (async views: a chat turn's events, an export's download) go to
+  Django's stock ASGI handler, so an open stream holds no thread at all, and
+  a browser that goes away cancels it.
 
-- it runs the middleware chain in async mode, so every ``MiddlewareMixin``
-  hook (security, sessions, CSRF, auth, messages, CSP…) hops to a thread and
-  back, and a sync-only middleware adds two more hops: about fifteen thread
-  switches per page;
-- it gives each request a new thread, so fifty queued requests are fifty
-  threads fighting over the GIL, and each opens its own database connection.
-
-Here a page (a sync view) runs the whole chain and the view in one hop, as
-under WSGI, on one of ``HERMES_UI_VIEW_THREADS`` long-lived threads ("lanes")
-per worker. A request holds its lane from start to finish, so Django's
-request signals, the view and the response's close all run on that one
-thread, as they would on a thread of its own, and its database connection
-outlives the request. Further requests wait for a lane in the event loop.
-Async views (the chat event stream) and views marked ``long_response`` (an
-export streaming for minutes) keep Django's own path and a thread of their
-own, so they never hold a lane.
-
-Django offers no switch for this; asgiref's ``ThreadSensitiveContext`` with
-an executor is the supported way to choose the thread. A WSGI-to-ASGI adapter
-such as a2wsgi would instead run views on a shared pool of threads, and
-gunicorn cannot serve the event stream.
+Nothing here handles a request itself: it picks one of Django's handlers by
+whether the URL's view is a coroutine function, and tells a page when its
+browser has gone away (``hermes_ui.gone`` in the scope; the Hermes client
+then starts nothing more for it).
 """
+
+from __future__ import annotations
 
 import asyncio
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
 
-import django
-from asgiref.sync import ThreadSensitiveContext, iscoroutinefunction, sync_to_async
+from a2wsgi import WSGIMiddleware
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
-from django.core.handlers.asgi import ASGIHandler
-from django.core.handlers.base import BaseHandler
+from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
 from django.urls import Resolver404, get_resolver
 
-from hermes_ui.db_steps import release_connections
+GONE = "hermes_ui.gone"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
-
-class HermesASGIHandler(ASGIHandler):
-    def __init__(self, view_threads: int):
-        super().__init__()
-        self.sync_handler = BaseHandler()
-        self.sync_handler.load_middleware(is_async=False)
-        self.lanes: asyncio.Queue = asyncio.Queue()
-        for n in range(view_threads):
-            self.lanes.put_nowait(ThreadPoolExecutor(1, thread_name_prefix=f"view-lane-{n}"))
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await super().__call__(scope, receive, send)
-        # Resolved once here; get_response_async reads it back from the request.
-        scope = {**scope, KIND_KEY: route_kind(route_path(scope))}
-        if scope[KIND_KEY] != PAGE:
-            # A thread of its own, as Django gives every request; whatever
-            # connection it still holds at the end is given back there.
-            async with ThreadSensitiveContext():
-                try:
-                    await super().__call__(scope, receive, send)
-                finally:
-                    await sync_to_async(release_connections, thread_sensitive=True)()
-            return
-        lane = await self.lanes.get()
-        try:
-            async with ThreadSensitiveContext(executor=lane):
-                await super().__call__(scope, receive, send)
-        finally:
-            self.lanes.put_nowait(lane)
-
-    async def get_response_async(self, request):
-        if request.scope[KIND_KEY] == ASYNC:
-            return await super().get_response_async(request)
-        # Thread-sensitive: the request's lane (or, off the lanes, its own thread).
-        return await sync_to_async(self.sync_handler.get_response, thread_sensitive=True)(request)
+streams = get_asgi_application()
+pages = WSGIMiddleware(get_wsgi_application(), workers=settings.HERMES_UI_VIEW_THREADS)
 
 
-# How a request is served: an async view (the chat stream), a sync view whose
-# response streams for long (an export), or a page on a lane.
-ASYNC, LONG, PAGE = "async", "long", "page"
-KIND_KEY = "hermes_ui.kind"
+def is_stream(path: str) -> bool:
+    """Is the view at ``path`` an async view (served by the ASGI handler)?"""
+    try:
+        return iscoroutinefunction(get_resolver().resolve(path).func)
+    except Resolver404:
+        return False
 
 
-def route_path(scope) -> str:
-    """The path the URLconf sees: without the root path a proxy mounts the app under."""
+async def application(scope, receive, send):
+    if scope["type"] != "http" or is_stream(_route_path(scope)):
+        return await streams(scope, receive, send)
+    try:
+        body = await _read_body(scope, receive)
+    except _Refused as refused:
+        return await _answer(send, refused.status, refused.text)
+    if body is None:
+        return None  # the client went away before sending its body
+    gone = threading.Event()
+    watcher = asyncio.create_task(_watch(receive, gone))
+    try:
+        await pages({**scope, GONE: gone}, _replay(body), send)
+    finally:
+        watcher.cancel()
+
+
+def _route_path(scope) -> str:
     root, path = scope.get("root_path", ""), scope["path"]
     return path[len(root) :] if root and path.startswith(root) else path
 
 
-def route_kind(path: str) -> str:
-    """``ASYNC``, ``LONG`` or ``PAGE`` for the view at ``path`` (unknown paths: a page)."""
+class _Refused(Exception):
+    def __init__(self, status: int, text: str):
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+async def _read_body(scope, receive) -> bytes | None:
+    """The whole body, or ``None`` if the client left; refused when too big or too slow."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    declared = dict(scope.get("headers", ())).get(b"content-length", b"0")
+    if declared.isdigit() and int(declared) > limit:
+        raise _Refused(413, f"The request body is larger than {limit:,} bytes.")
+    body = bytearray()
     try:
-        view = get_resolver().resolve(path).func
-    except Resolver404:
-        return PAGE
-    if iscoroutinefunction(view):
-        return ASYNC
-    return LONG if getattr(view, "long_response", False) else PAGE
+        async with asyncio.timeout(settings.HERMES_UI_BODY_SECONDS):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return None
+                body += message.get("body", b"")
+                if len(body) > limit:
+                    raise _Refused(413, f"The request body is larger than {limit:,} bytes.")
+                if not message.get("more_body", False):
+                    return bytes(body)
+    except TimeoutError:
+        raise _Refused(408, "The request body did not arrive in time.") from None
 
 
-django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application() does
-application = HermesASGIHandler(settings.HERMES_UI_VIEW_THREADS)
+def _replay(body: bytes):
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # a page never reads past its body
+
+    return receive
+
+
+async def _watch(receive, gone: threading.Event) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    gone.set()
+
+
+async def _answer(send, status: int, text: str) -> None:
+    body = text.encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"connection", b"close"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -11,13 +11,11 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
-REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
+REDIS_CACHE = "hermes_ui.redis_cache.ForgivingRedisCache"
 LOCMEM_CACHE = "django.core.cache.backends.locmem.LocMemCache"
 # Rendered lineage drawings kept in memory when there is no Redis (per process).
 SVG_MEMORY_ENTRIES = 32
 SVG_TTL = 24 * 3600
-# How long a request waits for a free pooled PostgreSQL connection before failing.
-POOL_WAIT_SECONDS = 10
 
 
 def sqlite_database(path: str, test_path: str) -> dict:
@@ -37,7 +35,7 @@ def sqlite_database(path: str, test_path: str) -> dict:
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
         },
-        # Kept open between requests: pages run on a worker's few long-lived
+        # Kept open between requests: pages run on a worker's small pool of
         # threads (see ``hermes_ui.asgi``), and opening a connection costs
         # more than a page's queries (PRAGMAs, Django's SQL functions).
         "CONN_MAX_AGE": 600,
@@ -49,7 +47,7 @@ def sqlite_database(path: str, test_path: str) -> dict:
     }
 
 
-def postgres_database(url: str, pool_size: int = 8) -> dict:
+def postgres_database(url: str, pool_size: int = 8, wait: float = 2.0) -> dict:
     """``DATABASE_URL`` (``postgres://user:password@host:port/name``) as Django settings."""
     import dj_database_url
 
@@ -68,11 +66,11 @@ def postgres_database(url: str, pool_size: int = 8) -> dict:
     config = dj_database_url.parse(url, conn_max_age=0, conn_health_checks=True)
     if not config.get("NAME"):
         raise ImproperlyConfigured("DATABASE_URL must name a database (…/dbname)")
-    config.setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1,
-        "max_size": pool_size,
-        "timeout": POOL_WAIT_SECONDS,
-    }
+    # ``wait`` bounds both a wait for a free connection and a connection attempt,
+    # so while PostgreSQL is unreachable a page fails in seconds (503), not minutes.
+    options = config.setdefault("OPTIONS", {})
+    options["connect_timeout"] = max(1, round(wait))
+    options["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": wait}
     return config
 
 
@@ -92,7 +90,10 @@ def caches(redis_url: str | None) -> dict:
         raise ImproperlyConfigured(
             f"REDIS_URL must be a redis:// URL, got scheme {urlsplit(redis_url).scheme!r}"
         )
-    shared = {"BACKEND": REDIS_CACHE, "LOCATION": redis_url}
+    # A Redis that hangs costs a page half a second per command at most, and then
+    # nothing while it stays down (see hermes_ui.redis_link).
+    timeouts = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+    shared = {"BACKEND": REDIS_CACHE, "LOCATION": redis_url, "OPTIONS": timeouts}
     return {
         "default": {**shared, "KEY_PREFIX": "hui"},
         "lineage": {**shared, "KEY_PREFIX": "hui-svg", "TIMEOUT": SVG_TTL},

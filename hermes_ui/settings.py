@@ -63,6 +63,8 @@ if importlib.util.find_spec("devtools") is not None:
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "hermes_ui.web.database.DatabaseOutageMiddleware",
+    "hermes_ui.web.deadline.page_deadline",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -80,10 +82,14 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "hermes_ui.urls"
 ASGI_APPLICATION = "hermes_ui.asgi.application"
-# Pages one worker process serves at once, each on one of this many long-lived
-# threads (see hermes_ui/asgi.py); further requests wait their turn in the event
-# loop. A few overlap pages that wait on Hermes; dozens only fight over the GIL.
+WSGI_APPLICATION = "hermes_ui.wsgi.application"
+# Pages one worker process serves at once, on a pool of this many threads (see
+# hermes_ui/asgi.py); further requests wait their turn in the event loop. A few
+# overlap pages that wait on Hermes; dozens only fight over the GIL.
 HERMES_UI_VIEW_THREADS = env_int("HERMES_UI_VIEW_THREADS", 4, minimum=1)
+# A page's request body must arrive within this many seconds (it is read before
+# the page takes a thread); its size is bounded by DATA_UPLOAD_MAX_MEMORY_SIZE.
+HERMES_UI_BODY_SECONDS = env_float("HERMES_UI_BODY_SECONDS", 10.0, minimum=0.5)
 
 TEMPLATES = [
     {
@@ -101,13 +107,21 @@ TEMPLATES = [
     }
 ]
 
+# How long a page waits for the database before answering 503 (pool wait on
+# PostgreSQL, connect timeout), so an outage costs seconds, not a hung page.
+HERMES_UI_DB_WAIT_SECONDS = env_float("HERMES_UI_DB_WAIT_SECONDS", 2.0, minimum=0.5)
+
 # SQLite in the data folder by default; DATABASE_URL selects PostgreSQL.
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     # Open connections each worker process keeps to PostgreSQL (at most): one per
     # page lane, and a few for the chat relay's writer and the other threads.
     pool_size = env_int("HERMES_UI_DB_POOL_SIZE", HERMES_UI_VIEW_THREADS + 4, minimum=1)
-    DATABASES = {"default": backends.postgres_database(DATABASE_URL, pool_size=pool_size)}
+    DATABASES = {
+        "default": backends.postgres_database(
+            DATABASE_URL, pool_size=pool_size, wait=HERMES_UI_DB_WAIT_SECONDS
+        )
+    }
 else:
     DATABASES = {
         "default": backends.sqlite_database(
@@ -167,7 +181,7 @@ CONTENT_SECURITY_POLICY = {
 }
 if SECURE:
     SECURE_SSL_REDIRECT = True
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # a load balancer's plain-HTTP probe
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # a load balancer's plain-HTTP probe
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
@@ -207,6 +221,17 @@ HERMES_CHAT_TIMEOUT = env_float("HERMES_CHAT_TIMEOUT", 300.0, minimum=0.1)
 HERMES_STREAM_TIMEOUT = env_float("HERMES_STREAM_TIMEOUT", 300.0, minimum=0.1)
 HERMES_CONNECT_TIMEOUT = env_float("HERMES_CONNECT_TIMEOUT", 5.0, minimum=0.1)
 HERMES_READ_RETRIES = env_int("HERMES_READ_RETRIES", 2, minimum=0, maximum=5)
+# All of one page's Hermes calls, retries included, end within this many seconds
+# (see hermes_ui/hermes/deadline.py).
+HERMES_PAGE_DEADLINE = env_float("HERMES_PAGE_DEADLINE", 10.0, minimum=0.5)
+# Calls one worker may have in flight to one endpoint (see hermes_ui/hermes/bulkhead.py),
+# and how long a call over that waits for a slot before answering 503.
+HERMES_BULKHEAD = env_int("HERMES_BULKHEAD", max(1, HERMES_UI_VIEW_THREADS // 2), minimum=1)
+HERMES_BULKHEAD_WAIT = env_float("HERMES_BULKHEAD_WAIT", 0.1, minimum=0.0)
+# Consecutive timeouts or connection failures that open an endpoint's breaker, and
+# how often an open breaker lets one trial call through (hermes_ui/hermes/breaker.py).
+HERMES_BREAKER_FAILURES = env_int("HERMES_BREAKER_FAILURES", 3, minimum=1)
+HERMES_BREAKER_RETRY_SECONDS = env_float("HERMES_BREAKER_RETRY_SECONDS", 10.0, minimum=0.5)
 # The endpoints page probes every endpoint at once, each with this timeout
 # and no retry, so one server that is down costs seconds, not the page.
 HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)

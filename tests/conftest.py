@@ -2,6 +2,7 @@ import pytest
 from django.test import Client
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.roles import set_role
 from tests.fakes import FakeHermes
@@ -16,6 +17,16 @@ PASSWORD = "correct-horse-battery"
 @pytest.fixture(autouse=True)
 def fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_breakers():
+    """Each test starts with every endpoint's breaker closed and its bulkhead empty."""
+    breaker.reset_all()
+    bulkhead.reset_all()
+    yield
+    breaker.reset_all()
+    bulkhead.reset_all()
 
 
 @pytest.fixture

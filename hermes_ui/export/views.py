@@ -2,6 +2,7 @@
 
 import re
 
+from asgiref.sync import sync_to_async
 from django import forms
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
@@ -17,7 +18,6 @@ from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.web.failures import bad_id, error_page
-from hermes_ui.web.long_responses import long_response
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
 
 CAPABILITY = "session_export"
@@ -31,10 +31,15 @@ class ExportQuery(forms.Form):
     lineage = forms.BooleanField(required=False)
 
 
-@long_response
 @require_GET
+async def session_export(request, endpoint, session_id):
+    """Async, so the ASGI handler streams the download without holding a page thread
+    (see ``hermes_ui.asgi``); the reads before it run in one thread step."""
+    return await sync_to_async(_prepare)(request, endpoint, session_id)
+
+
 @role_required(SUPPORT)
-def session_export(request, endpoint, session_id):
+def _prepare(request, endpoint, session_id):
     ep = get_endpoint(endpoint)
     query = ExportQuery(request.GET)
     if not query.is_valid():

@@ -15,13 +15,18 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import tenacity
 from django.conf import settings
+from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import breaker, bulkhead, deadline
 from hermes_ui.hermes import errors as e
+from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
@@ -127,50 +132,111 @@ class HermesClient:
         timeout: float | None = None,
         mutation: bool,
     ) -> dict:
+        """One operation: reads are retried while time is left, mutations sent once.
+
+        The whole operation, retries included, ends by its deadline: the page's
+        budget or the operation's own timeout (see ``deadline``).
+        """
         content = self._encode_body(body, operation) if body is not None else None
         send_headers = dict(headers or {})
         if content is not None:
             send_headers["Content-Type"] = "application/json"
-        attempts = 1 if mutation else 1 + self.read_retries
-        for attempt in range(attempts):
-            started = time.perf_counter()
-            try:
-                response = self._http.request(
-                    method,
-                    path,
-                    content=content,
-                    params=params,
-                    headers=send_headers,
-                    timeout=self._timeout(timeout or self.json_timeout),
-                )
-            except httpx.TimeoutException:
-                failure = _transport_error(e.Timeout, "timeout", operation, mutation)
-            except httpx.TransportError:
-                failure = _transport_error(e.TransportFailure, "transport", operation, mutation)
-            else:
-                elapsed = (time.perf_counter() - started) * 1000
-                log.info(
-                    "hermes op=%s endpoint=%s status=%s ms=%.1f",
-                    operation,
-                    self.endpoint.id,
-                    response.status_code,
-                    elapsed,
-                )
-                if response.status_code < 400:
-                    return _json_payload(response, operation, mutation)
-                failure = _status_error(response, operation, mutation)
-                if response.status_code not in _RETRYABLE_STATUS:
-                    raise failure
-            log.warning(
-                "hermes op=%s endpoint=%s failed code=%s attempt=%d",
-                operation,
-                self.endpoint.id,
-                failure.code,
-                attempt + 1,
+        request = self._http.build_request(
+            method, path, content=content, params=params, headers=send_headers
+        )
+        ends_at = deadline.call_deadline(timeout or self.json_timeout)
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(1 if mutation else 1 + self.read_retries)
+            | _out_of_time(ends_at),
+            wait=_backoff(self.retry_backoff),
+            retry=tenacity.retry_if_exception(_retryable),
+            reraise=True,
+        )
+        try:
+            return retrying(self._attempt, operation, request, ends_at, mutation)
+        except (e.Timeout, e.TransportFailure):
+            # One failed operation (all its attempts) is one strike for the breaker.
+            if not deadline.abandoned():
+                breaker_for(self.endpoint).failed()
+            raise
+
+    def _attempt(
+        self, operation: str, request: httpx.Request, ends_at: float, mutation: bool
+    ) -> dict:
+        if deadline.abandoned():
+            raise e.Timeout(
+                "The page was closed before Hermes answered.",
+                code="timeout",
+                operation=operation,
+                outcome=e.Outcome.REJECTED,
             )
-            if attempt + 1 < attempts:
-                time.sleep(self.retry_backoff * (2**attempt))
+        guard = breaker_for(self.endpoint)
+        try:
+            guard.admit()
+            with bulkhead.slot(self.endpoint):
+                response = self._exchange(request, ends_at)
+        except breaker.Open as opened:
+            raise _unresponsive(self.endpoint, opened.since, operation) from None
+        except bulkhead.Full:
+            raise _busy(self.endpoint, operation) from None
+        except (httpx.TimeoutException, _Late):
+            self._log_failure(operation, "timeout")
+            raise _transport_error(e.Timeout, "timeout", operation, mutation) from None
+        except httpx.TransportError:
+            self._log_failure(operation, "transport")
+            raise _transport_error(e.TransportFailure, "transport", operation, mutation) from None
+        guard.succeeded()
+        log.info(
+            "hermes op=%s endpoint=%s status=%s ms=%.1f",
+            operation,
+            self.endpoint.id,
+            response.status_code,
+            response.elapsed.total_seconds() * 1000,
+        )
+        if response.status_code < 400:
+            return _json_payload(response, operation, mutation)
+        failure = _status_error(response, operation, mutation)
+        if response.status_code in _RETRYABLE_STATUS:
+            self._log_failure(operation, failure.code)
         raise failure
+
+    def _exchange(self, request: httpx.Request, ends_at: float) -> httpx.Response:
+        """Send and read the whole answer by ``ends_at``, however slowly it trickles in.
+
+        httpx's timeouts are per read; httpcore takes each read's timeout from the
+        request's ``timeout`` extension when it reads, so it is narrowed to what
+        is left before every chunk.
+        """
+        remaining = ends_at - time.monotonic()
+        if remaining <= 0:
+            raise _Late
+        connect = min(remaining, settings.HERMES_CONNECT_TIMEOUT)
+        request.extensions["timeout"] = httpx.Timeout(remaining, connect=connect).as_dict()
+        started = time.perf_counter()
+        response = self._http.send(request, stream=True)
+        try:
+            chunks = []
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                left = ends_at - time.monotonic()
+                if left <= 0:
+                    raise _Late
+                request.extensions["timeout"]["read"] = left
+        finally:
+            response.close()
+        # Already decoded: the copy must not decode it again.
+        headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
+        answer = httpx.Response(
+            response.status_code,
+            headers=headers,
+            content=b"".join(chunks),
+            request=request,
+        )
+        answer.elapsed = timedelta(seconds=time.perf_counter() - started)
+        return answer
+
+    def _log_failure(self, operation: str, code: str) -> None:
+        log.warning("hermes op=%s endpoint=%s failed code=%s", operation, self.endpoint.id, code)
 
     # -- reads ------------------------------------------------------------
 
@@ -418,6 +484,67 @@ class HermesClient:
 
 # -- helpers ---------------------------------------------------------------
 
+# A retry is only worth starting with at least this much of the deadline left.
+MIN_ATTEMPT_SECONDS = 0.5
+# Longest wait a Retry-After may impose between two reads of one page.
+MAX_RETRY_AFTER = 2.0
+
+
+class _Late(Exception):
+    """The deadline passed while the answer was still arriving."""
+
+
+def _retryable(error: BaseException) -> bool:
+    if isinstance(error, e.Timeout | e.TransportFailure):
+        return True
+    return isinstance(error, e.HermesError) and error.status in _RETRYABLE_STATUS
+
+
+def _out_of_time(ends_at: float):
+    """Stop retrying when the next attempt could not start with time left, or nobody waits."""
+
+    def stop(state: tenacity.RetryCallState) -> bool:
+        upcoming = state.upcoming_sleep or 0.0
+        late = time.monotonic() + upcoming + MIN_ATTEMPT_SECONDS > ends_at
+        return late or deadline.abandoned()
+
+    return stop
+
+
+def _backoff(base: float):
+    """Jittered exponential backoff, or the provider's ``Retry-After`` when it sent one."""
+    jitter = tenacity.wait_random_exponential(multiplier=base, max=max(base * 8, 0.0))
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        after = getattr(error, "retry_after", None)
+        if after is not None:
+            return min(after, MAX_RETRY_AFTER)
+        return jitter(state) if base > 0 else 0.0
+
+    return wait
+
+
+def _unresponsive(endpoint: Endpoint, since: float, operation: str) -> e.HermesError:
+    when = timezone.localtime(datetime.fromtimestamp(since, tz=UTC)).strftime("%H:%M")
+    return e.Unresponsive(
+        f"Hermes {endpoint.id} is not answering since {when}; retrying automatically.",
+        code="endpoint_unresponsive",
+        operation=operation,
+        status=503,
+    )
+
+
+def _busy(endpoint: Endpoint, operation: str) -> e.HermesError:
+    return e.Busy(
+        f"Hermes {endpoint.id} already has {settings.HERMES_BULKHEAD} requests in flight "
+        "from this worker; try again in a moment.",
+        code="endpoint_busy",
+        operation=operation,
+        status=503,
+    )
+
+
 _TLS_CONTEXT = None
 
 
@@ -541,7 +668,7 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
     )
     if uncertain:
         text += " The change may or may not have happened."
-    return cls(
+    error = cls(
         text,
         code=code,
         operation=operation,
@@ -549,6 +676,10 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
         status=status,
         provider_message=provider_message if isinstance(provider_message, str) else None,
     )
+    after = response.headers.get("retry-after", "")
+    if after.isascii() and after.isdigit():
+        error.retry_after = float(after)
+    return error
 
 
 def _malformed(operation: str, mutation: bool, status: int | None = None) -> e.HermesError:

@@ -46,6 +46,14 @@ ADVICE = {
     "transport": "The dashboard could not reach Hermes. Is the server running?",
     "malformed_response": "Hermes answered with something that is not the expected JSON.",
     "invalid_input": "The input was refused before anything was sent to Hermes.",
+    "endpoint_unresponsive": (
+        "The dashboard stopped waiting for this Hermes after repeated timeouts and tries it "
+        "again every few seconds. Pages of other endpoints are not affected."
+    ),
+    "endpoint_busy": (
+        "Too many pages are waiting on this Hermes at once. Try again in a moment; "
+        "pages of other endpoints are not affected."
+    ),
 }
 
 
@@ -71,6 +79,8 @@ class HermesError(Exception):
         # The provider's own words. They can quote titles or ids, so they are
         # shown to the user but never written to logs.
         self.provider_message = provider_message
+        # Seconds the provider asked us to wait before trying again (429/503).
+        self.retry_after: float | None = None
 
     @property
     def uncertain(self) -> bool:
@@ -138,6 +148,14 @@ class Timeout(HermesError):
 
 class MalformedResponse(HermesError):
     pass
+
+
+class Unresponsive(HermesError):
+    """Not sent: the endpoint's breaker is open after repeated timeouts."""
+
+
+class Busy(HermesError):
+    """Not sent: this worker already has its share of calls in flight to the endpoint."""
 
 
 STATUS_CLASSES = {

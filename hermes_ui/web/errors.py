@@ -30,4 +30,8 @@ def not_found(request, exception=None):
 
 @login_not_required
 def server_error(request):
+    from hermes_ui.web import database
+
+    if database.current_exception_is_outage():
+        return database.outage_response(request)
     return render(request, "errors/500.html", status=500)

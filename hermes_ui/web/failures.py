@@ -15,6 +15,8 @@ _STATUS = {
     "session_db_unavailable": 503,
     "rate_limited": 503,
     "timeout": 504,
+    "endpoint_unresponsive": 503,
+    "endpoint_busy": 503,
 }
 
 _TITLES = {
@@ -25,6 +27,8 @@ _TITLES = {
     "transport": "Hermes is unreachable",
     "malformed_response": "Hermes sent an unexpected answer",
     "rate_limited": "Hermes is busy",
+    "endpoint_unresponsive": "Hermes is not answering",
+    "endpoint_busy": "Hermes is busy",
 }
 
 
@@ -56,6 +60,11 @@ def bad_id(request, endpoint, reason: str):
 def error_page(request, error: e.HermesError, endpoint=None, template="hermes_error.html"):
     context = error_context(error, endpoint)
     response = render(request, template, context, status=context["error_status"])
-    if error.code in {"rate_limited", "session_db_unavailable"}:
+    if error.code in {
+        "rate_limited",
+        "session_db_unavailable",
+        "endpoint_unresponsive",
+        "endpoint_busy",
+    }:
         response["Retry-After"] = "5"
     return whole_page(request, response)

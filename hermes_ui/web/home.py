@@ -1,9 +1,11 @@
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.db import DatabaseError, connection
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from hermes_ui import redis_link
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.web.links import list_url
 
@@ -21,4 +23,37 @@ def home(request):
 @login_not_required
 @require_GET
 def healthz(request):
+    """Liveness: the process answers. It checks nothing else, so a restart never follows an
+    outage of the database or of Redis (see ``readyz``)."""
     return HttpResponse("ok", content_type="text/plain")
+
+
+@login_not_required
+@require_GET
+def readyz(request):
+    """Readiness: 503 while the database, or a configured Redis, does not answer."""
+    failures = [
+        name for name, ok in (("database", _database_ok()), ("redis", _redis_ok())) if not ok
+    ]
+    if failures:
+        return HttpResponse(
+            "not ready: " + ", ".join(failures) + " unreachable\n",
+            content_type="text/plain",
+            status=503,
+            headers={"Cache-Control": "no-store"},
+        )
+    return HttpResponse("ready\n", content_type="text/plain", headers={"Cache-Control": "no-store"})
+
+
+def _database_ok() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        connection.close()
+        return False
+    return True
+
+
+def _redis_ok() -> bool:
+    return not redis_link.configured() or redis_link.ping()

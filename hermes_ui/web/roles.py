@@ -68,7 +68,7 @@ class RoleRequiredMiddleware:
     of an account that exists but was never given a role.
     """
 
-    OPEN_PATHS = ("/accounts/", "/healthz", "/static/")
+    OPEN_PATHS = ("/accounts/", "/healthz", "/readyz", "/static/")
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -9,6 +9,8 @@ when percent-encoded), reach the same view through ``/e/<endpoint>/<action>/?id=
 
 from functools import wraps
 
+from asgiref.sync import iscoroutinefunction, sync_to_async
+
 from django.urls import path
 
 from hermes_ui.endpoints import get_endpoint
@@ -27,6 +29,15 @@ def session_action(action: str, view, name: str) -> list:
 
 
 def id_from_query(view):
+    if iscoroutinefunction(view):  # a download: stays async (see hermes_ui.asgi)
+
+        @wraps(view)
+        async def streaming(request, endpoint):
+            session_id, missing = await sync_to_async(query_id)(request, endpoint)
+            return missing or await view(request, endpoint=endpoint, session_id=session_id)
+
+        return streaming
+
     @wraps(view)
     def wrapper(request, endpoint):
         session_id, missing = query_id(request, endpoint)

@@ -1,0 +1,184 @@
+"""A circuit breaker per endpoint: a Hermes that stops answering is failed fast, then retried.
+
+After ``HERMES_BREAKER_FAILURES`` consecutive timeouts or connection
+failures the endpoint is *open*: calls fail at once with "Hermes `<id>` is
+not answering since HH:MM; retrying automatically" instead of each holding
+a worker thread until its deadline. Every ``HERMES_BREAKER_RETRY_SECONDS``
+one call is let through as a trial (half-open); when it succeeds the breaker
+closes, with no restart. Any answer from Hermes, even an HTTP error, counts
+as success: the server is there.
+
+With Redis the state is shared by every worker (one hash per endpoint
+identity; the trial is a ``SET NX`` key, so one worker at a time tries),
+read at most once a second per process. Without Redis, or while it is down,
+each process keeps its own.
+
+pybreaker (the usual library) was not used: its Redis storage does not fall
+back to process state when Redis goes away mid-run, and it has no notion of
+one shared trial per period across processes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from hermes_ui import redis_link
+from hermes_ui.endpoints import Endpoint
+
+REFRESH_SECONDS = 1.0
+
+
+@dataclass
+class State:
+    failures: int = 0
+    opened_at: float | None = None  # wall clock, for "since HH:MM"
+
+
+class _Local:
+    """Process memory: the whole truth without Redis, the fallback while it is down."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.states: dict[str, State] = {}
+        self.trials: dict[str, float] = {}
+
+    def read(self, key: str) -> State:
+        with self.lock:
+            state = self.states.get(key, State())
+            return State(state.failures, state.opened_at)
+
+    def fail(self, key: str, threshold: int) -> State:
+        with self.lock:
+            state = self.states.setdefault(key, State())
+            state.failures += 1
+            if state.failures >= threshold and state.opened_at is None:
+                state.opened_at = time.time()
+            return State(state.failures, state.opened_at)
+
+    def reset(self, key: str) -> None:
+        with self.lock:
+            self.states.pop(key, None)
+            self.trials.pop(key, None)
+
+    def trial(self, key: str, period: float) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            if self.trials.get(key, 0.0) > now:
+                return False
+            self.trials[key] = now + period
+            return True
+
+
+class _Shared:
+    """Redis: one hash per endpoint identity, one trial key per period."""
+
+    @staticmethod
+    def _key(key: str) -> str:
+        return f"hui:breaker:{key}"
+
+    def read(self, key: str) -> State:
+        raw = redis_link.client().hgetall(self._key(key))
+        opened = raw.get(b"opened_at")
+        return State(int(raw.get(b"failures", 0)), float(opened) if opened else None)
+
+    def fail(self, key: str, threshold: int) -> State:
+        conn, name = redis_link.client(), self._key(key)
+        failures = conn.hincrby(name, "failures", 1)
+        if failures >= threshold:
+            conn.hsetnx(name, "opened_at", repr(time.time()))
+        conn.expire(name, 24 * 3600)
+        return self.read(key)
+
+    def reset(self, key: str) -> None:
+        redis_link.client().delete(self._key(key), self._key(key) + ":trial")
+
+    def trial(self, key: str, period: float) -> bool:
+        name = self._key(key) + ":trial"
+        return bool(redis_link.client().set(name, b"1", nx=True, px=int(period * 1000)))
+
+
+_LOCAL = _Local()
+_SHARED = _Shared()
+
+
+class Breaker:
+    """The breaker of one endpoint identity, as seen by this process."""
+
+    def __init__(self, endpoint: Endpoint):
+        self.endpoint = endpoint
+        self.key = f"{endpoint.id}:{endpoint.fingerprint}"
+        self._seen = State()
+        self._seen_at = 0.0
+
+    # -- where the state lives -------------------------------------------------
+
+    def _do(self, op: str, *args):
+        if redis_link.available():
+            import redis
+
+            try:
+                result = getattr(_SHARED, op)(self.key, *args)
+            except redis.RedisError as exc:
+                redis_link.failed(exc, "breaker")
+            else:
+                redis_link.answered()
+                return result
+        return getattr(_LOCAL, op)(self.key, *args)
+
+    def state(self) -> State:
+        now = time.monotonic()
+        if now - self._seen_at >= REFRESH_SECONDS:
+            self._seen, self._seen_at = self._do("read"), now
+        return self._seen
+
+    # -- the call's side --------------------------------------------------------
+
+    def admit(self) -> bool:
+        """May a call go out? ``True`` for a trial of an open breaker; raises when not."""
+        state = self.state()
+        if state.opened_at is None:
+            return False
+        if self._do("trial", settings.HERMES_BREAKER_RETRY_SECONDS):
+            return True
+        raise Open(state.opened_at)
+
+    def succeeded(self) -> None:
+        if self._seen.failures or self._seen.opened_at is not None:
+            self._do("reset")
+            self._seen, self._seen_at = State(), time.monotonic()
+
+    def failed(self) -> None:
+        self._seen = self._do("fail", settings.HERMES_BREAKER_FAILURES)
+        self._seen_at = time.monotonic()
+
+
+class Open(Exception):
+    def __init__(self, since: float):
+        super().__init__("breaker open")
+        self.since = since
+
+
+_BREAKERS: dict[str, Breaker] = {}
+_BREAKERS_LOCK = threading.Lock()
+
+
+def breaker_for(endpoint: Endpoint) -> Breaker:
+    key = f"{endpoint.id}|{endpoint.base_url}"
+    with _BREAKERS_LOCK:
+        found = _BREAKERS.get(key)
+        if found is None:
+            found = _BREAKERS[key] = Breaker(endpoint)
+        return found
+
+
+def reset_all() -> None:
+    """Forget every breaker of this process (tests, and a changed configuration)."""
+    with _BREAKERS_LOCK:
+        _BREAKERS.clear()
+    with _LOCAL.lock:
+        _LOCAL.states.clear()
+        _LOCAL.trials.clear()

@@ -1,0 +1,51 @@
+"""A cap on the calls one worker process has in flight to any one endpoint.
+
+Without it, ten pages of one slow Hermes take ten of a worker's threads and
+the pages of every other endpoint queue behind them. Each endpoint may hold
+at most ``HERMES_BULKHEAD`` threads of a process at once (by default half of
+``HERMES_UI_VIEW_THREADS``); a call over the cap waits at most
+``HERMES_BULKHEAD_WAIT`` (a tenth of a second by default, enough to ride out
+a burst against a healthy server) and then fails at once with 503.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+from django.conf import settings
+
+from hermes_ui.endpoints import Endpoint
+
+_lock = threading.Lock()
+_slots: dict[str, threading.BoundedSemaphore] = {}
+
+
+class Full(Exception):
+    pass
+
+
+def _semaphore(endpoint: Endpoint) -> threading.BoundedSemaphore:
+    key = f"{endpoint.id}|{endpoint.base_url}"
+    with _lock:
+        found = _slots.get(key)
+        if found is None:
+            found = _slots[key] = threading.BoundedSemaphore(settings.HERMES_BULKHEAD)
+        return found
+
+
+@contextlib.contextmanager
+def slot(endpoint: Endpoint) -> Iterator[None]:
+    semaphore = _semaphore(endpoint)
+    if not semaphore.acquire(timeout=settings.HERMES_BULKHEAD_WAIT):
+        raise Full
+    try:
+        yield
+    finally:
+        semaphore.release()
+
+
+def reset_all() -> None:
+    with _lock:
+        _slots.clear()

@@ -1,0 +1,59 @@
+"""When the dashboard's own database is unreachable: a clear 503 in seconds, and one retry.
+
+The pool's wait and the connect timeout (``HERMES_UI_DB_WAIT_SECONDS``) bound
+how long a page waits for PostgreSQL; the error that follows reaches
+Django's ``handler500`` (``errors.server_error``), which answers this
+module's 503 page instead of "something went wrong". A safe read (GET or
+HEAD) whose connection died under it, as on a database restart, is served
+once more on a fresh connection before anyone sees that page.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.template.loader import render_to_string
+
+from hermes_ui.web.errors import whole_page
+
+SAFE_METHODS = ("GET", "HEAD")
+_FLAG = "hermes_ui_database_unreachable"
+
+
+def unreachable(exc: BaseException | None) -> bool:
+    """Is ``exc`` the database being unreachable (rather than a bug in a query)?"""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    # psycopg_pool's PoolTimeout when raised outside Django's error wrapper.
+    return isinstance(exc, DatabaseError) and type(exc).__name__ == "PoolTimeout"
+
+
+def outage_response(request):
+    """The 503 page, rendered without the database (no context processors, no user)."""
+    from django.http import HttpResponse
+
+    response = HttpResponse(render_to_string("errors/database.html"), status=503)
+    response["Retry-After"] = "5"
+    setattr(response, _FLAG, True)
+    return whole_page(request, response)
+
+
+def current_exception_is_outage() -> bool:
+    return unreachable(sys.exc_info()[1])
+
+
+class DatabaseOutageMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(response, _FLAG, False) and request.method in SAFE_METHODS:
+            # The connection may have died with a restart: drop it, read once more.
+            for conn in connections.all(initialized_only=True):
+                conn.close_if_unusable_or_obsolete()
+                if not conn.is_usable():
+                    conn.close()
+            response = self.get_response(request)
+        return response
