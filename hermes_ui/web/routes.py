@@ -10,7 +10,6 @@ when percent-encoded), reach the same view through ``/e/<endpoint>/<action>/?id=
 from functools import wraps
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
-
 from django.urls import path
 
 from hermes_ui.endpoints import get_endpoint
