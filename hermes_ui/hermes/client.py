@@ -442,6 +442,9 @@ class HermesClient:
         """
         operation = "session_chat_stream"
         path = self._path(session_id, "/chat/stream", operation=operation)
+        opened_at = breaker_for(self.endpoint).state().opened_at
+        if opened_at is not None:  # refused before anything is sent: the turn is not lost
+            raise _unresponsive(self.endpoint, opened_at, operation)
         content = self._encode_body(chat_body(message, system_message), operation)
         headers = {
             **self._auth_headers(),
