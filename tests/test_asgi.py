@@ -127,3 +127,10 @@ def test_a_page_learns_that_its_browser_went_away(monkeypatch):
 
 def test_pages_share_a_pool_of_view_threads(settings):
     assert asgi.pages.executor._max_workers == settings.HERMES_UI_VIEW_THREADS
+
+
+def test_an_event_stream_runs_the_whole_middleware_chain_on_the_asgi_handler():
+    stream = reverse("chat_turn_stream", kwargs={"endpoint": "local", "turn_id": 7})
+    status, headers, _ = asyncio.run(_call(asgi.application, _scope(stream), _empty_body()))
+    assert status == 302 and headers["location"].startswith("/accounts/login/")
+    assert "default-src 'self'" in headers["content-security-policy"]

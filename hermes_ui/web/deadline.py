@@ -17,7 +17,9 @@ def page_deadline(get_response):
         return get_response
 
     def middleware(request):
-        gone = request.environ.get("asgi.scope", {}).get("hermes_ui.gone")
+        # Set by hermes_ui.asgi for pages (a2wsgi passes the ASGI scope in the environ).
+        scope = getattr(request, "environ", {}).get("asgi.scope") or {}
+        gone = scope.get("hermes_ui.gone")
         with deadline.budget(settings.HERMES_PAGE_DEADLINE, gone):
             return get_response(request)
 
