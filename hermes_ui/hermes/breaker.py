@@ -72,6 +72,10 @@ class _Local:
             self.trials[key] = now + period
             return True
 
+    def trial_in(self, key: str) -> float:
+        with self.lock:
+            return max(0.0, self.trials.get(key, 0.0) - time.monotonic())
+
 
 class _Shared:
     """Redis: one hash per endpoint identity, one trial key per period."""
@@ -99,6 +103,10 @@ class _Shared:
     def trial(self, key: str, period: float) -> bool:
         name = self._key(key) + ":trial"
         return bool(redis_link.client().set(name, b"1", nx=True, px=int(period * 1000)))
+
+    def trial_in(self, key: str) -> float:
+        # -2: no trial key (the next call is one), -1: no expiry (never set so).
+        return max(0.0, redis_link.client().pttl(self._key(key) + ":trial") / 1000)
 
 
 _LOCAL = _Local()
@@ -155,6 +163,29 @@ class Breaker:
         self._seen = self._do("fail", settings.HERMES_BREAKER_FAILURES)
         self._seen_at = time.monotonic()
 
+    # -- for pages ---------------------------------------------------------------
+
+    def status(self) -> Status:
+        """The state as it is now (not this process's copy of up to a second ago)."""
+        state = self._do("read")
+        if state.opened_at is None:
+            return Status(state.failures)
+        return Status(state.failures, state.opened_at, self._do("trial_in"))
+
+
+@dataclass(frozen=True)
+class Status:
+    """What a page shows of a breaker: closed, or open since ``opened_at`` (wall clock)
+    with the next trial call allowed in ``next_trial_in`` seconds (0: the next call)."""
+
+    failures: int = 0
+    opened_at: float | None = None
+    next_trial_in: float | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.opened_at is not None
+
 
 class Open(Exception):
     def __init__(self, since: float):
@@ -173,6 +204,11 @@ def breaker_for(endpoint: Endpoint) -> Breaker:
         if found is None:
             found = _BREAKERS[key] = Breaker(endpoint)
         return found
+
+
+def status(endpoint: Endpoint) -> Status:
+    """The breaker of ``endpoint``, read without calling Hermes or using up a trial."""
+    return breaker_for(endpoint).status()
 
 
 def reset_all() -> None:
