@@ -51,12 +51,14 @@ class _Local:
             state = self.states.get(key, State())
             return State(state.failures, state.opened_at)
 
-    def fail(self, key: str, threshold: int) -> State:
+    def fail(self, key: str, threshold: int, period: float) -> State:
         with self.lock:
             state = self.states.setdefault(key, State())
             state.failures += 1
             if state.failures >= threshold and state.opened_at is None:
                 state.opened_at = time.time()
+                # The first trial comes a period after opening, not with the next call.
+                self.trials[key] = time.monotonic() + period
             return State(state.failures, state.opened_at)
 
     def reset(self, key: str) -> None:
@@ -89,11 +91,12 @@ class _Shared:
         opened = raw.get(b"opened_at")
         return State(int(raw.get(b"failures", 0)), float(opened) if opened else None)
 
-    def fail(self, key: str, threshold: int) -> State:
+    def fail(self, key: str, threshold: int, period: float) -> State:
         conn, name = redis_link.client(), self._key(key)
         failures = conn.hincrby(name, "failures", 1)
-        if failures >= threshold:
-            conn.hsetnx(name, "opened_at", repr(time.time()))
+        if failures >= threshold and conn.hsetnx(name, "opened_at", repr(time.time())):
+            # The first trial comes a period after opening, not with the next call.
+            conn.set(name + ":trial", b"1", px=int(period * 1000))
         conn.expire(name, 24 * 3600)
         return self.read(key)
 
@@ -160,7 +163,9 @@ class Breaker:
             self._seen, self._seen_at = State(), time.monotonic()
 
     def failed(self) -> None:
-        self._seen = self._do("fail", settings.HERMES_BREAKER_FAILURES)
+        self._seen = self._do(
+            "fail", settings.HERMES_BREAKER_FAILURES, settings.HERMES_BREAKER_RETRY_SECONDS
+        )
         self._seen_at = time.monotonic()
 
     # -- for pages ---------------------------------------------------------------

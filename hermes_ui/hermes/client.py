@@ -497,6 +497,9 @@ class _Late(Exception):
 
 
 def _retryable(error: BaseException) -> bool:
+    if isinstance(error, e.Unresponsive | e.Busy):
+        # Refused here, not by Hermes: retrying only holds the page longer.
+        return False
     if isinstance(error, e.Timeout | e.TransportFailure):
         return True
     return isinstance(error, e.HermesError) and error.status in _RETRYABLE_STATUS
