@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
 
@@ -190,6 +191,10 @@ class Status:
     @property
     def open(self) -> bool:
         return self.opened_at is not None
+
+    @property
+    def since(self) -> datetime | None:
+        return None if self.opened_at is None else datetime.fromtimestamp(self.opened_at, tz=UTC)
 
 
 class Open(Exception):
