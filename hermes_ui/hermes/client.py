@@ -156,9 +156,10 @@ class HermesClient:
         )
         try:
             return retrying(self._attempt, operation, request, ends_at, mutation)
-        except (e.Timeout, e.TransportFailure):
-            # One failed operation (all its attempts) is one strike for the breaker.
-            if not deadline.abandoned():
+        except (e.Timeout, e.TransportFailure) as error:
+            # One failed operation (all its attempts) is one strike for the breaker,
+            # unless Hermes was never asked or nobody waits for the answer.
+            if not isinstance(error, _NotAsked) and not deadline.abandoned():
                 breaker_for(self.endpoint).failed()
             raise
 
@@ -166,8 +167,15 @@ class HermesClient:
         self, operation: str, request: httpx.Request, ends_at: float, mutation: bool
     ) -> dict:
         if deadline.abandoned():
-            raise e.Timeout(
+            raise _NotAsked(
                 "The page was closed before Hermes answered.",
+                code="timeout",
+                operation=operation,
+                outcome=e.Outcome.REJECTED,
+            )
+        if time.monotonic() >= ends_at:
+            raise _NotAsked(
+                "The page ran out of time before Hermes could be asked.",
                 code="timeout",
                 operation=operation,
                 outcome=e.Outcome.REJECTED,
@@ -494,6 +502,10 @@ MAX_RETRY_AFTER = 2.0
 
 class _Late(Exception):
     """The deadline passed while the answer was still arriving."""
+
+
+class _NotAsked(e.Timeout):
+    """Given up before anything was sent: never uncertain, and no strike against Hermes."""
 
 
 def _retryable(error: BaseException) -> bool:

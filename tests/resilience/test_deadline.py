@@ -127,6 +127,24 @@ def test_a_page_budget_longer_than_the_operation_timeout_does_not_extend_it():
     assert took < 2.5
 
 
+def test_a_page_out_of_time_asks_nothing_and_that_is_no_strike(settings):
+    settings.HERMES_BREAKER_FAILURES = 2
+    script = Script()
+    client = script.client()
+    for _ in range(settings.HERMES_BREAKER_FAILURES + 2):
+        with deadline.budget(0.0), pytest.raises(e.Timeout) as info:
+            client.get_session("peer-demo")
+        assert info.value.outcome is e.Outcome.REJECTED
+    # Nothing was sent, so a mutation's outcome is not in doubt either.
+    with deadline.budget(0.0), pytest.raises(e.Timeout) as info:
+        client.create_session(idempotency_key="k")
+    assert info.value.outcome is e.Outcome.REJECTED and not info.value.uncertain
+    assert script.attempts == 0
+    # Hermes was not asked, so nothing is held against it.
+    assert strikes() == 0
+    assert client.get_session("peer-demo").id == "peer-demo"
+
+
 # -- 3. reads retry while time is left; mutations never --------------------------
 
 
