@@ -77,6 +77,7 @@ MATRIX = [
     # -- foundation ---------------------------------------------------------------------
     Row("home", "GET", lambda w: "/", ANY),
     Row("healthz", "GET", lambda w: "/healthz", ANY, open=True),
+    Row("readyz", "GET", lambda w: "/readyz", ANY, open=True),
     Row("login", "GET", lambda w: "/accounts/login/", ANY, open=True),
     Row("logout", "POST", lambda w: "/accounts/logout/", ANY, open=True),
     Row("session_list", "GET", lambda w: "/e/local/sessions/", ANY),
