@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
 
@@ -51,12 +52,14 @@ class _Local:
             state = self.states.get(key, State())
             return State(state.failures, state.opened_at)
 
-    def fail(self, key: str, threshold: int) -> State:
+    def fail(self, key: str, threshold: int, period: float) -> State:
         with self.lock:
             state = self.states.setdefault(key, State())
             state.failures += 1
             if state.failures >= threshold and state.opened_at is None:
                 state.opened_at = time.time()
+                # The first trial comes a period after opening, not with the next call.
+                self.trials[key] = time.monotonic() + period
             return State(state.failures, state.opened_at)
 
     def reset(self, key: str) -> None:
@@ -72,6 +75,10 @@ class _Local:
             self.trials[key] = now + period
             return True
 
+    def trial_in(self, key: str) -> float:
+        with self.lock:
+            return max(0.0, self.trials.get(key, 0.0) - time.monotonic())
+
 
 class _Shared:
     """Redis: one hash per endpoint identity, one trial key per period."""
@@ -85,11 +92,12 @@ class _Shared:
         opened = raw.get(b"opened_at")
         return State(int(raw.get(b"failures", 0)), float(opened) if opened else None)
 
-    def fail(self, key: str, threshold: int) -> State:
+    def fail(self, key: str, threshold: int, period: float) -> State:
         conn, name = redis_link.client(), self._key(key)
         failures = conn.hincrby(name, "failures", 1)
-        if failures >= threshold:
-            conn.hsetnx(name, "opened_at", repr(time.time()))
+        if failures >= threshold and conn.hsetnx(name, "opened_at", repr(time.time())):
+            # The first trial comes a period after opening, not with the next call.
+            conn.set(name + ":trial", b"1", px=int(period * 1000))
         conn.expire(name, 24 * 3600)
         return self.read(key)
 
@@ -99,6 +107,10 @@ class _Shared:
     def trial(self, key: str, period: float) -> bool:
         name = self._key(key) + ":trial"
         return bool(redis_link.client().set(name, b"1", nx=True, px=int(period * 1000)))
+
+    def trial_in(self, key: str) -> float:
+        # -2: no trial key (the next call is one), -1: no expiry (never set so).
+        return max(0.0, redis_link.client().pttl(self._key(key) + ":trial") / 1000)
 
 
 _LOCAL = _Local()
@@ -152,8 +164,37 @@ class Breaker:
             self._seen, self._seen_at = State(), time.monotonic()
 
     def failed(self) -> None:
-        self._seen = self._do("fail", settings.HERMES_BREAKER_FAILURES)
+        self._seen = self._do(
+            "fail", settings.HERMES_BREAKER_FAILURES, settings.HERMES_BREAKER_RETRY_SECONDS
+        )
         self._seen_at = time.monotonic()
+
+    # -- for pages ---------------------------------------------------------------
+
+    def status(self) -> Status:
+        """The state as it is now (not this process's copy of up to a second ago)."""
+        state = self._do("read")
+        if state.opened_at is None:
+            return Status(state.failures)
+        return Status(state.failures, state.opened_at, self._do("trial_in"))
+
+
+@dataclass(frozen=True)
+class Status:
+    """What a page shows of a breaker: closed, or open since ``opened_at`` (wall clock)
+    with the next trial call allowed in ``next_trial_in`` seconds (0: the next call)."""
+
+    failures: int = 0
+    opened_at: float | None = None
+    next_trial_in: float | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.opened_at is not None
+
+    @property
+    def since(self) -> datetime | None:
+        return None if self.opened_at is None else datetime.fromtimestamp(self.opened_at, tz=UTC)
 
 
 class Open(Exception):
@@ -173,6 +214,11 @@ def breaker_for(endpoint: Endpoint) -> Breaker:
         if found is None:
             found = _BREAKERS[key] = Breaker(endpoint)
         return found
+
+
+def status(endpoint: Endpoint) -> Status:
+    """The breaker of ``endpoint``, read without calling Hermes or using up a trial."""
+    return breaker_for(endpoint).status()
 
 
 def reset_all() -> None:

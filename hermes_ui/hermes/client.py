@@ -24,7 +24,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.hermes import breaker, bulkhead, deadline
+from hermes_ui.hermes import breaker, bulkhead, deadline, wire
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
@@ -81,12 +81,14 @@ class HermesClient:
         self.read_retries = settings.HERMES_READ_RETRIES if read_retries is None else read_retries
         self.retry_backoff = retry_backoff
         self._async_transport = async_transport
-        self._http = httpx.Client(
-            base_url=endpoint.base_url,
-            transport=transport,
-            headers=self._auth_headers(),
-            timeout=self._timeout(self.json_timeout),
-            follow_redirects=False,
+        self._http = wire.bound(
+            httpx.Client(
+                base_url=endpoint.base_url,
+                transport=transport,
+                headers=self._auth_headers(),
+                timeout=self._timeout(self.json_timeout),
+                follow_redirects=False,
+            )
         )
 
     # -- plumbing ---------------------------------------------------------
@@ -154,9 +156,10 @@ class HermesClient:
         )
         try:
             return retrying(self._attempt, operation, request, ends_at, mutation)
-        except (e.Timeout, e.TransportFailure):
-            # One failed operation (all its attempts) is one strike for the breaker.
-            if not deadline.abandoned():
+        except (e.Timeout, e.TransportFailure) as error:
+            # One failed operation (all its attempts) is one strike for the breaker,
+            # unless Hermes was never asked or nobody waits for the answer.
+            if not isinstance(error, _NotAsked) and not deadline.abandoned():
                 breaker_for(self.endpoint).failed()
             raise
 
@@ -164,8 +167,15 @@ class HermesClient:
         self, operation: str, request: httpx.Request, ends_at: float, mutation: bool
     ) -> dict:
         if deadline.abandoned():
-            raise e.Timeout(
+            raise _NotAsked(
                 "The page was closed before Hermes answered.",
+                code="timeout",
+                operation=operation,
+                outcome=e.Outcome.REJECTED,
+            )
+        if time.monotonic() >= ends_at:
+            raise _NotAsked(
+                "The page ran out of time before Hermes could be asked.",
                 code="timeout",
                 operation=operation,
                 outcome=e.Outcome.REJECTED,
@@ -203,9 +213,10 @@ class HermesClient:
     def _exchange(self, request: httpx.Request, ends_at: float) -> httpx.Response:
         """Send and read the whole answer by ``ends_at``, however slowly it trickles in.
 
-        httpx's timeouts are per read; httpcore takes each read's timeout from the
-        request's ``timeout`` extension when it reads, so it is narrowed to what
-        is left before every chunk.
+        httpx's timeouts are per read, and httpcore keeps one for a whole header
+        or body however many reads it takes; ``wire.until`` bounds each socket
+        read and write by what is left instead. The check after every chunk
+        also holds for transports without sockets (tests' mocks).
         """
         remaining = ends_at - time.monotonic()
         if remaining <= 0:
@@ -213,17 +224,16 @@ class HermesClient:
         connect = min(remaining, settings.HERMES_CONNECT_TIMEOUT)
         request.extensions["timeout"] = httpx.Timeout(remaining, connect=connect).as_dict()
         started = time.perf_counter()
-        response = self._http.send(request, stream=True)
-        try:
-            chunks = []
-            for chunk in response.iter_bytes():
-                chunks.append(chunk)
-                left = ends_at - time.monotonic()
-                if left <= 0:
-                    raise _Late
-                request.extensions["timeout"]["read"] = left
-        finally:
-            response.close()
+        with wire.until(ends_at):
+            response = self._http.send(request, stream=True)
+            try:
+                chunks = []
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    if time.monotonic() >= ends_at:
+                        raise _Late
+            finally:
+                response.close()
         # Already decoded: the copy must not decode it again.
         headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
         answer = httpx.Response(
@@ -497,7 +507,14 @@ class _Late(Exception):
     """The deadline passed while the answer was still arriving."""
 
 
+class _NotAsked(e.Timeout):
+    """Given up before anything was sent: never uncertain, and no strike against Hermes."""
+
+
 def _retryable(error: BaseException) -> bool:
+    if isinstance(error, e.Unresponsive | e.Busy):
+        # Refused here, not by Hermes: retrying only holds the page longer.
+        return False
     if isinstance(error, e.Timeout | e.TransportFailure):
         return True
     return isinstance(error, e.HermesError) and error.status in _RETRYABLE_STATUS

@@ -15,7 +15,7 @@ from hermes_ui.lineage.classify import LABELS, edge_kind
 from hermes_ui.sessions.forms import ListQuery
 from hermes_ui.sessions.models import SeenSource
 from hermes_ui.web import links
-from hermes_ui.web.failures import error_context
+from hermes_ui.web.failures import error_context, retry_after
 from hermes_ui.web.roles import ADMIN, require_role
 
 
@@ -45,7 +45,9 @@ def session_list(request, endpoint):
             _label_kinds(client, rows)
     except HermesError as error:
         context.update(error_context(error, ep))
-        return render(request, template, context, status=context["error_status"])
+        return retry_after(
+            render(request, template, context, status=context["error_status"]), error
+        )
     _remember_sources(ep.id, rows)
     context["sources"] = _sources(ep.id)
     returned = len(page["data"])

@@ -57,14 +57,18 @@ def bad_id(request, endpoint, reason: str):
     return render(request, "sessions/bad_id.html", context, status=400)
 
 
+# Failures that pass by themselves: the answer says when to ask again.
+_PASSING = {"rate_limited", "session_db_unavailable", "endpoint_unresponsive", "endpoint_busy"}
+
+
+def retry_after(response, error: e.HermesError):
+    """``Retry-After`` on the answer to a failure that passes by itself."""
+    if error.code in _PASSING:
+        response["Retry-After"] = "5"
+    return response
+
+
 def error_page(request, error: e.HermesError, endpoint=None, template="hermes_error.html"):
     context = error_context(error, endpoint)
     response = render(request, template, context, status=context["error_status"])
-    if error.code in {
-        "rate_limited",
-        "session_db_unavailable",
-        "endpoint_unresponsive",
-        "endpoint_busy",
-    }:
-        response["Retry-After"] = "5"
-    return whole_page(request, response)
+    return whole_page(request, retry_after(response, error))

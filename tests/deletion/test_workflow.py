@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.hermes import breaker
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.links import session_url
 from tests import fakes
@@ -427,5 +428,7 @@ def test_hermes_down_at_execution_keeps_the_approval(login, fake_hermes, clock):
     body = swapped.content.decode()
     assert swapped.status_code == 502 and body.lstrip().startswith('<section id="case"')
     assert 'id="hermes-error"' in body and refresh(case).status == Status.APPROVED
+    # Hermes is back, and the breaker those failures opened has let a trial through.
+    breaker.reset_all()
     execute(login("admin2"), case.pk)
     assert refresh(case).status == Status.EXECUTED
