@@ -18,7 +18,13 @@ from hermes_ui.env import (
     env_str,
     env_url,
 )
-from hermes_ui.private_files import private_dir, read_or_create
+from hermes_ui.private_files import private_dir, read_or_create, restrict_umask
+
+# Files this process creates are its user's only (SQLite makes its database
+# 0644). Here, because the settings module is the dashboard's first code that
+# every process runs, before it creates any file: manage.py, ``python -m
+# django`` (the index refresher), uvicorn workers (hermes_ui.asgi) and pytest.
+restrict_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
