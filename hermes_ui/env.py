@@ -5,6 +5,7 @@ clear message, not surface later as odd behaviour, so every reader raises
 ``ImproperlyConfigured`` on a value it cannot parse.
 """
 
+import ipaddress
 import os
 from urllib.parse import urlsplit
 
@@ -80,3 +81,21 @@ def env_url(name: str, default: str | None = None) -> str | None:
     if parts.query or parts.fragment:
         raise ImproperlyConfigured(f"{name} must not carry a query or fragment")
     return value.rstrip("/")
+
+
+def env_addresses(name: str, default: list[str]) -> list[str]:
+    """Comma-separated IP addresses and networks (``10.0.0.5``, ``10.0.1.0/24``, ``::1``).
+
+    uvicorn, which receives them, silently treats anything else as a literal
+    that never matches, and ``*`` would let every client choose its address.
+    """
+    items = env_list(name, default)
+    for item in items:
+        try:
+            ipaddress.ip_network(item) if "/" in item else ipaddress.ip_address(item)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list IP addresses or networks (e.g. 10.0.0.5,10.0.1.0/24), "
+                f"got {item!r}"
+            ) from None
+    return items

@@ -30,9 +30,13 @@ def check_workers(workers: int) -> None:
 
 
 def uvicorn_argv(host: str, port: int, workers: int = 1) -> list[str]:
-    # The access log is off because URLs can carry search text.
-    argv = [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application",
-            "--host", host, "--port", str(port), "--no-access-log"]  # fmt: skip
+    # The access log is off because URLs can carry search text. X-Forwarded-For
+    # is believed from HERMES_UI_TRUSTED_PROXIES only: the client address it
+    # gives is what the login limits count (see README, Security).
+    argv = [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application"]
+    argv += ["--host", host, "--port", str(port), "--no-access-log"]
+    trusted = ",".join(settings.HERMES_UI_TRUSTED_PROXIES)
+    argv += ["--proxy-headers", "--forwarded-allow-ips", trusted]
     return [*argv, "--workers", str(workers)] if workers > 1 else argv
 
 

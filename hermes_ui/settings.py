@@ -9,8 +9,22 @@ from django.core.exceptions import ImproperlyConfigured
 
 from hermes_ui import backends
 from hermes_ui.endpoints import parse_endpoints
-from hermes_ui.env import env_bool, env_float, env_int, env_list, env_str, env_url
-from hermes_ui.private_files import private_dir, read_or_create
+from hermes_ui.env import (
+    env_addresses,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+)
+from hermes_ui.private_files import private_dir, read_or_create, restrict_umask
+
+# Files this process creates are its user's only (SQLite makes its database
+# 0644). Here, because the settings module is the dashboard's first code that
+# every process runs, before it creates any file: manage.py, ``python -m
+# django`` (the index refresher), uvicorn workers (hermes_ui.asgi) and pytest.
+restrict_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
@@ -152,9 +166,24 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = env_int("HERMES_UI_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("HERMES_UI_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-# One person mistyping from one address is locked out; nobody else is.
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# One person mistyping from one address is locked out; nobody else is. An
+# address spraying passwords over many usernames is locked at a higher limit,
+# whatever the username (hermes_ui.web.login_limits: axes compares every
+# combination with one AXES_FAILURE_LIMIT, the handler gives each its own).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], ["ip_address"]]
+HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+if HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT <= AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        f"HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT ({HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT}) must be "
+        f"higher than HERMES_UI_LOGIN_FAILURE_LIMIT ({AXES_FAILURE_LIMIT}): otherwise one "
+        "person's mistakes lock everyone behind the same address"
+    )
+AXES_HANDLER = "hermes_ui.web.login_limits.LoginLimitsHandler"
 AXES_RESET_ON_SUCCESS = True
+# The reverse proxies whose X-Forwarded-For uvicorn believes (--forwarded-allow-ips,
+# passed by hermes_ui.serving): REMOTE_ADDR, the address axes counts, is then the
+# client's. django-ipware is not installed, so axes reads REMOTE_ADDR only.
+HERMES_UI_TRUSTED_PROXIES = env_addresses("HERMES_UI_TRUSTED_PROXIES", ["127.0.0.1", "::1"])
 AXES_LOCKOUT_CALLABLE = "hermes_ui.web.lockout.locked_out"
 AXES_SENSITIVE_PARAMETERS = ["password"]
 LOGIN_URL = "/accounts/login/"

@@ -14,6 +14,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.test import Client
 
+from tests.conftest import PASSWORD
+
 REPO = Path(__file__).resolve().parent.parent
 POLICY = {
     "default-src 'self'",
@@ -163,6 +165,88 @@ def test_the_lockout_cools_off(users, settings):
     AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.get().attempt_time
                                  - timedelta(minutes=16))  # fmt: skip
     assert _try(client, "support", "correct-horse-battery").status_code == 302
+
+
+def _lock_of(answer) -> str:
+    assert answer.status_code == 429, answer.status_code
+    page = answer.content.decode()
+    return "address" if 'data-lock="address"' in page else "user"
+
+
+@pytest.mark.django_db
+def test_an_address_spraying_usernames_is_locked_at_the_address_limit(users):
+    spray = "10.0.0.9"
+    for _ in range(4):
+        assert _try(Client(), "admin", "wrong password", spray).status_code == 200
+    assert _lock_of(_try(Client(), "admin", "wrong password", spray)) == "user"
+    # 5 failures so far; the address limit is 20 failures, whatever the username.
+    for n in range(14):
+        answer = _try(Client(), f"guess{n}", "Summer2026!", spray)
+        assert answer.status_code == 200, n
+    locked = _try(Client(), "guess14", "Summer2026!", spray)
+    assert _lock_of(locked) == "address"
+    page = locked.content.decode()
+    assert "20 within 15 minutes, whatever the username" in page
+    # Every username from that address is refused, even with the right password...
+    assert _try(Client(), "reviewer", PASSWORD, spray).status_code == 429
+    # ...and nobody elsewhere is: admin's own lock is for that address only.
+    assert _try(Client(), "reviewer", PASSWORD, "10.0.0.10").status_code == 302
+    assert _try(Client(), "admin", PASSWORD, "10.0.0.10").status_code == 302
+
+
+@pytest.mark.django_db
+def test_one_person_mistyping_stays_locked_for_their_username_only(users):
+    for _ in range(5):
+        _try(Client(), "support", "wrong password")
+    # Retrying while locked is refused unchecked: it never adds up to the address limit.
+    for _ in range(25):
+        assert _lock_of(_try(Client(), "support", "wrong password")) == "user"
+    assert _try(Client(), "reviewer", PASSWORD).status_code == 302
+    assert _try(Client(), "admin", PASSWORD).status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_good_login_from_the_address_clears_only_that_users_failures(users):
+    spray = "10.0.0.9"
+    for _ in range(5):
+        _try(Client(), "admin", "wrong password", spray)
+    for n in range(14):
+        _try(Client(), f"guess{n}", "Summer2026!", spray)
+    # The sprayer's own account logs in: admin stays locked, the address's count stays.
+    assert _try(Client(), "reviewer", PASSWORD, spray).status_code == 302
+    assert _lock_of(_try(Client(), "admin", PASSWORD, spray)) == "user"
+    assert _lock_of(_try(Client(), "guess14", "Summer2026!", spray)) == "address"
+
+
+def test_the_address_limit_must_be_above_the_per_user_limit(tmp_path):
+    env = {"HERMES_UI_LOGIN_FAILURE_LIMIT": "5", "HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT": "5"}
+    done = _manage(tmp_path, env, "check")
+    assert done.returncode != 0
+    assert "HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT (5) must be higher" in done.stderr
+    done = _manage(tmp_path, {"HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT": "twenty"}, "check")
+    assert "HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT must be an integer" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["*", "proxy.internal", "10.0.0.5/24", "10.0.0.300"])
+def test_trusted_proxies_are_ip_addresses_or_networks(monkeypatch, value):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from hermes_ui.env import env_addresses
+
+    monkeypatch.setenv("HERMES_UI_TRUSTED_PROXIES", f"127.0.0.1,{value}")
+    with pytest.raises(ImproperlyConfigured, match="HERMES_UI_TRUSTED_PROXIES"):
+        env_addresses("HERMES_UI_TRUSTED_PROXIES", [])
+
+
+def test_uvicorn_believes_x_forwarded_for_from_the_trusted_proxies_only(settings, monkeypatch):
+    from hermes_ui import serving
+    from hermes_ui.env import env_addresses
+
+    monkeypatch.setenv("HERMES_UI_TRUSTED_PROXIES", "10.0.0.2, 10.1.0.0/16,::1")
+    settings.HERMES_UI_TRUSTED_PROXIES = env_addresses("HERMES_UI_TRUSTED_PROXIES", [])
+    argv = serving.uvicorn_argv("127.0.0.1", 8000)
+    assert "--proxy-headers" in argv
+    assert argv[argv.index("--forwarded-allow-ips") + 1] == "10.0.0.2,10.1.0.0/16,::1"
 
 
 @pytest.mark.django_db

@@ -49,7 +49,8 @@ def update_frames(update: hub.Update, csrf_token: str, viewer=None) -> str:
     if update.kind == "delta":
         return delta_frame(update.seq, update.text)
     if update.kind in {"tools", "status"}:
-        return frame(update.kind, render(update.kind, update.view, csrf_token), update.seq)
+        part = render(update.kind, update.view, csrf_token, viewer=viewer)
+        return frame(update.kind, part, update.seq)
     final = update.kind == "end"
     body = render("body", update.view, csrf_token, final=final, viewer=viewer)
     body = frame("snapshot", body, update.seq)
@@ -64,8 +65,9 @@ def resume_frames(view, events: list, after: int | None, csrf_token: str, viewer
     text = "".join(d.get("delta") or "" for _, n, d, _ in missed if n == "assistant.delta")
     out = delta_frame(view.last_seq, text) if text else ""
     if any(n in _TOOL_EVENTS for _, n, _, _ in missed):
-        out += frame("tools", render("tools", view, csrf_token), view.last_seq)
-    return out + frame("status", render("status", view, csrf_token), view.last_seq)
+        out += frame("tools", render("tools", view, csrf_token, viewer=viewer), view.last_seq)
+    status = render("status", view, csrf_token, viewer=viewer)
+    return out + frame("status", status, view.last_seq)
 
 
 async def stream(

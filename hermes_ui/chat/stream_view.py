@@ -8,7 +8,7 @@ connection back (``hermes_ui.db_steps``).
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.middleware.csrf import get_token
 from django.views.decorators.http import require_GET
 
@@ -29,8 +29,12 @@ async def turn_stream(request, endpoint, turn_id):
         raise PermissionDenied(f"This needs the {SUPPORT} role.")
     if not exists:
         raise Http404("No such chat turn on this endpoint.")
+    try:
+        after = _last_event_id(request)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(
-        frames.stream(turn_id, _last_event_id(request), get_token(request), viewer=user),
+        frames.stream(turn_id, after, get_token(request), viewer=user),
         content_type="text/event-stream",
     )
     response["Cache-Control"] = "no-cache"
@@ -45,7 +49,22 @@ def _admit(request, ep, turn_id: int):
     return user, allowed, exists
 
 
+MAX_CURSOR_DIGITS = 9
+
+
 def _last_event_id(request) -> int | None:
-    """The browser's Last-Event-ID on an automatic reconnect (the seq it had)."""
+    """The browser's Last-Event-ID on an automatic reconnect (the seq it had), or ``?after=``.
+
+    Only ASCII digits: ``str.isdigit()`` also accepts ``"²"`` and other digits
+    ``int()`` refuses (that was a 500). Anything else is a ``ValueError`` the
+    view answers with 400; an absent or empty cursor means "from the start".
+    """
     raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
-    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= MAX_CURSOR_DIGITS):
+        raise ValueError(
+            f"The stream cursor (Last-Event-ID or ?after=) must be an event number: "
+            f"up to {MAX_CURSOR_DIGITS} ASCII digits."
+        )
+    return int(raw)

@@ -1,12 +1,13 @@
 """Chat turns: send one (streamed with htmx, blocking without JS), show it, cancel it."""
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.chat import box, relay, store, sync_turn, turn_streams
+from hermes_ui.chat import access, box, relay, store, sync_turn, turn_streams
 from hermes_ui.chat.admission import CAP_REFUSALS, admit
 from hermes_ui.chat.audit import record_refusal
 from hermes_ui.chat.compose import ChatForm, refusal_of
@@ -110,6 +111,10 @@ def turn_page(request, endpoint, turn_id):
 def turn_cancel(request, endpoint, turn_id):
     ep = get_endpoint(endpoint)
     turn = _turn(ep, turn_id)
+    # 403, not 404: every support user may read the turn (see hermes_ui.chat.access),
+    # so hiding that it exists would hide nothing; stopping it is its sender's.
+    if not access.may_cancel(turn, request.user):
+        raise PermissionDenied("Only the person who sent this turn, or an admin, may cancel it.")
     relay.cancel(turn.pk, request.user)
     if request.htmx:
         return HttpResponse(status=204)  # the turn's stream shows the new state

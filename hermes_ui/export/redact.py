@@ -13,8 +13,19 @@ import re
 
 # Order matters: a token inside a bearer header is masked once, as a token;
 # cards before phones, so a card's digit groups are never read as a phone.
+#
+# Linear time: a pattern tried from every position of a long run must give up
+# after a bounded number of characters, or a 200k-character run costs
+# 200k x 200k steps. So the e-mail local part is at most 64 characters (RFC 5321's
+# limit; a longer run before ``@`` has its last 64 masked), and an API key has at
+# most 16 ``word-`` segments after its prefix. Possessive ``++`` marks runs that
+# must be followed by a character outside their class (``@`` after the local part,
+# ``.`` after a domain label, ``-`` after a key segment): a failed try never gives
+# them back one character at a time, which changes no match. The other patterns
+# either start only where a run starts (look-behind, ``\b`` before a fixed prefix)
+# or are bounded already; tests/export/test_redact.py times each on long runs.
 _API_KEY = re.compile(
-    r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"  # OpenAI/Anthropic style
+    r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]++-){0,16}[A-Za-z0-9_]{16,}"  # OpenAI/Anthropic style
     r"|\bAKIA[0-9A-Z]{16}\b"  # AWS access key id
     r"|\bgh[pousr]_[A-Za-z0-9]{30,}\b"  # GitHub tokens
     r"|\bgithub_pat_[A-Za-z0-9_]{30,}\b"
@@ -23,7 +34,7 @@ _API_KEY = re.compile(
     r"|\bhf_[A-Za-z0-9]{30,}\b"  # Hugging Face
 )
 _BEARER = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)*\.[A-Za-z]{2,}")
 _CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
 # A phone number needs a shape a date or an address does not have: a ``+``
 # country code, a bracketed area code, or the 3-3-4 grouping.

@@ -25,10 +25,44 @@ CAPABILITY = "session_export"
 EXPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
+_ON = {"1", "true", "on", "yes"}
+_OFF = {"0", "false", "off", "no"}
+
+
+class FlagField(forms.Field):
+    """A yes/no query parameter read explicitly: absent or empty is off.
+
+    Not ``BooleanField``: its checkbox widget reads every value but ``false``
+    as true, so ``redact=0`` turned redaction *on* (and ``lineage=0`` the
+    lineage); an unknown value is refused instead of guessed.
+    """
+
+    widget = forms.TextInput
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value) -> bool:
+        text = (value or "").strip().lower()
+        if text in _ON:
+            return True
+        if text in _OFF or text == "":
+            return False
+        raise forms.ValidationError(
+            f"{self.label} must be 1 or 0 (or true/false, on/off, yes/no), got {value!r}."
+        )
+
+
 class ExportQuery(forms.Form):
     format = forms.ChoiceField(choices=[(name, name) for name in WRITERS])
-    redact = forms.BooleanField(required=False)
-    lineage = forms.BooleanField(required=False)
+    redact = FlagField(label="redact")
+    lineage = FlagField(label="lineage")
+
+    def reason(self) -> str:
+        """What is wrong with the query, for the 400 page."""
+        if "format" in self.errors:
+            return "Choose the export format: format=json, md or html."
+        return " ".join(str(message) for errors in self.errors.values() for message in errors)
 
 
 @require_GET
@@ -43,8 +77,7 @@ def _prepare(request, endpoint, session_id):
     ep = get_endpoint(endpoint)
     query = ExportQuery(request.GET)
     if not query.is_valid():
-        reason = "Choose the export format: format=json, md or html."
-        return bad_id(request, ep, reason)
+        return bad_id(request, ep, query.reason())
     fmt, lineage = query.cleaned_data["format"], query.cleaned_data["lineage"]
     # Support staff never take an unredacted copy away, whatever the URL says.
     redacted = query.cleaned_data["redact"] or role_of(request.user) == SUPPORT

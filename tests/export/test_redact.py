@@ -1,5 +1,7 @@
 """Redaction shapes, the Luhn check, and the count of masks."""
 
+import time
+
 import pytest
 
 from hermes_ui.export.redact import Redactor, luhn_ok, message
@@ -70,3 +72,86 @@ def test_a_session_rows_user_id_is_masked_whole_and_counted():
     assert empty.count == 0
     off = Redactor(False)
     assert session_row(off, row) is row and off.count == 0
+
+
+def test_a_long_local_part_keeps_at_most_its_last_64_characters_visible_and_runs_resume():
+    redactor = Redactor(True)
+    assert redactor.text("a" * 70 + "@example.com") == "a" * 6 + "[redacted:email]"
+    # A match that ends inside a run of local-part characters does not hide the next one.
+    assert redactor.text("a@b.com.x@c.org") == "[redacted:email][redacted:email]"
+    assert redactor.by_kind == {"email": 3}
+
+
+# Linear time. Every pattern is tried from every position of the text, so a
+# pattern that scans to the end of a long run before failing costs n x n steps:
+# the unbounded e-mail pattern took 22 s on 200,000 letters. Each run below is
+# one character class repeated (or a shape the patterns start on, repeated) to
+# 200,000 characters; CPU time of this thread, so other processes on the
+# machine do not count. Linear patterns take well under 0.1 s a run.
+RUN = 200_000
+LIMIT_SECONDS = 1.0
+UNITS = {
+    "letters": "a", "capitals": "Z", "digits": "7", "dots": ".", "dashes": "-",
+    "underscores": "_", "plus signs": "+", "percent signs": "%", "at signs": "@",
+    "spaces": " ", "newlines": "\n", "non-ascii digits": "²", "accents": "é",
+    "local-part mix": "a1._%+-", "letters and digits": "a1", "words and dashes": "ab-",
+    "letters and dots": "a.", "letters and at signs": "a@", "at dot": "@a.",
+    "digits and spaces": "1 ", "digits and dashes": "1-", "digits and dots": "1.",
+    "plus and digits": "+1", "plus, digit, space": "+1 ", "bracketed digits": "(1)",
+    "area codes": "(12) ", "sk- prefixes": "sk-", "sk- segments": "sk-a",
+    "GitHub prefixes": "ghp_", "GitHub PAT prefixes": "github_pat_", "Slack prefixes": "xoxb-",
+    "AWS prefixes": "AKIA", "Google prefixes": "AIza", "Hugging Face prefixes": "hf_",
+    "Bearer words": "Bearer ", "bearer and tabs": "bearer\t",
+}  # fmt: skip
+
+
+def _repeat(unit: str, length: int = RUN) -> str:
+    return (unit * (length // len(unit) + 1))[:length]
+
+
+def _long_runs():
+    for kind, unit in UNITS.items():
+        yield kind, _repeat(unit)
+    yield "one @ after letters", "a" * (RUN - 2) + "@a"
+    yield "domain of labels", "a@" + _repeat("a.", RUN - 2)
+    yield "domain of dashes", "a@" + _repeat("a-", RUN - 2)
+    # Each @ reached from 64 starts, each followed by a long domain with no TLD.
+    yield "failing domains", _repeat("a" * 64 + "@" + "a-" * 2000 + "!")
+    yield "failing labels", _repeat("a" * 64 + "@" + ("1" + "a" * 62 + ".") * 126 + "!")
+
+
+def _patterns():
+    from hermes_ui.audit import logfilter
+    from hermes_ui.export import redact
+
+    return {
+        "api_key": redact._API_KEY,
+        "bearer": redact._BEARER,
+        "email": redact._EMAIL,
+        "card": redact._CARD,
+        "phone": redact._PHONE,
+        "log bearer": logfilter._BEARER,
+    }
+
+
+def _cpu_seconds(work) -> float:
+    start = time.thread_time()
+    work()
+    return time.thread_time() - start
+
+
+@pytest.mark.parametrize("name", list(_patterns()))
+def test_each_redaction_pattern_is_linear_on_long_runs_of_every_character_class(name):
+    pattern = _patterns()[name]
+    total = 0.0
+    for kind, text in _long_runs():
+        took = _cpu_seconds(lambda text=text: pattern.sub("", text))
+        assert took < LIMIT_SECONDS, f"{name} on 200k {kind}: {took:.2f} s"
+        total += took
+    assert total < 2 * LIMIT_SECONDS, f"{name} on all {len(UNITS) + 5} runs: {total:.2f} s"
+
+
+def test_redacting_long_runs_is_linear_end_to_end():
+    for kind, text in _long_runs():
+        took = _cpu_seconds(lambda text=text: Redactor(True).text(text))
+        assert took < LIMIT_SECONDS, f"Redactor.text on 200k {kind}: {took:.2f} s"

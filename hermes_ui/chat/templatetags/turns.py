@@ -2,8 +2,8 @@
 
 from django import template
 
+from hermes_ui.chat import access
 from hermes_ui.chat.models import state_label as label_of
-from hermes_ui.web.roles import ADMIN, has_role
 
 register = template.Library()
 
@@ -17,6 +17,10 @@ def state_label(turn) -> str:
 @register.filter
 def shows_scope_to(turn, user) -> bool:
     """The memory scope names whose long-term memory a turn used: its owner's and admins' only."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return False
-    return (turn.user_id is not None and turn.user_id == user.pk) or has_role(user, ADMIN)
+    return access.may_see_scope(turn, user)
+
+
+@register.filter
+def cancellable_by(turn, user) -> bool:
+    """Whether to offer ``user`` the Cancel button (the view checks again)."""
+    return access.may_cancel(turn, user)
