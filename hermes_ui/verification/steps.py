@@ -110,7 +110,23 @@ def _finish(report: VerificationReport, verdict: str) -> None:
 
 
 def _steps_1_to_7(run: Run) -> None:
-    client, ep = run.client, run.endpoint
+    _step_1(run)
+    _step_2(run)
+    sid = _step_3(run)
+    _step_4(run, sid)
+    effective = _step_5(run, sid)
+    child = _step_6(run, sid, effective)
+    _step_7(run, sid, child)
+    _finish(run.report, Verdict.AWAITING)
+
+
+def _title(sid: str) -> str:
+    return f"Verification {sid}"
+
+
+def _step_1(run: Run) -> None:
+    """Capabilities: every one of the contract's nine operations is reported."""
+    client = run.client
     health = client.health()
     run.report.hermes_version = str(health.get("version") or "")[:60]
     caps = client.capabilities()
@@ -126,6 +142,10 @@ def _steps_1_to_7(run: Run) -> None:
         },
     )
 
+
+def _step_2(run: Run) -> None:
+    """The credential: the configured key is accepted (step 1 used it), a wrong one gets 401."""
+    ep = run.endpoint
     wrong = HermesClient(
         Endpoint(ep.id, ep.base_url, "wrong-" + secrets.token_hex(12)), read_retries=0
     )
@@ -149,8 +169,12 @@ def _steps_1_to_7(run: Run) -> None:
         wrong_key_code=refused[1] if refused else "",
     )
 
+
+def _step_3(run: Run) -> str:
+    """Create a session, read it back, find it in the ``api_server`` list. Returns its id."""
+    client, ep = run.client, run.endpoint
     sid = f"verify-{secrets.token_hex(6)}"
-    title = f"Verification {sid}"
+    title = _title(sid)
     run.secrets += [title, PROMPT]
     run.report.session_id = sid
     made = apply.attempt(
@@ -179,8 +203,13 @@ def _steps_1_to_7(run: Run) -> None:
         code=made.result.error_code,
         list_offset=offset,
     )
+    return sid
 
-    renamed = f"{title} renamed"
+
+def _step_4(run: Run, sid: str) -> None:
+    """Rename it through ``changes.apply``; a PATCH with an unknown field is rejected."""
+    client, ep = run.client, run.endpoint
+    renamed = f"{_title(sid)} renamed"
     run.secrets.append(renamed)
     patched = apply.attempt(
         apply.PATCH,
@@ -213,6 +242,10 @@ def _steps_1_to_7(run: Run) -> None:
         unknown_field_code=unknown[1],
     )
 
+
+def _step_5(run: Run, sid: str) -> str:
+    """One harmless chat turn. Returns the effective session id Hermes answered with."""
+    client, ep = run.client, run.endpoint
     answer = client.chat(sid, message=PROMPT)
     effective = str(answer.get("session_id") or "")
     content = (answer.get("message") or {}).get("content")
@@ -240,7 +273,13 @@ def _steps_1_to_7(run: Run) -> None:
         roles=roles,
         usage=answer.get("usage") or {},
     )
+    return effective
 
+
+def _step_6(run: Run, sid: str, effective: str) -> str:
+    """Fork the session; check the parent's end, the child's parent and the copy. Returns
+    the child's id."""
+    client, ep = run.client, run.endpoint
     before = client.get_messages(effective)
     child, child_title = f"{sid}-branch", f"Verification branch {sid}"
     run.secrets.append(child_title)
@@ -278,7 +317,12 @@ def _steps_1_to_7(run: Run) -> None:
         source_messages=len(before["data"]),
         digest=_transcript_digest(before["data"]),
     )
+    return child
 
+
+def _step_7(run: Run, sid: str, child: str) -> None:
+    """File the session's deletion through the four-eyes workflow; ``finish`` executes it."""
+    ep = run.endpoint
     case, _ = deletion_request.create(ep, sid, run.user, REASON)
     run.report.deletion = case
     url = reverse("deletion_detail", kwargs={"pk": case.pk})
@@ -300,7 +344,6 @@ def _steps_1_to_7(run: Run) -> None:
         survivors=case.survivor_ids,
         cascade=case.cascade_ids,
     )
-    _finish(run.report, Verdict.AWAITING)
 
 
 def _find_in_list(client: HermesClient, session_id: str) -> int | None:
@@ -338,7 +381,7 @@ def finish(endpoint: Endpoint, user, say: Callable) -> VerificationReport | None
     if report is None or report.deletion is None:
         return None
     run = Run(report, endpoint, user, say)
-    run.secrets += [f"Verification {report.session_id}", PROMPT]
+    run.secrets += [_title(report.session_id), PROMPT]
     case = report.deletion
     case.refresh_from_db()
     if case.status == Status.PENDING:
