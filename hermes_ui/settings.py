@@ -210,6 +210,9 @@ HERMES_READ_RETRIES = env_int("HERMES_READ_RETRIES", 2, minimum=0, maximum=5)
 # The endpoints page probes every endpoint at once, each with this timeout
 # and no retry, so one server that is down costs seconds, not the page.
 HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)
+# Viewing that page asks an endpoint again only when its last answer is older
+# than this; "Probe now" (a POST) asks at once.
+HERMES_PROBE_CACHE_SECONDS = env_int("HERMES_PROBE_CACHE_SECONDS", 30, minimum=1, maximum=3600)
 # How many sessions one bulk action (or "select all matching") may cover.
 HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
 HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=200)
