@@ -264,6 +264,9 @@ HERMES_BREAKER_RETRY_SECONDS = env_float("HERMES_BREAKER_RETRY_SECONDS", 10.0, m
 # The endpoints page probes every endpoint at once, each with this timeout
 # and no retry, so one server that is down costs seconds, not the page.
 HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)
+# Viewing that page asks an endpoint again only when its last answer is older
+# than this; "Probe now" (a POST) asks at once.
+HERMES_PROBE_CACHE_SECONDS = env_int("HERMES_PROBE_CACHE_SECONDS", 30, minimum=1, maximum=3600)
 # How many sessions one bulk action (or "select all matching") may cover.
 HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
 HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=200)
@@ -294,6 +297,10 @@ HERMES_CHAT_MAX_TURNS = env_int("HERMES_CHAT_MAX_TURNS", 50, minimum=1)
 HERMES_CHAT_MAX_EVENT_BYTES = env_int("HERMES_CHAT_MAX_EVENT_BYTES", 64 * 1024, minimum=1024)
 HERMES_CHAT_MAX_ANSWER_BYTES = env_int("HERMES_CHAT_MAX_ANSWER_BYTES", 1024 * 1024, minimum=1024)
 HERMES_ALLOW_CHAT_ON_CLOSED = env_bool("HERMES_ALLOW_CHAT_ON_CLOSED", False)
+# Exports streaming at once in one worker process: per person, and in total
+# (each holds a thread for the whole download; see hermes_ui/export/limits.py).
+HERMES_UI_EXPORTS_PER_USER = env_int("HERMES_UI_EXPORTS_PER_USER", 2, minimum=1, maximum=100)
+HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, minimum=1, maximum=1000)
 # Days a chat turn keeps its text (message, system message, answer, event
 # payloads); older turns keep only their metadata (see hermes_ui/chat/retention.py).
 HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)

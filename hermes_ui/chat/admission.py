@@ -8,6 +8,25 @@ turn row is inserted, and the database's "one running turn per session"
 constraint decides races between tabs. The caps on running turns (per person
 and overall) are checked before Hermes is asked anything, and again in the
 transaction that inserts the row.
+
+That transaction must serialize with every other admission, or parallel POSTs
+to different sessions all count "below the cap" and all insert:
+
+* PostgreSQL runs it under READ COMMITTED, where a count and an insert do not
+  conflict with anyone else's, so it first takes transaction-scoped advisory
+  locks (``pg_advisory_xact_lock``): the person's, guarding the per-person
+  count, then the dashboard-wide one, guarding the overall count. Always in
+  that order (an anonymous admission takes only the second, a prefix of it),
+  so two admissions never wait on each other in a circle. They are released
+  by the commit that makes the new turn visible, so the next holder's count
+  sees it (READ COMMITTED reads a fresh snapshot per statement, taken after
+  the lock was granted). Each cap keeps its own lock, so the per-person cap
+  holds even if the overall one is ever checked elsewhere.
+* SQLite needs nothing more: the database opens every transaction with
+  ``BEGIN IMMEDIATE`` (``backends.sqlite_database``), which takes the
+  database's single write lock at the start, so one admission's count and
+  insert finish before any other writer's transaction begins, in every
+  process.
 """
 
 from __future__ import annotations
@@ -15,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from hermes_ui.chat import durability, store
 from hermes_ui.chat.models import ACTIVE_STATES, Turn
@@ -93,6 +112,7 @@ def admit(endpoint, session_id: str, form, user, mode: str) -> Admission:
     for _attempt in range(2):
         try:
             with transaction.atomic():
+                _serialize_admissions(user)
                 capped = over_cap(user)
                 if capped is not None:
                     return capped
@@ -107,6 +127,25 @@ def admit(endpoint, session_id: str, form, user, mode: str) -> Admission:
             if running is not None:
                 return Admission(turn=running, refusal="turn_running", message=_BUSY)
     return Admission(refusal="turn_running", message=_BUSY)
+
+
+# Advisory lock keys (PostgreSQL's two-integer form: class, object). The class
+# numbers are this module's own; no other code of the dashboard takes advisory locks.
+_USER_LOCK_CLASS = 0x4855_0001  # object: the user's id
+_ALL_LOCK_CLASS = 0x4855_0002  # object: 0, one lock for the dashboard-wide cap
+
+
+def _serialize_admissions(user) -> None:
+    """Make this transaction's count and insert exclusive (see the module's docstring)."""
+    if connection.vendor != "postgresql":
+        return
+    keys = []
+    if getattr(user, "is_authenticated", False):
+        keys.append((_USER_LOCK_CLASS, user.pk & 0x7FFF_FFFF))
+    keys.append((_ALL_LOCK_CLASS, 0))
+    with connection.cursor() as cursor:
+        for key in keys:  # always the person's first, then the global one
+            cursor.execute("SELECT pg_advisory_xact_lock(%s::integer, %s::integer)", key)
 
 
 def over_cap(user) -> Admission | None:

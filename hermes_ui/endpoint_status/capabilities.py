@@ -1,9 +1,10 @@
 """Gating optional features on what an endpoint reports in ``/v1/capabilities``.
 
 Never on a version string: a newer server adds keys, an older or trimmed one
-lacks them. The last probe's answer is kept (``EndpointProbe``) so a page can
-decide without asking Hermes again; an endpoint never probed yet is assumed
-to offer what the contract's nine operations need.
+lacks them. The answer of the last "Probe now" on the endpoints page is kept
+(``EndpointProbe``) so a page can decide without asking Hermes again (merely
+viewing the endpoints page records nothing); an endpoint never probed yet is
+assumed to offer what the contract's nine operations need.
 """
 
 from __future__ import annotations

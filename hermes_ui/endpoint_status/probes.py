@@ -4,14 +4,25 @@ A probe asks ``/health`` (reachable, version) and ``/v1/capabilities``
 (whether the key is accepted, which features and operations the server
 reports). One endpoint that is down or slow costs its own timeout; the
 others answer meanwhile and the page shows them all.
+
+Probes are throttled: each answer is kept in Django's cache for
+``HERMES_PROBE_CACHE_SECONDS``, and a view of the endpoints page only asks
+the endpoints whose answer is older (``recent``), so reloading the page, or
+many people viewing it, costs one round of probes per window. That read
+writes no row. "Probe now" (a POST) asks every endpoint again at once
+(``refresh``) and records the answers (``EndpointProbe``) that gate
+optional features. The cache holds what the page shows (never the key).
 """
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
 
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
 from hermes_ui.endpoint_status.capabilities import missing_operations
@@ -19,6 +30,7 @@ from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.client import probe_client
+from hermes_ui.index.freshness import age
 
 
 @dataclass
@@ -30,6 +42,11 @@ class Probe:
     error_code: str = ""
     features: dict = field(default_factory=dict)
     operations: list[str] = field(default_factory=list)
+    checked_at: datetime | None = None
+
+    @property
+    def age(self) -> str:
+        return age(self.checked_at)
 
     @property
     def missing(self) -> list[str]:
@@ -46,7 +63,7 @@ class Probe:
 
 def probe(endpoint: Endpoint, client=None) -> Probe:
     """Ask one endpoint about itself. Never raises for a Hermes failure."""
-    found = Probe(endpoint)
+    found = Probe(endpoint, checked_at=timezone.now())
     client = client or probe_client(endpoint, settings.HERMES_PROBE_TIMEOUT)
     try:
         try:
@@ -72,7 +89,7 @@ def probe(endpoint: Endpoint, client=None) -> Probe:
 
 def store(found: Probe) -> None:
     """Keep the answer, so pages can gate features without asking again."""
-    values = {"checked_at": timezone.now(), "reachable": found.reachable,
+    values = {"checked_at": found.checked_at or timezone.now(), "reachable": found.reachable,
               "version": found.version, "key_accepted": found.key_accepted,
               "error_code": found.error_code}  # fmt: skip
     if found.key_accepted:
@@ -81,16 +98,51 @@ def store(found: Probe) -> None:
     EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)
 
 
-def probe_all(endpoints: list[Endpoint]) -> list[Probe]:
+def recent(endpoints: list[Endpoint]) -> list[Probe]:
+    """Every endpoint's answer of the last ``HERMES_PROBE_CACHE_SECONDS``, in the order
+    given; only the endpoints without one are asked (at once). Writes no row."""
+    found = {ep.id: _cached(ep) for ep in endpoints}
+    missing = [ep for ep in endpoints if found[ep.id] is None]
+    for each in _ask(missing):
+        _remember(each)
+        found[each.endpoint.id] = each
+    return [found[ep.id] for ep in endpoints]
+
+
+def refresh(endpoints: list[Endpoint]) -> list[Probe]:
+    """Ask every endpoint now ("Probe now"), keep the answers for the page and record
+    them for feature gating."""
+    found = _ask(endpoints)
+    for each in found:
+        _remember(each)
+        store(each)
+    return found
+
+
+def _ask(endpoints: list[Endpoint]) -> list[Probe]:
     """Every endpoint probed concurrently, in the order given."""
     if not endpoints:
         return []
-    # Only HTTP runs in the worker threads; the answers are stored here, on
-    # this request's own database connection.
+    # Only HTTP runs in the worker threads; nothing there touches the database.
     with ThreadPoolExecutor(max_workers=min(8, len(endpoints))) as pool:
         # The clients are made here: a test's transport override is per thread.
         clients = [probe_client(ep, settings.HERMES_PROBE_TIMEOUT) for ep in endpoints]
-        found = list(pool.map(probe, endpoints, clients))
-    for each in found:
-        store(each)
-    return found
+        return list(pool.map(probe, endpoints, clients))
+
+
+def _cache_key(endpoint: Endpoint) -> str:
+    """Per endpoint id, server and key: a changed URL or key is never answered from the
+    old one's probe. The key appears only as part of a digest."""
+    key = hashlib.sha256(endpoint.api_key.encode()).hexdigest()[:16]
+    return f"endpoint-probe:{endpoint.id}:{endpoint.fingerprint}:{key}"
+
+
+def _remember(found: Probe) -> None:
+    values = asdict(found)
+    del values["endpoint"]  # it holds the key; the page needs none of it
+    cache.set(_cache_key(found.endpoint), values, settings.HERMES_PROBE_CACHE_SECONDS)
+
+
+def _cached(endpoint: Endpoint) -> Probe | None:
+    values = cache.get(_cache_key(endpoint))
+    return Probe(endpoint, **values) if isinstance(values, dict) else None

@@ -1,9 +1,16 @@
-"""The endpoints page: every configured endpoint, probed now, with its index and checks."""
+"""The endpoints page: every configured endpoint, its recent probe, its index and checks.
 
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+A view reads the probes of the last ``HERMES_PROBE_CACHE_SECONDS`` (asking
+only endpoints without one) and writes nothing; "Probe now" POSTs, asks every
+endpoint again and records the answers, then shows the page again (a
+redirect without JavaScript, the refreshed table with htmx).
+"""
 
-from hermes_ui.endpoint_status.probes import probe_all
+from django.conf import settings
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from hermes_ui.endpoint_status import probes
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
@@ -14,10 +21,27 @@ from hermes_ui.web.roles import SUPPORT, role_required
 @require_GET
 @role_required(SUPPORT)
 def endpoint_list(request):
+    return _page(request, probes.recent(all_endpoints()))
+
+
+@require_POST
+@role_required(SUPPORT)
+def endpoint_probe(request):
+    found = probes.refresh(all_endpoints())
+    if request.htmx:
+        return _page(request, found)
+    return redirect("endpoint_list")
+
+
+def _page(request, found: list[probes.Probe]):
     rows = [
-        {"probe": found, "fresh": freshness.of(found.endpoint),
-         "report": latest_report(found.endpoint),
-         "breaker": breaker.status(found.endpoint)}
-        for found in probe_all(all_endpoints())
-    ]  # fmt: skip
-    return render(request, "endpoint_status/list.html", {"rows": rows})
+        {
+            "probe": each,
+            "fresh": freshness.of(each.endpoint),
+            "report": latest_report(each.endpoint),
+            "breaker": breaker.status(each.endpoint),
+        }
+        for each in found
+    ]
+    context = {"rows": rows, "cache_seconds": settings.HERMES_PROBE_CACHE_SECONDS}
+    return render(request, "endpoint_status/list.html", context)

@@ -12,11 +12,12 @@ from hermes_ui.audit import trail
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.audit.redact import evidence as clean_evidence
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.export import members, stream
+from hermes_ui.export import limits, members, stream
 from hermes_ui.export.formats import WRITERS, ExportDoc
 from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.web.errors import too_many
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
 
@@ -78,6 +79,15 @@ def _prepare(request, endpoint, session_id):
     query = ExportQuery(request.GET)
     if not query.is_valid():
         return bad_id(request, ep, query.reason())
+    try:
+        slot = limits.acquire(request.user)  # held until the download ends
+    except limits.Busy as busy:
+        return too_many(request, busy.message)
+    with slot:
+        return _export(request, ep, session_id, query, slot)
+
+
+def _export(request, ep, session_id, query, slot):
     fmt, lineage = query.cleaned_data["format"], query.cleaned_data["lineage"]
     # Support staff never take an unredacted copy away, whatever the URL says.
     redacted = query.cleaned_data["redact"] or role_of(request.user) == SUPPORT
@@ -111,7 +121,7 @@ def _prepare(request, endpoint, session_id):
         )
 
     writer = WRITERS[fmt]
-    chunks = stream.hashed(writer.body(doc), writer.trailer, finish)
+    chunks = slot.stream(stream.hashed(writer.body(doc), writer.trailer, finish))
     response = StreamingHttpResponse(
         stream.as_async(chunks) if isinstance(request, ASGIRequest) else chunks,
         content_type=writer.content_type,

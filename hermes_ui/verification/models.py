@@ -16,6 +16,15 @@ class Verdict(models.TextChoices):
     FAILED = "failed", "failed"
 
 
+class Cleanup(models.TextChoices):
+    """Whether the sessions the check created are deleted yet (through the four-eyes path)."""
+
+    NONE = "", "nothing to delete"
+    PENDING = "pending", "deletion of the check's sessions in progress"
+    DONE = "done", "the check's sessions are deleted"
+    KEPT = "kept", "an admin rejected the deletion: the check's sessions are kept"
+
+
 class VerificationReport(models.Model):
     endpoint = models.CharField(max_length=40, db_index=True)
     endpoint_fp = models.CharField(max_length=16)
@@ -33,6 +42,19 @@ class VerificationReport(models.Model):
         "deletion.DeletionRequest", null=True, blank=True, on_delete=models.SET_NULL,
         related_name="+",
     )  # fmt: skip
+    # The branch (``child_id``) can only be asked for once the session above is
+    # deleted: deleting the parent clears the branch's parent, which would void an
+    # approval given before.
+    branch_deletion = models.ForeignKey(
+        "deletion.DeletionRequest",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    cleanup = models.CharField(
+        max_length=10, choices=Cleanup.choices, default=Cleanup.NONE, blank=True
+    )
 
     class Meta:
         ordering = ["-started_at", "-id"]

@@ -8,6 +8,13 @@ with ``finish``. Every change goes through the same paths as the pages
 record and audit event. The report keeps ids, keys, statuses, codes,
 counts and digests, never a title, a message or a credential (step 8
 checks that).
+
+Nothing the check creates stays behind unasked for (``clean_up``): the
+session's deletion is filed at step 7, or as soon as a step fails; once it
+is executed, the branch's deletion is filed and executed the same way, by a
+later ``finish``. The branch cannot be asked for earlier: deleting its parent
+clears its parent id, which voids an approval given before (and the other
+order voids the parent's, whose transcript Hermes resolves to the branch).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import json
 import secrets
 from collections.abc import Callable
 
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -26,14 +34,15 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply
 from hermes_ui.deletion import execute, verify
 from hermes_ui.deletion import request as deletion_request
-from hermes_ui.deletion.models import Status
+from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.digests import json_digest
 from hermes_ui.endpoint_status.capabilities import missing_operations
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index.forks import remember_fork
-from hermes_ui.verification.models import Verdict, VerificationReport
+from hermes_ui.verification.models import Cleanup, Verdict, VerificationReport
 
 NAMES = {
     1: "Discover the capabilities",
@@ -47,6 +56,7 @@ NAMES = {
 }
 PROMPT = "This is an integration check. Reply with the single word OK."
 REASON = "Integration check (manage.py verify_endpoint): delete the verification session."
+BRANCH_REASON = "Integration check (manage.py verify_endpoint): delete the verification branch."
 MAX_LIST_PAGES = 50
 ARTIFACTS = "not removed by this route and not visible through the API"
 
@@ -75,6 +85,14 @@ class Run:
         failed = [what for what, held in conditions.items() if not held]
         self.record(n, not failed, "; ".join(failed) and "not: " + "; ".join(failed), **evidence)
 
+    def note(self, text: str) -> None:
+        """A line about the clean-up (not one of the contract's numbered steps)."""
+        self.say(f"Clean-up: {text}")
+
+    @property
+    def finish_command(self) -> str:
+        return f"manage.py verify_endpoint {self.endpoint.id} --user <admin> --yes --finish"
+
 
 def begin(endpoint: Endpoint, user, say: Callable) -> VerificationReport:
     report = VerificationReport.objects.create(
@@ -91,6 +109,10 @@ def begin(endpoint: Endpoint, user, say: Callable) -> VerificationReport:
         _finish(report, Verdict.FAILED)
     except HermesError as error:
         _failed_unexpectedly(run, error)
+    finally:
+        if report.verdict != Verdict.AWAITING:
+            # Whatever stopped the run, what it created gets its deletion filed.
+            clean_up(run)
     return report
 
 
@@ -110,7 +132,23 @@ def _finish(report: VerificationReport, verdict: str) -> None:
 
 
 def _steps_1_to_7(run: Run) -> None:
-    client, ep = run.client, run.endpoint
+    _step_1(run)
+    _step_2(run)
+    sid = _step_3(run)
+    _step_4(run, sid)
+    effective = _step_5(run, sid)
+    child = _step_6(run, sid, effective)
+    _step_7(run, sid, child)
+    _finish(run.report, Verdict.AWAITING)
+
+
+def _title(sid: str) -> str:
+    return f"Verification {sid}"
+
+
+def _step_1(run: Run) -> None:
+    """Capabilities: every one of the contract's nine operations is reported."""
+    client = run.client
     health = client.health()
     run.report.hermes_version = str(health.get("version") or "")[:60]
     caps = client.capabilities()
@@ -126,6 +164,10 @@ def _steps_1_to_7(run: Run) -> None:
         },
     )
 
+
+def _step_2(run: Run) -> None:
+    """The credential: the configured key is accepted (step 1 used it), a wrong one gets 401."""
+    ep = run.endpoint
     wrong = HermesClient(
         Endpoint(ep.id, ep.base_url, "wrong-" + secrets.token_hex(12)), read_retries=0
     )
@@ -149,10 +191,17 @@ def _steps_1_to_7(run: Run) -> None:
         wrong_key_code=refused[1] if refused else "",
     )
 
+
+def _step_3(run: Run) -> str:
+    """Create a session, read it back, find it in the ``api_server`` list. Returns its id."""
+    client, ep = run.client, run.endpoint
     sid = f"verify-{secrets.token_hex(6)}"
-    title = f"Verification {sid}"
+    title = _title(sid)
     run.secrets += [title, PROMPT]
     run.report.session_id = sid
+    # From here on the session may exist (a create can fail after Hermes made it).
+    run.report.cleanup = Cleanup.PENDING
+    run.report.save()
     made = apply.attempt(
         apply.CREATE,
         ep,
@@ -179,8 +228,13 @@ def _steps_1_to_7(run: Run) -> None:
         code=made.result.error_code,
         list_offset=offset,
     )
+    return sid
 
-    renamed = f"{title} renamed"
+
+def _step_4(run: Run, sid: str) -> None:
+    """Rename it through ``changes.apply``; a PATCH with an unknown field is rejected."""
+    client, ep = run.client, run.endpoint
+    renamed = f"{_title(sid)} renamed"
     run.secrets.append(renamed)
     patched = apply.attempt(
         apply.PATCH,
@@ -213,6 +267,10 @@ def _steps_1_to_7(run: Run) -> None:
         unknown_field_code=unknown[1],
     )
 
+
+def _step_5(run: Run, sid: str) -> str:
+    """One harmless chat turn. Returns the effective session id Hermes answered with."""
+    client, ep = run.client, run.endpoint
     answer = client.chat(sid, message=PROMPT)
     effective = str(answer.get("session_id") or "")
     content = (answer.get("message") or {}).get("content")
@@ -240,10 +298,19 @@ def _steps_1_to_7(run: Run) -> None:
         roles=roles,
         usage=answer.get("usage") or {},
     )
+    return effective
 
+
+def _step_6(run: Run, sid: str, effective: str) -> str:
+    """Fork the session; check the parent's end, the child's parent and the copy. Returns
+    the child's id."""
+    client, ep = run.client, run.endpoint
     before = client.get_messages(effective)
     child, child_title = f"{sid}-branch", f"Verification branch {sid}"
     run.secrets.append(child_title)
+    # Recorded before the fork: a fork can fail after Hermes made the child.
+    run.report.child_id = child
+    run.report.save()
     forked = apply.attempt(
         apply.FORK,
         ep,
@@ -257,7 +324,6 @@ def _steps_1_to_7(run: Run) -> None:
     )
     if forked.result.ok:
         remember_fork(ep, sid, child, run.user)
-        run.report.child_id = child
     parent = client.get_session(sid)
     kid = client.get_session(child) if forked.result.ok else None
     copied = client.get_messages(child) if kid else {"data": []}
@@ -278,7 +344,12 @@ def _steps_1_to_7(run: Run) -> None:
         source_messages=len(before["data"]),
         digest=_transcript_digest(before["data"]),
     )
+    return child
 
+
+def _step_7(run: Run, sid: str, child: str) -> None:
+    """File the session's deletion through the four-eyes workflow; ``finish`` executes it."""
+    ep = run.endpoint
     case, _ = deletion_request.create(ep, sid, run.user, REASON)
     run.report.deletion = case
     url = reverse("deletion_detail", kwargs={"pk": case.pk})
@@ -294,13 +365,12 @@ def _steps_1_to_7(run: Run) -> None:
         7,
         None,
         f"deletion request #{case.pk} waits for another admin: {url} "
-        f"— then run verify_endpoint {ep.id} --finish",
+        f"— then run {run.finish_command}",
         request_id=case.pk,
         case_url=url,
         survivors=case.survivor_ids,
         cascade=case.cascade_ids,
     )
-    _finish(run.report, Verdict.AWAITING)
 
 
 def _find_in_list(client: HermesClient, session_id: str) -> int | None:
@@ -332,18 +402,40 @@ def _step_8(run: Run) -> None:
     )
 
 
+def waiting(endpoint: Endpoint) -> VerificationReport | None:
+    """The latest run of this endpoint that ``finish`` has work for."""
+    return (
+        VerificationReport.objects.filter(**endpoint.scope())
+        .filter(Q(verdict=Verdict.AWAITING) | Q(cleanup=Cleanup.PENDING))
+        .first()
+    )
+
+
 def finish(endpoint: Endpoint, user, say: Callable) -> VerificationReport | None:
-    """Execute the approved deletion of the latest run and check what survived."""
-    report = VerificationReport.objects.filter(**endpoint.scope(), verdict=Verdict.AWAITING).first()
-    if report is None or report.deletion is None:
+    """Execute the approved deletion of the latest run, check what survived, and go on
+    deleting what the run created (see ``clean_up``)."""
+    report = waiting(endpoint)
+    if report is None:
         return None
     run = Run(report, endpoint, user, say)
-    run.secrets += [f"Verification {report.session_id}", PROMPT]
+    run.secrets += [_title(report.session_id), PROMPT]
+    if report.verdict == Verdict.AWAITING:
+        if report.cleanup == Cleanup.NONE:  # a run recorded before the clean-up existed
+            report.cleanup = Cleanup.PENDING
+        if not _finish_step_7(run):
+            return report
+    clean_up(run)
+    return report
+
+
+def _finish_step_7(run: Run) -> bool:
+    """Step 7 of a run that passed steps 1-6. False while the deletion waits for review."""
+    report, user = run.report, run.user
     case = report.deletion
     case.refresh_from_db()
     if case.status == Status.PENDING:
-        say(f"7. WAIT  deletion request #{case.pk} is still pending review.")
-        return report
+        run.say(f"7. WAIT  deletion request #{case.pk} is still pending review.")
+        return False
     try:
         if case.status == Status.APPROVED:
             execute.execute(case, user)
@@ -368,9 +460,96 @@ def finish(endpoint: Endpoint, user, say: Callable) -> VerificationReport | None
         _step_8(run)
     except Failed:
         _finish(report, Verdict.FAILED)
-        return report
+        return True
     except HermesError as error:
         _failed_unexpectedly(run, error)
-        return report
+        return True
     _finish(report, Verdict.PASSED)
-    return report
+    return True
+
+
+def clean_up(run: Run) -> None:
+    """Move the deletion of what the run created one step on, through the four-eyes path.
+
+    The session first, then its branch: each is filed as a deletion request,
+    approved by another admin in the browser and executed by a later
+    ``finish``, through ``deletion.request`` and ``deletion.execute`` like any
+    other deletion. A request that expired or went void is filed again; a
+    rejected one ends the clean-up (the admin decided to keep the sessions).
+    """
+    report = run.report
+    if report.cleanup != Cleanup.PENDING:
+        return
+    try:
+        if not _deleted(run, "deletion", report.session_id, REASON):
+            if report.child_id and report.cleanup == Cleanup.PENDING:
+                run.note(
+                    f"{report.child_id} (if Hermes made it) is asked for once "
+                    f"{report.session_id} is deleted: deleting a session changes its branch."
+                )
+            return
+        branch = report.child_id
+        if branch and not _deleted(run, "branch_deletion", branch, BRANCH_REASON):
+            return
+    except HermesError as error:
+        run.note(
+            f"Hermes failed ({error.code}); nothing more was done. Run {run.finish_command} again."
+        )
+        return
+    report.cleanup = Cleanup.DONE
+    report.save()
+    run.note("every session this check created is deleted.")
+
+
+def _deleted(run: Run, field: str, session_id: str, reason: str) -> bool:
+    """Whether ``session_id`` is deleted; if not, the next step towards it (file, execute)."""
+    report = run.report
+    case: DeletionRequest | None = getattr(report, field)
+    if case is not None:
+        case.refresh_from_db()
+        url = reverse("deletion_detail", kwargs={"pk": case.pk})
+        if case.status == Status.APPROVED:
+            execute.execute(case, run.user)
+            case.refresh_from_db()
+        if case.status == Status.EXECUTED:
+            run.note(f"{session_id} is deleted (deletion request #{case.pk}).")
+            return True
+        if case.status == Status.PENDING:
+            run.note(
+                f"deletion request #{case.pk} for {session_id} waits for another admin: "
+                f"{url} — then run {run.finish_command}"
+            )
+            return False
+        if case.status == Status.UNCERTAIN:
+            run.note(
+                f"the DELETE of {session_id} is uncertain: check it on {url}, then run "
+                f"{run.finish_command}"
+            )
+            return False
+        if case.status == Status.REJECTED:
+            report.cleanup = Cleanup.KEPT
+            report.save()
+            run.note(f"deletion request #{case.pk} was rejected: {session_id} is kept.")
+            return False
+        # Expired or void: the approval lapsed or the session changed. Ask again.
+    case = _file(run, session_id, reason)
+    setattr(report, field, case)
+    report.save()
+    if case is None:
+        run.note(f"{session_id} does not exist on Hermes: nothing to delete.")
+        return True
+    url = reverse("deletion_detail", kwargs={"pk": case.pk})
+    run.note(
+        f"deletion request #{case.pk} for {session_id} filed; another admin approves it "
+        f"at {url} — then run {run.finish_command}"
+    )
+    return False
+
+
+def _file(run: Run, session_id: str, reason: str) -> DeletionRequest | None:
+    """A deletion request for a session the check created; None if Hermes never had it."""
+    try:
+        case, _ = deletion_request.create(run.endpoint, session_id, run.user, reason)
+    except e.NotFound:
+        return None
+    return case

@@ -22,6 +22,14 @@ def forbidden(request, exception=None):
     return whole_page(request, render(request, "errors/403.html", {"reason": reason}, status=403))
 
 
+def too_many(request, reason: str, retry_after: int | None = None):
+    """429: a limit on work running at once; ``reason`` says which and what to do."""
+    response = render(request, "errors/429.html", {"reason": reason}, status=429)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return whole_page(request, response)
+
+
 @login_not_required
 def not_found(request, exception=None):
     reason = str(exception) if exception and str(exception).startswith("No Hermes") else ""

@@ -154,6 +154,7 @@ MATRIX = [
     Row("deletion_batch_execute", "POST", batch("deletion_batch_execute"), ADMIN),
     # -- endpoints: everyone sees their health -------------------------------------------
     Row("endpoint_list", "GET", lambda w: "/endpoints/", ANY),
+    Row("endpoint_probe", "POST", lambda w: "/endpoints/probe/", ANY),
     # -- compare and review: everyone compares; reviewers record verdicts ------------------
     Row("compare", "GET", lambda w: f"/e/local/compare/?a={SID}&b=other", ANY),
     Row("compare_verdict", "POST", lambda w: "/e/local/compare/verdict/", REVIEWER_UP,
