@@ -80,7 +80,7 @@ def test_bulk_deletion_of_five_with_one_changed_after_approval(endpoints, login,
     index(a)
     support, admin, admin2 = login("support"), login("admin"), login("admin2")
     form = {"ids": ids, "stage": "confirm", "reason": "Test data clean-up"}
-    filed = support.post(reverse("bulk_delete", kwargs={"endpoint": "a"}), form)
+    filed = follow(support, support.post(reverse("bulk_delete", kwargs={"endpoint": "a"}), form))
     assert filed.status_code == 302, filed.content.decode()[:1000]
     batch = DeletionBatch.objects.get()
     assert filed["Location"] == reverse("deletion_batch", kwargs={"pk": batch.pk})
@@ -91,7 +91,7 @@ def test_bulk_deletion_of_five_with_one_changed_after_approval(endpoints, login,
     assert decide(admin, members[0].pk).status_code == 409
     batch_url = reverse("deletion_batch_decide", kwargs={"pk": batch.pk})
     decision = {"decision": "approve", "policy_rule": "test_or_duplicate", "comment": "Checked"}
-    answer = admin.post(batch_url, decision)
+    answer = follow(admin, admin.post(batch_url, decision))
     assert answer.status_code == 302
     assert all(m.status == Status.APPROVED for m in batch.members.all())
 
