@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "hermes_ui.export",
     "hermes_ui.endpoint_status",
     "hermes_ui.verification",
+    "hermes_ui.jobs",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -269,6 +270,10 @@ HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)
 HERMES_PROBE_CACHE_SECONDS = env_int("HERMES_PROBE_CACHE_SECONDS", 30, minimum=1, maximum=3600)
 # How many sessions one bulk action (or "select all matching") may cover.
 HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
+# Threads per worker process that run long work off the page request (bulk
+# close, filing a bulk deletion, a batch review, a chat turn without
+# JavaScript); more jobs wait their turn (see hermes_ui/jobs/runner.py).
+HERMES_UI_JOB_THREADS = env_int("HERMES_UI_JOB_THREADS", 4, minimum=1, maximum=64)
 HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=200)
 HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10, maximum=2000)
 

@@ -19,6 +19,7 @@ FEATURES = (
     "export",
     "endpoint_status",
     "bulk",
+    "jobs",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

@@ -30,6 +30,19 @@ def fresh_breakers():
 
 
 @pytest.fixture
+def jobs_db(transactional_db):
+    """Jobs run on threads of their own, so tests see committed rows only.
+
+    Depending on ``transactional_db`` makes this teardown (waiting for every
+    job to end) run before the database is flushed.
+    """
+    from hermes_ui.jobs import runner
+
+    yield
+    assert runner.wait_idle(60), "a job was still running at the end of the test"
+
+
+@pytest.fixture
 def mock_endpoint(settings):
     endpoint = Endpoint("local", "http://hermes.test", TEST_KEY)
     settings.HERMES_ENDPOINTS = {"local": endpoint}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from hermes_ui.audit.models import Outcome
 from hermes_ui.bulk.selection import member_key
 from hermes_ui.changes import apply
+from hermes_ui.db_steps import release_connections
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for
 
@@ -28,9 +29,18 @@ class Closed:
     replayed: bool = False
 
 
-def close_all(endpoint: Endpoint, user, ids: list[str], end_reason: str, form_key: str):
-    """Close each session in turn; one row per session, in the selection's order."""
-    return [_close_one(endpoint, user, sid, end_reason, form_key, len(ids)) for sid in ids]
+def close_each(endpoint: Endpoint, user, ids: list[str], end_reason: str, form_key: str):
+    """Close each session in turn; yields one row per session, in the selection's order."""
+    for session_id in ids:
+        yield _close_one(endpoint, user, session_id, end_reason, form_key, len(ids))
+
+
+def _patch(endpoint: Endpoint, session_id: str, key: str, end_reason: str):
+    # The PATCH may take a while: the database connection is not held meanwhile.
+    release_connections()
+    return client_for(endpoint).patch_session(
+        session_id, idempotency_key=key, end_reason=end_reason
+    )
 
 
 def _close_one(endpoint, user, session_id, end_reason, form_key, size) -> Closed:
@@ -41,9 +51,7 @@ def _close_one(endpoint, user, session_id, end_reason, form_key, size) -> Closed
         form_key=member_key(form_key, session_id),
         inputs={"op": "close", "end_reason": end_reason, "bulk": size},
         session_id=session_id,
-        call=lambda key, evidence: client_for(endpoint).patch_session(
-            session_id, idempotency_key=key, end_reason=end_reason
-        ),
+        call=lambda key, evidence: _patch(endpoint, session_id, key, end_reason),
     )
     result = applied.result
     row = Closed(session_id, FAILED, code=result.error_code, event_id=result.event_id,

@@ -1,10 +1,11 @@
 """The turn without JavaScript: one blocking ``session_chat`` call, then the same checks.
 
-It runs in the request's thread (up to ``HERMES_CHAT_TIMEOUT``), records the
-turn exactly like a streamed one, and returns the refusal when Hermes
-rejected it outright so the form can show it next to the field. With Redis it
+It runs on a job's thread (``chat.sync_job``; up to ``HERMES_CHAT_TIMEOUT``),
+never in the page request, records the turn exactly like a streamed one,
+and returns the refusal when Hermes rejected it outright. With Redis it
 holds the turn's lease while it runs (renewed from a thread of its own), so
-other workers do not settle it as orphaned.
+other workers do not settle it as orphaned. The database connection is
+given back before the call, which can last minutes.
 """
 
 from __future__ import annotations
@@ -14,25 +15,34 @@ import logging
 
 from hermes_ui.chat import durability, store, turn_streams
 from hermes_ui.chat.audit import record_turn
-from hermes_ui.chat.models import IllegalTransition, Turn
+from hermes_ui.chat.models import IllegalTransition, Turn, TurnState
 from hermes_ui.chat.progress import Ending
 from hermes_ui.chat.relay import Job
+from hermes_ui.db_steps import release_connections
 from hermes_ui.hermes import HermesError
 
 log = logging.getLogger("hermes_ui.chat")
 
 
 def run(turn: Turn, client, user) -> HermesError | None:
-    """Send the turn and record it; raises ``turn_streams.LeaseError`` when it was not sent."""
+    """Send the turn and record it; raises ``turn_streams.LeaseError`` when it was not sent.
+
+    A turn no longer pending (settled while it waited for a thread) is not sent.
+    """
     store.claim(turn.pk)
     lease = turn_streams.kept(turn.pk, store.BOOT_ID) if turn_streams.enabled() else None
     with lease or contextlib.nullcontext():
+        turn.refresh_from_db()
+        if turn.state != TurnState.PENDING:
+            log.warning("chat sync turn=%s was %s before it was sent", turn.pk, turn.state)
+            return None
         return _run(turn, client, user)
 
 
 def _run(turn: Turn, client, user) -> HermesError | None:
     view = store.view_of(turn, with_events=False)
     rejected, status, error = False, None, None
+    release_connections()
     try:
         payload = client.chat(
             turn.target_session_id,

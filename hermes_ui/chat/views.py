@@ -1,4 +1,4 @@
-"""Chat turns: send one (streamed with htmx, blocking without JS), show it, cancel it."""
+"""Chat turns: send one (streamed with htmx, a background job without JS), show it, cancel it."""
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -7,13 +7,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.chat import access, box, relay, store, sync_turn, turn_streams
+from hermes_ui.chat import access, box, relay, store, sync_job, turn_streams
 from hermes_ui.chat.admission import CAP_REFUSALS, admit
 from hermes_ui.chat.audit import record_refusal
 from hermes_ui.chat.compose import ChatForm, refusal_of
 from hermes_ui.chat.models import Turn
 from hermes_ui.endpoints import Endpoint, get_endpoint
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.jobs.respond import started
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, require_role, role_required
@@ -39,9 +40,14 @@ def session_chat(request, endpoint, session_id):
     if admission.error is not None or admission.refusal:
         return _not_started(request, ep, session_id, form, admission, mode)
     turn = admission.turn
+    if mode == "sync" and not admission.replayed:
+        return _plain(request, ep, session_id, form, turn)
+    running = sync_job.running(turn) if admission.replayed else None
+    if running is not None:
+        return started(request, running)  # the same form again: its turn is still being sent
     # A replay shows what the first submission got; only a new turn is sent.
     try:
-        refusal = refusal_of(turn) if admission.replayed else _send(request, ep, turn, mode)
+        refusal = refusal_of(turn) if admission.replayed else _stream(request, ep, turn)
     except turn_streams.LeaseError:
         return _not_sent(request, ep, session_id, form, turn, mode)
     if refusal is not None:
@@ -50,6 +56,15 @@ def session_chat(request, endpoint, session_id):
     if request.htmx:
         return _box(request, ep, session_id, turn=turn)
     return redirect(links.session_url(ep.id, turn.target_session_id) + "#chat")
+
+
+def _plain(request, ep, session_id, form, turn: Turn):
+    """Without JavaScript: the turn is sent by a background job; its progress page at once."""
+    try:
+        store.claim(turn.pk)  # Redis cannot record who sends it: nothing is queued
+    except turn_streams.LeaseError:
+        return _not_sent(request, ep, session_id, form, turn, "sync")
+    return started(request, sync_job.start(turn, client_for(ep), request.user))
 
 
 def _not_started(request, ep, session_id, form, admission, mode):
@@ -76,11 +91,9 @@ def _not_sent(request, ep, session_id, form, turn: Turn, mode: str):
     return _box(request, ep, session_id, form=form, turn=turn, notice=notice, status=503)
 
 
-def _send(request, ep, turn: Turn, mode: str) -> HermesError | None:
-    """Start the turn; the provider's refusal when it rejected it outright."""
+def _stream(request, ep, turn: Turn) -> HermesError | None:
+    """Start the streamed turn; the provider's refusal when it rejected it outright."""
     client = client_for(ep)
-    if mode == "sync":
-        return sync_turn.run(turn, client, request.user)
     job = relay.Job.for_turn(
         turn, client, request.user, settings.HERMES_CHAT_MAX_EVENTS, settings.HERMES_STREAM_TIMEOUT
     )

@@ -40,15 +40,44 @@ def verdict(member: DeletionRequest, batch: DeletionBatch) -> str:
     return SURVIVED if batch.finished_at else WAITING
 
 
-def create(endpoint: Endpoint, ids: list[str], user, reason: str) -> DeletionBatch:
+def create(
+    endpoint: Endpoint, ids: list[str], user, reason: str, *, on_filed=None, on_session=None
+) -> DeletionBatch:
     """Snapshot and consequences for every selected session, from one read of the lists.
 
-    Raises ``HermesError`` when the lists cannot be read (nothing is recorded then).
+    ``on_filed(batch)`` is called once the batch exists, ``on_session()`` after
+    each selected session (a background job's progress). Raises
+    ``HermesError`` when the lists cannot be read (nothing is recorded then).
     """
     lists = deletion_request.lists_now(endpoint)
+    covered = _covered(endpoint, ids, lists)
+    batch = DeletionBatch.objects.create(
+        **endpoint.scope(),
+        requester=user,
+        requester_name=user.get_username(),
+        reason=reason,
+        created_at=clock.now(),
+    )
+    if on_filed is not None:
+        on_filed(batch)
+    skipped = []
+    for session_id in ids:
+        if session_id in covered:
+            skipped.append({"id": session_id, "why": "delegate_of", "other": covered[session_id]})
+        else:
+            skipped.extend(_member(endpoint, session_id, user, reason, lists, batch))
+        if on_session is not None:
+            on_session()
+    batch.skipped = sorted(skipped, key=lambda s: s["why"] != "delegate_of")
+    batch.save(update_fields=["skipped"])
+    return batch
+
+
+def _covered(endpoint: Endpoint, ids: list[str], lists) -> dict[str, str]:
+    """Selected delegate id -> the selected session whose DELETE cascades to it."""
     listed = {row["id"]: row for row in lists[0]}
     selected = set(ids)
-    covered = {}  # selected delegate id -> the selected session whose DELETE cascades to it
+    covered: dict[str, str] = {}
     for session_id in ids:
         row = listed.get(session_id)
         if row is None:
@@ -57,25 +86,18 @@ def create(endpoint: Endpoint, ids: list[str], user, reason: str) -> DeletionBat
         for item in found["cascade"]:
             if item["id"] in selected and item["id"] != session_id:
                 covered.setdefault(item["id"], session_id)
-    batch = DeletionBatch.objects.create(
-        **endpoint.scope(), requester=user, requester_name=user.get_username(), reason=reason,
-        created_at=clock.now(),
-    )  # fmt: skip
-    skipped = [{"id": sid, "why": "delegate_of", "other": covered[sid]} for sid in ids
-               if sid in covered]  # fmt: skip
-    for session_id in (sid for sid in ids if sid not in covered):
-        try:
-            made, created = deletion_request.create(
-                endpoint, session_id, user, reason, lists=lists, batch=batch
-            )
-        except HermesError as error:
-            skipped.append({"id": session_id, "why": "unreadable", "other": error.code})
-            continue
-        if not created:
-            skipped.append({"id": session_id, "why": "open_request", "other": made.pk})
-    batch.skipped = skipped
-    batch.save(update_fields=["skipped"])
-    return batch
+    return covered
+
+
+def _member(endpoint: Endpoint, session_id: str, user, reason: str, lists, batch) -> list[dict]:
+    """File one member; what to list under "not members" instead, if it is not one."""
+    try:
+        made, created = deletion_request.create(
+            endpoint, session_id, user, reason, lists=lists, batch=batch
+        )
+    except HermesError as error:
+        return [{"id": session_id, "why": "unreadable", "other": error.code}]
+    return [] if created else [{"id": session_id, "why": "open_request", "other": made.pk}]
 
 
 def members(batch: DeletionBatch) -> list[DeletionRequest]:
@@ -94,10 +116,10 @@ def members(batch: DeletionBatch) -> list[DeletionRequest]:
     return sorted(found, key=lambda m: -depth(m.session_id))
 
 
-def decide(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -> dict:
-    """One review for every pending member. Returns counts per outcome.
+def reviewable(batch: DeletionBatch, user) -> list[DeletionRequest]:
+    """The pending members, which this reviewer may decide.
 
-    Raises ``policy.Refusal`` when the reviewer may not review this batch at all.
+    Raises ``policy.Refusal`` (audited) when the reviewer may not review this batch at all.
     """
     pending = [m for m in members(batch) if m.status == Status.PENDING]
     if not pending:
@@ -106,8 +128,19 @@ def decide(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -
     if refusal is not None:
         events.refused(user, pending[0], "deletion_approve", refusal.code)
         raise refusal
+    return pending
+
+
+def decide(
+    batch: DeletionBatch, user, decision: str, rule: str, comment: str, *, on_member=None
+) -> dict:
+    """One review for every pending member. Returns counts per outcome.
+
+    ``on_member(member)`` is called after each (a background job's progress).
+    Raises ``policy.Refusal`` when the reviewer may not review this batch at all.
+    """
     counts = {"decided": 0, "void": 0, "failed": 0}
-    for member in pending:
+    for member in reviewable(batch, user):
         try:
             review.decide(member, user, decision, rule, comment)
             counts["decided"] += 1
@@ -115,6 +148,8 @@ def decide(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -
             counts["void" if member.status == Status.VOID else "failed"] += 1
         except HermesError:
             counts["failed"] += 1  # unreadable now: it stays pending for another try
+        if on_member is not None:
+            on_member(member)
     return counts
 
 

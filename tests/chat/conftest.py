@@ -27,11 +27,12 @@ def erroring_peer(tmp_path_factory):
 
 
 @pytest.fixture
-def chat_db(transactional_db):
-    """The relay writes from its own thread, so tests see committed rows only.
+def chat_db(jobs_db):
+    """The relay (and the job sending a turn without JavaScript) writes from its own
+    thread, so tests see committed rows only.
 
-    Depending on ``transactional_db`` makes this fixture's teardown (waiting
-    for every turn to settle) run before the database is flushed.
+    Depending on ``jobs_db`` makes this fixture's teardown (waiting for every
+    turn to settle) run before the database is flushed.
     """
     yield
     assert relay.wait_idle(60), "a chat turn was still running at the end of the test"

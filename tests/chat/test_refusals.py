@@ -10,6 +10,7 @@ from hermes_ui.chat.models import Turn
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
+from tests.jobs import helpers as jobs
 from tests.peers import unreachable
 from tests.samples import response
 
@@ -66,21 +67,29 @@ def test_a_content_part_hermes_refuses_lands_on_the_form_and_nothing_ran(
     result = send(
         support, session_id, "look", image_urls="ftp://example.com/a.png", htmx=htmx, key=key
     )
-    assert result.status_code == 400  # with or without htmx: a refused form
-    page = result.content.decode()
-    assert 'id="error-image_urls"' in page
-    assert "Image inputs must use http(s) URLs" in page  # Hermes' own words
+    if not htmx:
+        # Without JavaScript the job sending it ends on the turn's page, which says so.
+        result = jobs.follow(support, result)
+        assert result["Location"] == f"/e/local/turns/{only_turn().pk}/"
+        turn_page = support.get(result["Location"]).content.decode()
+        assert "Hermes refused this turn: Image inputs must use http(s) URLs" in turn_page
+    else:
+        assert result.status_code == 400  # a refused form
+        page = result.content.decode()
+        assert 'id="error-image_urls"' in page
+        assert "Image inputs must use http(s) URLs" in page  # Hermes' own words
+        assert f'id="turn-{only_turn().pk}"' not in page  # a refused turn is not shown as a turn
     turn = only_turn()
     assert turn.rejected and turn.state == "failed" and turn.error_code == "invalid_image_url"
-    assert f'id="turn-{turn.pk}"' not in page  # a refused turn is not shown as a turn
     assert peer_messages(on_peer, session_id)["data"] == []
     assert AuditEvent.objects.get(error_code="invalid_image_url").outcome == "rejected"
     # Resubmitting the same form shows the same refusal without asking Hermes again.
     replay = send(
         support, session_id, "look", image_urls="ftp://example.com/a.png", htmx=htmx, key=key
     )
-    assert replay.status_code == 400
+    assert replay.status_code == 400  # with or without htmx: the refusal on its field
     again = replay.content.decode()
+    assert 'id="error-image_urls"' in again
     assert "Image inputs must use http(s) URLs" in again and Turn.objects.count() == 1
 
 

@@ -17,6 +17,7 @@ from hermes_ui.chat import frames, hub, relay, store, turn_streams
 from hermes_ui.chat.models import Turn
 from tests.chat.test_faults import SID, STREAM, Upstream, frames_of, serve
 from tests.chat.turns import finished, only_turn, send
+from tests.jobs import helpers as jobs
 from tests.samples import response
 from tests.waiting import until
 
@@ -54,7 +55,8 @@ def test_a_sync_turn_holds_its_lease_while_hermes_answers(
         return response("060_chat")
 
     hermes[CHAT] = slow_chat
-    answer = send(login("support"), SID, "hi", htmx=False)
+    support = login("support")
+    answer = jobs.follow(support, send(support, SID, "hi", htmx=False))
     assert answer.status_code == 302, answer.content.decode()[:500]
     assert seen["other_worker_saw"] == "pending"  # alive, not settled as orphaned
     turn = Turn.objects.get()
@@ -73,7 +75,7 @@ def test_a_sync_turn_settled_meanwhile_shows_its_recorded_state_not_a_500(
 
     hermes[CHAT] = chat_after_a_settle
     support = login("support")
-    answer = send(support, SID, "hi", htmx=False)
+    answer = jobs.follow(support, send(support, SID, "hi", htmx=False))
     assert answer.status_code == 302
     turn = Turn.objects.get()
     assert (turn.state, turn.error_code) == ("uncertain", "dashboard_restarted")

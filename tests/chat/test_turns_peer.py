@@ -10,6 +10,7 @@ from hermes_ui.chat.models import Turn, TurnEvent
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
+from tests.jobs import helpers as jobs
 from tests.waiting import until
 
 pytestmark = [pytest.mark.peer]
@@ -176,7 +177,8 @@ def test_a_memory_scope_is_sent_to_a_peer_with_a_key(chat_db, on_peer, login):
 def test_without_javascript_the_form_runs_a_plain_turn_and_shows_it(chat_db, on_peer, login):
     session_id = new_session(on_peer)
     support = login("support")
-    response = send(support, session_id, "no script here", htmx=False)
+    # The POST answers at once with the job sending the turn; it ends on the session.
+    response = jobs.follow(support, send(support, session_id, "no script here", htmx=False))
     assert response.status_code == 302
     assert response["Location"] == session_url("local", session_id) + "#chat"
     turn = only_turn()
@@ -189,6 +191,6 @@ def test_without_javascript_the_form_runs_a_plain_turn_and_shows_it(chat_db, on_
 
 def test_without_javascript_a_model_failure_is_failed(chat_db, on_peer, login):
     session_id = new_session(on_peer)
-    send(login("support"), session_id, "nope [[fail]]", htmx=False)
+    jobs.finished(jobs.job_of(send(login("support"), session_id, "nope [[fail]]", htmx=False)))
     turn = only_turn()
     assert (turn.mode, turn.state, turn.error_code) == ("sync", "failed", "model_failed")

@@ -28,6 +28,7 @@ from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
+from hermes_ui.jobs.models import Job
 from hermes_ui.web.links import session_url
 from tests.samples import response
 
@@ -50,6 +51,8 @@ class Row:
     data: dict = field(default_factory=dict)
     open: bool = False  # reachable without logging in
     label: str = ""
+    # Refused as "not found" rather than 403: others do not learn that it exists.
+    hidden: bool = False
 
     @property
     def id(self) -> str:
@@ -152,6 +155,9 @@ MATRIX = [
     Row("deletion_batch", "GET", batch("deletion_batch"), ("support", "admin")),
     Row("deletion_batch_decide", "POST", batch("deletion_batch_decide"), ADMIN),
     Row("deletion_batch_execute", "POST", batch("deletion_batch_execute"), ADMIN),
+    # -- background jobs: the person who started one (here "support") and admins ---------
+    Row("job", "GET", lambda w: reverse("job", kwargs={"pk": w["job"]}), ("support", "admin"),
+        hidden=True),
     # -- endpoints: everyone sees their health -------------------------------------------
     Row("endpoint_list", "GET", lambda w: "/endpoints/", ANY),
     Row("endpoint_probe", "POST", lambda w: "/endpoints/probe/", ANY),
@@ -215,7 +221,10 @@ def world(users, recorder, monkeypatch):
         ).pk
         for name, capability in [("patch_event", "session_patch"), ("fork_event", "session_fork")]
     }
-    return {"deletion": case.pk, "turn": turn_row.pk, "batch": bulk.pk, **events}
+    job = Job.objects.create(
+        kind="bulk_close", endpoint="local", user=users["support"], state="done", done=1, total=1
+    )
+    return {"deletion": case.pk, "turn": turn_row.pk, "batch": bulk.pk, "job": job.pk, **events}
 
 
 def _client(role: str, users) -> Client:
@@ -243,7 +252,8 @@ def test_role_matrix(row: Row, role: str, world, users):
         )
         assert answer.status_code < 500, f"{row.id}: {role} got a server error"
     else:
-        assert answer.status_code == 403, (
+        refused = 404 if row.hidden else 403
+        assert answer.status_code == refused, (
             f"{row.id}: {role} should be refused, got {answer.status_code}"
         )
 

@@ -14,9 +14,11 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
 from tests.deletion.helpers import decide
+from tests.jobs.helpers import follow
 from tests.operate.conftest import index, make, read
 
-pytestmark = [pytest.mark.django_db, pytest.mark.peer]
+# Bulk close, filing a bulk deletion and its review run as jobs on threads of their own.
+pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
 
@@ -39,7 +41,9 @@ def test_bulk_close_of_three_sessions_stays_on_its_endpoint(endpoints, login):
     html = review.content.decode()
     assert all(sid in html for sid in ids) and f"a {ids[0]}" not in html
     key = _KEY.search(html).group(1)
-    done = support.post(url, {"ids": ids, "stage": "confirm", "key": key, "reason": "resolved"})
+    # The POST answers at once with the job's progress page, which ends on the results.
+    form = {"ids": ids, "stage": "confirm", "key": key, "reason": "resolved"}
+    done = follow(support, support.post(url, form))
     assert done.status_code == 200
     assert done.content.decode().count('data-verdict="closed"') == 3
     assert all(read(b, sid).end_reason == "resolved" for sid in ids)
@@ -48,7 +52,7 @@ def test_bulk_close_of_three_sessions_stays_on_its_endpoint(endpoints, login):
     assert events.count() == 3 and {ev.endpoint for ev in events} == {"b"}
     assert len({ev.idempotency_key for ev in events}) == 3
     # The same form again replays each session's recorded outcome; nothing is sent twice.
-    again = support.post(url, {"ids": ids, "stage": "confirm", "key": key, "reason": "resolved"})
+    again = follow(support, support.post(url, form))
     assert again.content.decode().count("already submitted") == 3
 
 
@@ -76,7 +80,7 @@ def test_bulk_deletion_of_five_with_one_changed_after_approval(endpoints, login,
     index(a)
     support, admin, admin2 = login("support"), login("admin"), login("admin2")
     form = {"ids": ids, "stage": "confirm", "reason": "Test data clean-up"}
-    filed = support.post(reverse("bulk_delete", kwargs={"endpoint": "a"}), form)
+    filed = follow(support, support.post(reverse("bulk_delete", kwargs={"endpoint": "a"}), form))
     assert filed.status_code == 302, filed.content.decode()[:1000]
     batch = DeletionBatch.objects.get()
     assert filed["Location"] == reverse("deletion_batch", kwargs={"pk": batch.pk})
@@ -87,7 +91,7 @@ def test_bulk_deletion_of_five_with_one_changed_after_approval(endpoints, login,
     assert decide(admin, members[0].pk).status_code == 409
     batch_url = reverse("deletion_batch_decide", kwargs={"pk": batch.pk})
     decision = {"decision": "approve", "policy_rule": "test_or_duplicate", "comment": "Checked"}
-    answer = admin.post(batch_url, decision)
+    answer = follow(admin, admin.post(batch_url, decision))
     assert answer.status_code == 302
     assert all(m.status == Status.APPROVED for m in batch.members.all())
 

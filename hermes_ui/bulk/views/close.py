@@ -1,13 +1,13 @@
-"""Bulk close: review the selection and pick one reason, then close each session."""
+"""Bulk close: review the selection and pick one reason, then close each session (a job)."""
 
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.bulk import selection
-from hermes_ui.bulk.close import close_all
+from hermes_ui.bulk import close_job, selection
 from hermes_ui.changes.forms import CloseForm
 from hermes_ui.endpoints import get_endpoint
+from hermes_ui.jobs.respond import started
 from hermes_ui.web.roles import SUPPORT, role_required
 
 TEMPLATE = "bulk/close.html"
@@ -16,7 +16,8 @@ TEMPLATE = "bulk/close.html"
 @require_POST
 @role_required(SUPPORT)
 def bulk_close(request, endpoint):
-    """From the index: the review form (``stage`` absent); then ``stage=confirm`` closes."""
+    """From the index: the review form (``stage`` absent); then ``stage=confirm`` starts
+    the job closing them and answers with its progress page."""
     ep = get_endpoint(endpoint)
     context = selection.review(ep, request.POST)
     chosen = context["selection"]
@@ -29,5 +30,5 @@ def bulk_close(request, endpoint):
     if not form.is_valid():
         return render(request, TEMPLATE, {**context, "form": form}, status=400)
     data = form.cleaned_data
-    results = close_all(ep, request.user, chosen.ids, data["end_reason"], data["key"])
-    return render(request, TEMPLATE, {**context, "results": results, "reason": data["end_reason"]})
+    job = close_job.start(ep, request.user, chosen.ids, data["end_reason"], data["key"])
+    return started(request, job)

@@ -7,9 +7,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.deletion import batch as batches
-from hermes_ui.deletion import policy
+from hermes_ui.deletion import policy, review_job
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
+from hermes_ui.jobs.respond import started
 
 POLL_SECONDS = 1
 
@@ -29,6 +30,7 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
     rows = [{"case": m, "verdict": batches.verdict(m, batch)} for m in members]
     selected = {m.session_id for m in members}
     admin = policy.is_admin(request.user)
+    reviewing = review_job.running(batch)
     counts = {}
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
@@ -39,7 +41,9 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
         "counts": sorted(counts.items()),
         "done": sum(1 for m in members if m.status != Status.APPROVED),
         "running": bool(batch.started_at and not batch.finished_at),
+        "reviewing": reviewing,
         "can_review": admin
+        and reviewing is None
         and batch.requester_id != request.user.pk
         and any(m.status == Status.PENDING for m in members),
         "can_execute": admin
@@ -66,6 +70,7 @@ def _admin_only(request) -> None:
 
 @require_POST
 def deletion_batch_decide(request, pk: int):
+    """Start the review (a job: approving re-reads every member); answer with its progress."""
     batch = _batch_or_403(request, pk)
     _admin_only(request)
     form = DecisionForm(request.POST)
@@ -73,13 +78,12 @@ def deletion_batch_decide(request, pk: int):
         return render_batch(request, batch, status=400, form=form)
     data = form.cleaned_data
     try:
-        counts = batches.decide(batch, request.user, data["decision"], data["policy_rule"],
-                                data["comment"])  # fmt: skip
+        job = review_job.start(
+            batch, request.user, data["decision"], data["policy_rule"], data["comment"]
+        )
     except policy.Refusal as refusal:
         return render_batch(request, batch, status=refusal.status, refusal=refusal)
-    messages.info(request, f"Decided {counts['decided']}; void because changed {counts['void']}; "
-                           f"not decided {counts['failed']}.")  # fmt: skip
-    return redirect("deletion_batch", pk=batch.pk)
+    return started(request, job)
 
 
 @require_POST

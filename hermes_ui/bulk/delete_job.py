@@ -1,0 +1,64 @@
+"""Filing a bulk deletion request as a background job.
+
+Reading both lists to the end and snapshotting every selected session takes
+a call or two per session, so the POST answers at once and the job files
+the request (``deletion.batch.create``); its progress page then goes to the
+request's page. The request is linked as soon as it exists, so a job that
+was interrupted still shows what it filed.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from hermes_ui.deletion import batch as batches
+from hermes_ui.digests import json_digest
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import HermesError
+from hermes_ui.jobs import runner
+from hermes_ui.jobs.kinds import Kind, register
+from hermes_ui.jobs.models import Job
+from hermes_ui.jobs.progress import Failed
+
+KIND = register(
+    Kind(
+        "bulk_delete",
+        "Filing a bulk deletion request",
+        back_label="Back to the index",
+        interrupted=(
+            "Sessions filed so far are members of the request linked here. Request the "
+            "deletion of the selection again for the rest: a session that already has a "
+            "request in progress is listed as such, not filed twice."
+        ),
+        next_label="Open the bulk deletion request filed so far",
+    )
+)
+
+
+def start(endpoint: Endpoint, user, ids: list[str], reason: str) -> Job:
+    def work(progress):
+        def filed(batch):
+            progress.note(next=reverse("deletion_batch", kwargs={"pk": batch.pk}))
+
+        try:
+            batches.create(endpoint, ids, user, reason, on_filed=filed, on_session=progress.step)
+        except HermesError as error:
+            raise Failed(
+                error.code,
+                f"{error.message} Hermes' session lists could not be read, so nothing was "
+                f"filed. {error.advice}",
+            ) from None
+
+    # The same selection and reason from the same person is one request while it is filed.
+    key = json_digest([endpoint.scope(), user.pk, ids, reason], 40)
+    index = reverse("index_list", kwargs={"endpoint": endpoint.id})
+    job, _ = runner.submit(
+        KIND,
+        user=user,
+        work=work,
+        scope=endpoint.scope(),
+        key=key,
+        total=len(ids),
+        result={"back": index},
+    )
+    return job

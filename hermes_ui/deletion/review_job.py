@@ -1,0 +1,74 @@
+"""The review of a bulk deletion as a background job: approving re-reads every member
+from Hermes, which can take minutes for hundreds of sessions.
+
+The POST checks who may review (no Hermes call) and answers at once; the
+job decides each member through ``batch.decide`` and the progress page then
+returns to the batch page with the counts. One review of a batch runs at a
+time: the same batch reviewed again meanwhile shows the running one.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from hermes_ui.deletion import batch as batches
+from hermes_ui.deletion import policy
+from hermes_ui.deletion.models import DeletionBatch
+from hermes_ui.jobs import runner
+from hermes_ui.jobs.kinds import Kind, register
+from hermes_ui.jobs.models import ACTIVE_STATES, Job
+from hermes_ui.jobs.progress import Failed
+
+KIND = register(
+    Kind(
+        "deletion_batch_review",
+        "Reviewing a bulk deletion request",
+        interrupted=(
+            "Members already decided keep their decision (see the request). Review it again "
+            "for the sessions still pending."
+        ),
+        next_label="Open the bulk deletion request",
+    )
+)
+
+
+def _key(batch: DeletionBatch) -> str:
+    return f"batch-{batch.pk}"
+
+
+def start(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -> Job:
+    """Raises ``policy.Refusal`` (before anything is queued) when the reviewer may not."""
+    pending = batches.reviewable(batch, user)
+    url = reverse("deletion_batch", kwargs={"pk": batch.pk})
+
+    def work(progress):
+        current = DeletionBatch.objects.get(pk=batch.pk)
+        try:
+            counts = batches.decide(
+                current, user, decision, rule, comment, on_member=lambda _: progress.step()
+            )
+        except policy.Refusal as refusal:
+            raise Failed(refusal.code, refusal.message) from None
+        summary = (
+            f"Decided {counts['decided']}; void because changed {counts['void']}; "
+            f"not decided {counts['failed']}."
+        )
+        return {"summary": summary}
+
+    scope = {"endpoint": batch.endpoint, "endpoint_fp": batch.endpoint_fp}
+    job, _ = runner.submit(
+        KIND,
+        user=user,
+        work=work,
+        scope=scope,
+        key=_key(batch),
+        total=len(pending),
+        result={"next": url},
+    )
+    return job
+
+
+def running(batch: DeletionBatch) -> Job | None:
+    """The review of this batch still queued or running, if any."""
+    job = Job.objects.filter(kind=KIND.name, key=_key(batch), state__in=ACTIVE_STATES).first()
+    return job if job is not None and job.active else None

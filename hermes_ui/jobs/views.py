@@ -1,0 +1,49 @@
+"""A job's progress page: "N of M", its state, then its results or where they are."""
+
+from collections import Counter
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+
+from hermes_ui.jobs import kinds
+from hermes_ui.jobs.models import Job, JobState
+from hermes_ui.web.roles import ADMIN, has_role
+
+TEMPLATE = "jobs/job.html"
+POLL_SECONDS = 1
+REFRESH_SECONDS = 2  # the page reloads itself this often without JavaScript
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def job_page(request, pk: int):
+    job = Job.objects.filter(pk=pk).first()
+    # Only its owner and admins learn that a job exists at all.
+    if job is None or not (job.user_id == request.user.pk or has_role(request.user, ADMIN)):
+        raise Http404("No such job.")
+    target = job.result.get("next")
+    if job.shown_state == JobState.DONE and target:
+        # Finished somewhere else (a filed bulk deletion, a reviewed batch, a turn).
+        if job.result.get("summary"):
+            messages.info(request, job.result["summary"])
+        return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
+    template = f"{TEMPLATE}#job" if request.htmx else TEMPLATE
+    return render(request, template, context(job))
+
+
+def context(job: Job) -> dict:
+    rows = job.rows
+    counts = Counter(row.get("verdict") for row in rows if row.get("verdict"))
+    return {
+        "job": job,
+        "kind": kinds.of(job.kind),
+        "state": job.shown_state,
+        "rows": rows,
+        "counts": sorted(counts.items()),
+        "poll_seconds": POLL_SECONDS,
+        "refresh_seconds": REFRESH_SECONDS,
+    }
