@@ -21,9 +21,13 @@ def fast_passwords(settings):
 
 @pytest.fixture(autouse=True)
 def fresh_breakers():
-    """Each test starts with every endpoint's breaker closed and its bulkhead empty."""
+    """Each test starts with every endpoint's breaker closed, its bulkhead empty and no
+    cached probe answer (probes feed the breaker)."""
+    from django.core.cache import cache
+
     breaker.reset_all()
     bulkhead.reset_all()
+    cache.clear()
     yield
     breaker.reset_all()
     bulkhead.reset_all()

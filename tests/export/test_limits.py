@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.core.signals import request_finished
 from django.db import close_old_connections
 from django.test import RequestFactory
@@ -36,7 +37,7 @@ def served(user, session_id=ids.TOOL_SESSION, fmt="json"):
     """The view's response as a server gets it (no test-client wrapper around it)."""
     request = RequestFactory().get(url(session_id, fmt))
     request.user = user
-    return session_export(request, endpoint="local", session_id=session_id)
+    return async_to_sync(session_export)(request, endpoint="local", session_id=session_id)
 
 
 def hang_up(answer) -> None:
