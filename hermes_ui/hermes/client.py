@@ -30,6 +30,7 @@ from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
+from hermes_ui.hermes.transport import DeadlineTransport, until
 
 log = logging.getLogger("hermes_ui.hermes")
 
@@ -83,7 +84,9 @@ class HermesClient:
         self._async_transport = async_transport
         self._http = httpx.Client(
             base_url=endpoint.base_url,
-            transport=transport,
+            # Ours keeps every socket operation within the call's deadline
+            # (tests pass transports that answer without sockets).
+            transport=transport or DeadlineTransport(),
             headers=self._auth_headers(),
             timeout=self._timeout(self.json_timeout),
             follow_redirects=False,
@@ -203,9 +206,10 @@ class HermesClient:
     def _exchange(self, request: httpx.Request, ends_at: float) -> httpx.Response:
         """Send and read the whole answer by ``ends_at``, however slowly it trickles in.
 
-        httpx's timeouts are per read; httpcore takes each read's timeout from the
-        request's ``timeout`` extension when it reads, so it is narrowed to what
-        is left before every chunk.
+        httpx's timeouts are per socket operation, and httpcore reads a
+        response's read timeout once: a server sending its headers or body a
+        byte at a time never lets one read time out. ``until`` bounds every
+        connect, read and write by ``ends_at`` instead (see ``transport``).
         """
         remaining = ends_at - time.monotonic()
         if remaining <= 0:
@@ -213,17 +217,16 @@ class HermesClient:
         connect = min(remaining, settings.HERMES_CONNECT_TIMEOUT)
         request.extensions["timeout"] = httpx.Timeout(remaining, connect=connect).as_dict()
         started = time.perf_counter()
-        response = self._http.send(request, stream=True)
-        try:
-            chunks = []
-            for chunk in response.iter_bytes():
-                chunks.append(chunk)
-                left = ends_at - time.monotonic()
-                if left <= 0:
-                    raise _Late
-                request.extensions["timeout"]["read"] = left
-        finally:
-            response.close()
+        with until(ends_at):
+            response = self._http.send(request, stream=True)
+            try:
+                chunks = []
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    if ends_at - time.monotonic() <= 0:
+                        raise _Late
+            finally:
+                response.close()
         # Already decoded: the copy must not decode it again.
         headers = [(k, v) for k, v in response.headers.multi_items() if k != "content-encoding"]
         answer = httpx.Response(
