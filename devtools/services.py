@@ -53,6 +53,21 @@ def _wait_port(port: int, proc: subprocess.Popen, timeout: float, name: str) -> 
     raise ServiceError(f"{name} did not listen on port {port} within {timeout:.0f} s")
 
 
+def _wait_ready(port: int, timeout: float) -> None:
+    """Wait until PostgreSQL on ``port`` accepts a session ("starting up" refuses them)."""
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with psycopg.connect(f"postgresql://{Postgres.USER}@127.0.0.1:{port}/postgres"):
+                return
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
     if proc is None or proc.poll() is not None:
         return
@@ -74,6 +89,7 @@ class Postgres:
         self.port = 0
         self.folder: Path | None = None
         self.proc: subprocess.Popen | None = None
+        self._run_as: dict = {}
 
     @property
     def url(self) -> str:
@@ -94,17 +110,31 @@ class Postgres:
             check=True, capture_output=True, cwd=self.folder, **run_as,
         )  # fmt: skip
         self.port = free_port()
-        # Durability is pointless for a throwaway cluster; speed is not.
-        self.proc = subprocess.Popen(
-            [str(bindir / "postgres"), "-D", str(data), "-p", str(self.port),
-             "-h", "127.0.0.1", "-k", "", "-c", "fsync=off", "-c", "synchronous_commit=off",
-             "-c", "full_page_writes=off", "-c", "max_connections=200"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.folder,
-            start_new_session=True, **run_as,
-        )  # fmt: skip
-        _wait_port(self.port, self.proc, timeout, "PostgreSQL")
+        self._run_as = run_as
+        self._launch(timeout)
         self._create_database(timeout)
         return self
+
+    def _launch(self, timeout: float) -> None:
+        # Durability is pointless for a throwaway cluster; speed is not.
+        self.proc = subprocess.Popen(
+            [str(postgres_bindir() / "postgres"), "-D", str(self.folder / "data"),
+             "-p", str(self.port), "-h", "127.0.0.1", "-k", "", "-c", "fsync=off",
+             "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+             "-c", "max_connections=200"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.folder,
+            start_new_session=True, **self._run_as,
+        )  # fmt: skip
+        _wait_port(self.port, self.proc, timeout, "PostgreSQL")
+
+    def halt(self) -> None:
+        """Stop the server ("fast" shutdown), keeping its data and port for ``restart()``."""
+        _stop(self.proc, signal.SIGINT)
+
+    def restart(self, timeout: float = 60.0) -> None:
+        """Start the halted server again, with its data, on the same port."""
+        self._launch(timeout)
+        _wait_ready(self.port, timeout)
 
     def _create_database(self, timeout: float) -> None:
         import psycopg
@@ -153,13 +183,25 @@ class Redis:
             raise ServiceError("redis-server is not installed (apt-get install redis-server)")
         self.folder = Path(tempfile.mkdtemp(prefix="hermes-ui-redis-"))
         self.port = free_port()
+        self._launch(timeout)
+        return self
+
+    def _launch(self, timeout: float) -> None:
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
         self.proc = subprocess.Popen(
             [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--dir", str(self.folder), "--daemonize", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
         _wait_port(self.port, self.proc, timeout, "Redis")
-        return self
+
+    def halt(self) -> None:
+        """Stop the server, keeping its port for ``restart()`` (it persists nothing)."""
+        _stop(self.proc)
+
+    def restart(self, timeout: float = 20.0) -> None:
+        """Start the halted server again, empty, on the same port."""
+        self._launch(timeout)
 
     def stop(self) -> None:
         _stop(self.proc)

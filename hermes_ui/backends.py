@@ -68,9 +68,17 @@ def postgres_database(url: str, pool_size: int = 8, wait: float = 2.0) -> dict:
         raise ImproperlyConfigured("DATABASE_URL must name a database (…/dbname)")
     # ``wait`` bounds both a wait for a free connection and a connection attempt,
     # so while PostgreSQL is unreachable a page fails in seconds (503), not minutes.
+    # It also ends each of the pool's reconnection attempts: they back off 1, 2, 4,
+    # 8... s, so after a minute's outage the pool would next try up to half a minute
+    # after PostgreSQL was back; given up, the next page that waits starts a new one.
     options = config.setdefault("OPTIONS", {})
     options["connect_timeout"] = max(1, round(wait))
-    options["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": wait}
+    options["pool"] = {
+        "min_size": 1,
+        "max_size": pool_size,
+        "timeout": wait,
+        "reconnect_timeout": wait,
+    }
     return config
 
 

@@ -20,8 +20,12 @@ USERS = {"support": "support", "reviewer": "reviewer", "admin": "admin", "admin2
 class DashboardServer:
     """The real ASGI app under uvicorn, on its own data folder and database."""
 
-    def __init__(self, data_dir: Path, peer, extra_env: dict | None = None, refresher=False):
+    def __init__(
+        self, data_dir: Path, peer, extra_env: dict | None = None, refresher=False, workers=1
+    ):
         self.port = free_port()
+        # More than one: uvicorn's own supervisor and its worker processes, as ``manage.py serve``.
+        self.workers = workers
         # The index refresher is its own process, as under ``make run`` and ``make serve``.
         self.refresher = refresher
         self.refresher_process = None
@@ -46,14 +50,18 @@ class DashboardServer:
         subprocess.run([sys.executable, str(REPO / "manage.py"), *args], env=self.env,
                        check=True, capture_output=True, cwd=REPO)  # fmt: skip
 
-    def start(self) -> "DashboardServer":
-        self.manage("migrate", "--verbosity", "0")
-        for name, role in USERS.items():
-            self.manage("create_user", name, "--role", role, "--password", PASSWORD)
+    def start(self, *, prepare: bool = True) -> "DashboardServer":
+        """Migrate and create the users (``prepare``: not needed again on a shared database),
+        then serve."""
+        from hermes_ui.serving import uvicorn_argv
+
+        if prepare:
+            self.manage("migrate", "--verbosity", "0")
+            for name, role in USERS.items():
+                self.manage("create_user", name, "--role", role, "--password", PASSWORD)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application", "--host",
-             "127.0.0.1", "--port", str(self.port), "--no-access-log"],
+            uvicorn_argv("127.0.0.1", self.port, self.workers),
             env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
         )  # fmt: skip
         if self.refresher:

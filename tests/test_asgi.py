@@ -134,3 +134,20 @@ def test_an_event_stream_runs_the_whole_middleware_chain_on_the_asgi_handler():
     status, headers, _ = asyncio.run(_call(asgi.application, _scope(stream), _empty_body()))
     assert status == 302 and headers["location"].startswith("/accounts/login/")
     assert "default-src 'self'" in headers["content-security-policy"]
+
+
+def test_health_probes_never_wait_for_a_page_thread():
+    # Async views: while every page thread waits on a slow Hermes, they still answer.
+    assert asgi.is_stream("/healthz") and asgi.is_stream("/readyz")
+
+
+def test_liveness_reads_no_session_even_for_a_signed_in_browser(
+    client, django_user_model, django_assert_num_queries
+):
+    from hermes_ui.web.roles import SUPPORT, set_role
+
+    user = django_user_model.objects.create_user("probe-user", password="x" * 20)
+    set_role(user, SUPPORT)
+    client.force_login(user)
+    with django_assert_num_queries(0):  # the database may be down: liveness must not ask it
+        assert client.get("/healthz").status_code == 200

@@ -19,11 +19,18 @@ from asgiref.sync import sync_to_async
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
+from hermes_ui import redis_link
 from hermes_ui.chat import hub, store, turn_streams
 from hermes_ui.chat.models import Turn
 from hermes_ui.db_steps import released
 
 KEEPALIVE_SECONDS = 15.0
+# Without Redis the turn is followed in the database, this often.
+SETTLED_POLL_SECONDS = 1.0
+LIVE_UNAVAILABLE = (
+    "The live view is unavailable: the dashboard cannot reach Redis, which relays this turn "
+    "between its workers. The turn goes on; this page shows the result when it ends."
+)
 _TOOL_EVENTS = {"tool.started", "tool.completed", "tool.failed", "tool.progress"}
 
 
@@ -39,9 +46,12 @@ def delta_frame(seq: int, text: str) -> str:
     return frame("delta", escape(text), seq)
 
 
-def render(part: str, view, csrf_token: str = "", *, final: bool = False, viewer=None) -> str:
+def render(
+    part: str, view, csrf_token: str = "", *, final: bool = False, viewer=None, note: str = ""
+) -> str:
     # ``viewer`` is ``user`` to the template, which shows some details to the owner only.
     context = {"turn": view, "csrf_token": csrf_token, "final": final, "user": viewer}
+    context["live_note"] = note
     return render_to_string(f"chat/turn.html#{part}", context)
 
 
@@ -113,7 +123,13 @@ async def stream(
 
 
 async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncIterator[str]:
-    """The turn through its Redis stream: whichever worker owns it, this one serves it."""
+    """The turn through its Redis stream: whichever worker owns it, this one serves it.
+
+    If Redis stops answering, the stream says the live view is unavailable and
+    waits for the turn to end in the database, then sends the result.
+    """
+    import redis
+
     view = await sync_to_async(_read_view)(turn_id, with_events=False)
     if view.running:
         follower = turn_streams.follow(turn_id, view, _apply_shared)
@@ -134,6 +150,12 @@ async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncI
                     if idle >= KEEPALIVE_SECONDS:
                         idle = 0.0
                         yield ": keepalive\n\n"
+        except redis.RedisError as exc:
+            redis_link.failed(exc, "chat stream")
+            note = render("status", view, csrf_token, note=LIVE_UNAVAILABLE)
+            yield frame("status", note, view.last_seq)
+            async for keepalive in _until_settled(turn_id):
+                yield keepalive
         finally:
             await follower.aclose()
     view = await sync_to_async(_read_view)(turn_id)
@@ -141,6 +163,17 @@ async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncI
         "snapshot", render("body", view, csrf_token, final=True, viewer=viewer), view.last_seq
     )
     yield frame("end", "", view.last_seq)
+
+
+async def _until_settled(turn_id: int) -> AsyncIterator[str]:
+    """Wait, reading the database, until the turn is no longer running; keepalives meanwhile."""
+    idle = 0.0
+    while (await sync_to_async(_read_view)(turn_id, with_events=False)).running:
+        await asyncio.sleep(SETTLED_POLL_SECONDS)
+        idle += SETTLED_POLL_SECONDS
+        if idle >= KEEPALIVE_SECONDS:
+            idle = 0.0
+            yield ": keepalive\n\n"
 
 
 def _apply_shared(view, kind: str, payload, events: list) -> hub.Update | None:

@@ -25,6 +25,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from hermes_ui import redis_link
 from hermes_ui.chat import durability, hub, store, turn_streams
 from hermes_ui.chat.audit import record_turn
 from hermes_ui.chat.progress import Ending, classify_end
@@ -116,7 +117,7 @@ def start(job: Job, view) -> concurrent.futures.Future:
     store.claim(job.turn_id)  # raises turn_streams.LeaseError: the turn is not sent
     live = hub.LiveTurn(view)
     if turn_streams.enabled():
-        live.sink = functools.partial(_share, job.turn_id)
+        live.sink = functools.partial(_share, live)
     hub.register(live)
     opened: concurrent.futures.Future = concurrent.futures.Future()
     asyncio.run_coroutine_threadsafe(_run(live, job, opened), _relay_loop())
@@ -277,17 +278,38 @@ async def _heartbeat(live: hub.LiveTurn, job: Job, writes: _Writes) -> None:
                 live.task.cancel()
 
 
-def _share(turn_id: int, kind: str, payload) -> None:
-    _quietly(turn_streams.append, turn_id, kind, payload)
+def _share(live: hub.LiveTurn, kind: str, payload) -> None:
+    """Append to the turn's Redis stream, until an append fails: a stream with a gap would
+    show watchers on other workers a wrong answer. They wait for the turn to end instead
+    (its owner's lease) and show the result stored in the database."""
+    try:
+        turn_streams.append(live.turn_id, kind, payload)
+    except Exception as exc:
+        _unreachable(exc, "append")
+        live.sink = None
+    else:
+        redis_link.answered()
 
 
 def _quietly(fn, *args):
     """A Redis hiccup must not break the turn this process is relaying."""
     try:
-        return fn(*args)
-    except Exception:
-        log.exception("chat relay could not reach Redis op=%s", fn.__name__)
+        result = fn(*args)
+    except Exception as exc:
+        _unreachable(exc, fn.__name__)
         return None
+    redis_link.answered()
+    return result
+
+
+def _unreachable(exc: Exception, op: str) -> None:
+    """Redis down is logged once per outage (``redis_link``), not once per event."""
+    import redis
+
+    if isinstance(exc, redis.RedisError):
+        redis_link.failed(exc, f"chat relay {op}")
+    else:
+        log.exception("chat relay could not reach Redis op=%s", op)
 
 
 def _user(user_id: int | None):

@@ -23,6 +23,8 @@ from collections.abc import AsyncIterator, Iterator
 
 from django.conf import settings
 
+from hermes_ui import redis_link
+
 HEARTBEAT = 1.0
 LEASE_SECONDS = 5  # an owner silent this long is dead
 KEEP_SECONDS = 3600  # a finished turn's stream stays this long for late reconnects
@@ -149,9 +151,24 @@ def request_cancel(turn_id: int, user_id: int | None) -> None:
 
 
 def lapsed(turn, now: float | None = None) -> bool:
-    """A running turn of another process whose owner stopped renewing its lease."""
+    """A running turn of another process whose owner stopped renewing its lease.
+
+    While Redis does not answer nobody can tell, and the owner may well be
+    relaying the turn: it is not lapsed (settling it would free the session
+    for a second turn). It is settled once Redis answers again.
+    """
+    import redis
+
     age = (now or time.time()) - turn.created_at.timestamp()
-    return age >= LEASE_SECONDS and not owner_alive(turn.pk)
+    if age < LEASE_SECONDS or not redis_link.available():
+        return False
+    try:
+        alive = owner_alive(turn.pk)
+    except redis.RedisError as exc:
+        redis_link.failed(exc, "chat lease")
+        return False
+    redis_link.answered()
+    return not alive
 
 
 async def follow(turn_id: int, view, apply) -> AsyncIterator:
@@ -160,11 +177,15 @@ async def follow(turn_id: int, view, apply) -> AsyncIterator:
     Yields ``(view, events)`` once (everything so far), then each update that
     ``apply(view, kind, payload, events)`` makes of a new entry, and ``None``
     whenever a read found nothing and the owner's lease has lapsed (the
-    caller then settles the turn from the database and stops).
+    caller then settles the turn from the database and stops). Raises
+    ``redis.RedisError`` when Redis stops answering.
     """
     import redis.asyncio
 
-    conn = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+    # A blocking read lasts BLOCK_MS; a Redis silent for SOCKET_TIMEOUT is gone (RedisError).
+    conn = redis.asyncio.Redis.from_url(
+        settings.REDIS_URL, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
+    )
     key = _key(turn_id, "events")
     try:
         events: list = []

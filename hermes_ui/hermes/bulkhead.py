@@ -6,6 +6,10 @@ at most ``HERMES_BULKHEAD`` threads of a process at once (by default half of
 ``HERMES_UI_VIEW_THREADS``); a call over the cap waits at most
 ``HERMES_BULKHEAD_WAIT`` (a tenth of a second by default, enough to ride out
 a burst against a healthy server) and then fails at once with 503.
+
+Only pages (calls made under a page budget, see ``deadline``) take a slot:
+background work (the index refresher, jobs) runs on threads of its own,
+bounded by their own pools, and never holds a page thread.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -183,7 +183,7 @@ class HermesClient:
         guard = breaker_for(self.endpoint)
         try:
             guard.admit()
-            with bulkhead.slot(self.endpoint):
+            with bulkhead.slot(self.endpoint) if deadline.current() else nullcontext():
                 response = self._exchange(request, ends_at)
         except breaker.Open as opened:
             raise _unresponsive(self.endpoint, opened.since, operation) from None

@@ -5,7 +5,9 @@ how long a page waits for PostgreSQL; the error that follows reaches
 Django's ``handler500`` (``errors.server_error``), which answers this
 module's 503 page instead of "something went wrong". A safe read (GET or
 HEAD) whose connection died under it, as on a database restart, is served
-once more on a fresh connection before anyone sees that page.
+once more on a fresh connection before anyone sees that page. A page that
+already waited for the pool in vain is not: a second wait would only double
+the time to the 503.
 """
 
 from __future__ import annotations
@@ -35,8 +37,13 @@ def outage_response(request):
 
     response = HttpResponse(render_to_string("errors/database.html"), status=503)
     response["Retry-After"] = "5"
-    setattr(response, _FLAG, True)
+    setattr(response, _FLAG, "waited" if _waited_for_pool(sys.exc_info()[1]) else "died")
     return whole_page(request, response)
+
+
+def _waited_for_pool(exc: BaseException | None) -> bool:
+    """No connection came from the pool in time (Django wraps psycopg_pool's PoolTimeout)."""
+    return any(type(e).__name__ == "PoolTimeout" for e in (exc, getattr(exc, "__cause__", None)))
 
 
 def current_exception_is_outage() -> bool:
@@ -49,7 +56,7 @@ class DatabaseOutageMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if getattr(response, _FLAG, False) and request.method in SAFE_METHODS:
+        if getattr(response, _FLAG, None) == "died" and request.method in SAFE_METHODS:
             # The connection may have died with a restart: drop it, read once more.
             for conn in connections.all(initialized_only=True):
                 conn.close_if_unusable_or_obsolete()

@@ -17,9 +17,12 @@ def page_deadline(get_response):
         return get_response
 
     def middleware(request):
-        # Set by hermes_ui.asgi for pages (a2wsgi passes the ASGI scope in the environ).
-        scope = getattr(request, "environ", {}).get("asgi.scope") or {}
-        gone = scope.get("hermes_ui.gone")
+        environ = getattr(request, "environ", None)
+        if environ is None:
+            # Django's ASGI handler (an async view: hermes_ui.asgi) runs this chain in sync
+            # mode too, since later middleware is sync only; its request has no WSGI environ.
+            return get_response(request)
+        gone = environ.get("asgi.scope", {}).get("hermes_ui.gone")
         with deadline.budget(settings.HERMES_PAGE_DEADLINE, gone):
             return get_response(request)
 

@@ -6,6 +6,7 @@ Views check roles on the server with ``role_required``; templates only use
 
 from functools import wraps
 
+from django.contrib.auth.middleware import LoginRequiredMiddleware as _LoginRequiredMiddleware
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 
@@ -74,12 +75,20 @@ class RoleRequiredMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        if request.path.startswith(self.OPEN_PATHS):
+            return self.get_response(request)
         user = getattr(request, "user", None)
-        if (
-            user is not None
-            and user.is_authenticated
-            and role_of(user) is None
-            and not request.path.startswith(self.OPEN_PATHS)
-        ):
+        if user is not None and user.is_authenticated and role_of(user) is None:
             return forbidden(request, PermissionDenied("This needs the support role."))
         return self.get_response(request)
+
+
+class LoginRequiredMiddleware(_LoginRequiredMiddleware):
+    """Django's, except that a view open to everyone (``login_not_required``) is let
+    through before the session is read: ``/healthz`` answers while the database,
+    where sessions live, is down."""
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if not getattr(view_func, "login_required", True):
+            return None
+        return super().process_view(request, view_func, view_args, view_kwargs)

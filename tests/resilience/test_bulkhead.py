@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.hermes import breaker
+from hermes_ui.hermes import breaker, deadline
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from tests.conftest import TEST_KEY
@@ -32,6 +32,11 @@ class Held:
             assert self.release.wait(10), "the test never released the call"
         return response("030_get")
 
+    def get(self, endpoint: Endpoint, **kwargs):
+        """``get_session`` as a page makes it (under a page budget)."""
+        with deadline.budget(10):
+            return self.client(endpoint, **kwargs).get_session("peer-demo")
+
     def client(self, endpoint: Endpoint, **kwargs) -> HermesClient:
         kwargs.setdefault("read_retries", 2)
         kwargs.setdefault("retry_backoff", 0.0)
@@ -49,9 +54,7 @@ def held(one_slot):
     """A call to ``SLOW`` in flight on another thread, holding its endpoint's only slot."""
     transport = Held()
     answers = []
-    thread = threading.Thread(
-        target=lambda: answers.append(transport.client(SLOW).get_session("peer-demo"))
-    )
+    thread = threading.Thread(target=lambda: answers.append(transport.get(SLOW)))
     thread.start()
     assert transport.inside.wait(5)
     yield transport
@@ -63,7 +66,7 @@ def held(one_slot):
 def test_a_call_over_the_cap_is_refused_quickly_with_503(held):
     started = time.monotonic()
     with pytest.raises(e.Busy) as info:
-        held.client(SLOW).get_session("peer-demo")
+        held.get(SLOW)
     assert time.monotonic() - started < 0.5
     assert info.value.status == 503 and info.value.code == "endpoint_busy"
     assert held.calls == 1  # never sent
@@ -74,24 +77,30 @@ def test_a_call_over_the_cap_is_refused_quickly_with_503(held):
 def test_another_endpoint_is_not_affected(held):
     other = Held()
     other.calls = 1  # answers at once
-    assert other.client(OTHER).get_session("peer-demo").id == "peer-demo"
+    assert other.get(OTHER).id == "peer-demo"
 
 
 def test_the_slot_is_free_again_after_the_call(held):
     held.release.set()
-    deadline = time.monotonic() + 5
+    give_up = time.monotonic() + 5
     while True:
         try:
-            assert held.client(SLOW).get_session("peer-demo").id == "peer-demo"
+            assert held.get(SLOW).id == "peer-demo"
             break
         except e.Busy:
-            assert time.monotonic() < deadline, "the slot was never given back"
+            assert time.monotonic() < give_up, "the slot was never given back"
 
 
 def test_a_busy_refusal_waits_once_and_is_not_retried(held, settings):
     settings.HERMES_BULKHEAD_WAIT = 0.3
     started = time.monotonic()
     with pytest.raises(e.Busy):
-        held.client(SLOW, read_retries=3).get_session("peer-demo")
+        held.get(SLOW, read_retries=3)
     # One wait for a slot; retries would each have waited again.
     assert 0.25 <= time.monotonic() - started < 0.55
+
+
+def test_background_work_takes_no_page_slot(held):
+    """The refresher and jobs run on threads of their own: no page budget, no bulkhead."""
+    assert held.client(SLOW).get_session("peer-demo").id == "peer-demo"
+    assert held.calls == 2
