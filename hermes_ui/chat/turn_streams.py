@@ -147,7 +147,14 @@ def owner_alive(turn_id: int) -> bool:
 
 
 def request_cancel(turn_id: int, user_id: int | None) -> None:
-    client().set(_key(turn_id, "cancel"), str(user_id or 0), ex=KEEP_SECONDS)
+    """Leave a cancel for the owner's heartbeat; ``LeaseError`` when Redis cannot take it."""
+    import redis
+
+    try:
+        client().set(_key(turn_id, "cancel"), str(user_id or 0), ex=KEEP_SECONDS)
+    except redis.RedisError as exc:
+        redis_link.failed(exc, "chat cancel")
+        raise LeaseError(f"could not pass on the cancel of turn {turn_id}") from exc
 
 
 def lapsed(turn, now: float | None = None) -> bool:

@@ -16,6 +16,7 @@ from hermes_ui.endpoints import Endpoint, get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.jobs.respond import started
 from hermes_ui.web import links
+from hermes_ui.web.errors import unavailable
 from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, require_role, role_required
 
@@ -128,11 +129,20 @@ def turn_cancel(request, endpoint, turn_id):
     # so hiding that it exists would hide nothing; stopping it is its sender's.
     if not access.may_cancel(turn, request.user):
         raise PermissionDenied("Only the person who sent this turn, or an admin, may cancel it.")
-    relay.cancel(turn.pk, request.user)
+    try:
+        relay.cancel(turn.pk, request.user)
+    except turn_streams.LeaseError:
+        return unavailable(request, CANCEL_NOT_PASSED_ON)
     if request.htmx:
         return HttpResponse(status=204)  # the turn's stream shows the new state
     relay.wait(turn.pk, 5.0)
     return redirect("chat_turn", endpoint=ep.id, turn_id=turn.pk)
+
+
+CANCEL_NOT_PASSED_ON = (
+    "Another worker of the dashboard runs this turn, and the cancel could not be passed on "
+    "to it because Redis does not answer. The turn goes on; try again in a moment."
+)
 
 
 def _turn(ep: Endpoint, turn_id: int) -> Turn:

@@ -30,6 +30,13 @@ def too_many(request, reason: str, retry_after: int | None = None):
     return whole_page(request, response)
 
 
+def unavailable(request, reason: str, retry_after: int = 5):
+    """503: a dependency of the dashboard (not Hermes) does not answer; ``reason`` says which."""
+    response = render(request, "errors/503.html", {"reason": reason}, status=503)
+    response["Retry-After"] = str(retry_after)
+    return whole_page(request, response)
+
+
 @login_not_required
 def not_found(request, exception=None):
     reason = str(exception) if exception and str(exception).startswith("No Hermes") else ""

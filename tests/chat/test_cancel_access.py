@@ -66,3 +66,22 @@ def test_everyone_with_the_role_reads_a_running_turn_but_only_sender_and_admins_
     assert "Only support, who sent this turn, or an admin can cancel it." in other
     assert login("support").post(f"/e/local/turns/{turn.pk}/cancel/").status_code == 302
     assert finished(turn.pk).state == "cancelled"
+
+
+def test_a_cancel_that_cannot_reach_the_owning_worker_says_so(
+    chat_db, hermes, login, settings, monkeypatch
+):
+    turn, upstream = _running_turn(hermes, login)
+    # As seen from another worker while Redis is down: the turn is not live here.
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    monkeypatch.setattr(hub, "get", lambda turn_id: None)
+    answer = login("support").post(f"/e/local/turns/{turn.pk}/cancel/", HTTP_HX_REQUEST="true")
+    assert answer.status_code == 503
+    assert "could not be passed on" in answer.content.decode()
+    assert not upstream.closed.is_set()  # nothing pretended to stop the turn
+    # Redis is back (in this process the turn is live again): the cancel goes through.
+    monkeypatch.undo()
+    settings.REDIS_URL = None
+    retry = login("support").post(f"/e/local/turns/{turn.pk}/cancel/", HTTP_HX_REQUEST="true")
+    assert retry.status_code == 204
+    assert upstream.closed.wait(5)
