@@ -7,3 +7,15 @@ class ChangesConfig(AppConfig):
     name = "hermes_ui.changes"
     label = "changes"
     verbose_name = "Changes"
+
+    def ready(self):
+        from hermes_ui import erasers
+        from hermes_ui.audit.models import IdempotencyRecord
+        from hermes_ui.changes import erase
+
+        erasers.register(
+            "change_records",
+            "titles in recorded change results",
+            erase.erase,
+            models=[IdempotencyRecord],
+        )

@@ -7,3 +7,12 @@ class CompareConfig(AppConfig):
     name = "hermes_ui.compare"
     label = "compare"
     verbose_name = "Compare and review"
+
+    def ready(self):
+        from hermes_ui import erasers
+        from hermes_ui.compare import erase
+        from hermes_ui.compare.models import Verdict
+
+        erasers.register(
+            "verdicts", "review verdicts", erase.erase, models=[Verdict], held=erase.held
+        )

@@ -11,6 +11,8 @@ row so the queue and the audit trail can show the whole story.
 from django.conf import settings
 from django.db import models
 
+from hermes_ui import erasers
+
 
 class Status(models.TextChoices):
     PENDING = "pending", "pending review"
@@ -136,7 +138,5 @@ class DeletionRequest(models.Model):
     @property
     def erased(self) -> list[tuple[str, int]]:
         """What the dashboard erased, as (label, count), for the result page."""
-        from hermes_ui.deletion.erasure import KINDS
-
         counts = self.result.get("erased") or {}
-        return [(label, counts.get(kind, 0)) for kind, label in KINDS.items()]
+        return [(label, counts.get(kind, 0)) for kind, label in erasers.kinds().items()]

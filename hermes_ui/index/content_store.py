@@ -185,8 +185,9 @@ def prune(ep: Endpoint) -> int:
 def erase(mine: Q, ids: list[str]) -> tuple[int, int]:
     """Remove every content row of ``ids`` (read for them, or stored under them).
 
-    ``mine`` selects the endpoint's rows (``deletion.erasure`` passes its own
-    filter); runs inside the caller's transaction. (sessions, messages) dropped.
+    ``mine`` selects the endpoint's rows (``index.erase`` passes ``erasers.mine``,
+    with the rows of no fingerprint); runs inside the caller's transaction. (sessions,
+    messages) dropped.
     """
     sessions = ContentSession.objects.filter(
         mine & (Q(session_id__in=ids) | Q(resolved_id__in=ids))

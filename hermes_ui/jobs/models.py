@@ -6,6 +6,9 @@ progress page: the counts, the rows of results so far (session ids, verdicts,
 codes: never transcript text) and a heartbeat the running process renews. A
 job whose heartbeat stopped belongs to a process that died: it shows as
 *interrupted*, with the results it recorded.
+
+A deletion does not erase jobs: like the audit trail, a job is an id-only
+record of work done (``KEEPS_IDS_ONLY`` in ``tests/deletion/test_erasers.py``).
 """
 
 from datetime import timedelta

@@ -8,3 +8,9 @@ class SessionsConfig(AppConfig):
     # "sessions" is django.contrib.sessions' label.
     label = "hermes_sessions"
     verbose_name = "Sessions"
+
+    def ready(self):
+        from hermes_ui import erasers
+        from hermes_ui.sessions import erase
+
+        erasers.register("transcripts", "cached transcripts", erase.erase, related=True)

@@ -6,7 +6,7 @@ from hermes_ui.endpoints import Endpoint
 
 
 def transcript_cache_key(ep: Endpoint, session_id: str) -> str:
-    """The cache key of a session's transcript (``deletion.erasure`` drops it too).
+    """The cache key of a session's transcript (``sessions.erase`` drops it too).
 
     The endpoint's identity is part of the key: an id re-pointed at another
     Hermes never serves the old server's cached transcript.

@@ -20,11 +20,11 @@ from django.db import connection
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.chat import relay
 from hermes_ui.chat.models import Turn, TurnEvent
-from hermes_ui.deletion import erasure
 from hermes_ui.deletion.models import Status
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
+from hermes_ui.index.erase import cached_digests
 from hermes_ui.index.forks import remember_fork
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
 from hermes_ui.lineage import render
@@ -67,7 +67,7 @@ def _data_files() -> list[Path]:
 
 def _cached_svgs() -> list[str]:
     svgs = caches[render.CACHE_ALIAS]
-    return [s for d in erasure._cached_digests(svgs) if isinstance(s := svgs.get(d), str)]
+    return [s for d in cached_digests(svgs) if isinstance(s := svgs.get(d), str)]
 
 
 def _turn(client, session_id: str, message: str) -> Turn:

@@ -1,0 +1,19 @@
+"""Cached transcripts of a session Hermes deleted, erased (see ``hermes_ui.erasers``).
+
+Registered with ``related=True``: a transcript cached under a neighbour's id
+can show a deleted session (a compression root resolves to its tip), so the
+entries of those ids go too.
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+
+from hermes_ui import erasers
+from hermes_ui.sessions.cache import transcript_cache_key
+
+
+def erase(scope, ids: list[str]) -> dict[str, int]:
+    keys = [transcript_cache_key(scope, sid) for sid in ids]
+    erasers.after_commit(lambda: {"transcripts": sum(bool(cache.delete(key)) for key in keys)})
+    return {}

@@ -1,0 +1,150 @@
+"""Erasure by registration: no model keeps session data that a deletion would not erase.
+
+The rule: a model holds session ids when it has a string field named
+``*_id`` (Hermes session ids are strings; the dashboard's own keys are
+integers and foreign keys: ``session_id``, ``target_session_id``,
+``parent_id``, ``first_id``...), or when it is listed in ``IDS_IN_JSON``
+(ids inside a JSON field, which no field name reveals). Each such model is
+covered by a registered eraser (``hermes_ui.erasers.register(..., models=[...])``
+in its app's ``AppConfig.ready()``) or listed in ``KEEPS_IDS_ONLY`` with the
+reason it may outlive the session.
+"""
+
+import pytest
+from django.apps import apps
+from django.db import models
+
+from hermes_ui import erasers
+from hermes_ui.deletion import erasure
+from hermes_ui.deletion.models import DeletionRequest
+from hermes_ui.endpoints import Endpoint
+
+IDS_IN_JSON = {
+    "jobs.Job": "result rows: the session ids a bulk close touched, a chat turn's page link",
+    "deletion.DeletionBatch": "skipped: the ids a bulk deletion request did not take",
+}
+
+# Records that keep ids, codes, counts and fingerprints, never a session's
+# content: they are the dashboard's account of what was done, so they outlive
+# the session. Everything else that names a session is erased.
+KEEPS_IDS_ONLY = {
+    "audit.AuditEvent": "the audit trail: who did what to which id; ``redact.evidence`` "
+    "lets no title or message through, and it must show that the deletion happened",
+    "deletion.DeletionRequest": "the case file of the deletion itself: ids, counts, digests "
+    "and the reviewers' own words; its snapshot is a projection, never the content",
+    "deletion.DeletionBatch": "a bulk deletion's case file: ids and why-codes of what it skipped",
+    "jobs.Job": "a background job's record of its work: per-session verdicts and codes (what "
+    "the audit trail's evidence holds too), counts and links, never transcript text",
+    "verification.VerificationReport": "the integration check's report: ids of the scratch "
+    "sessions the check itself created, keys, statuses and digests, never a title",
+}
+
+
+def id_fields(model) -> list[str]:
+    """The fields by which a model names a session (see the rule above)."""
+    named = [
+        field.name
+        for field in model._meta.concrete_fields
+        if isinstance(field, models.CharField) and field.name.endswith("_id")
+    ]
+    in_json = [IDS_IN_JSON[model._meta.label]] if model._meta.label in IDS_IN_JSON else []
+    return named + in_json
+
+
+def uncovered(registered) -> list[str]:
+    """One line per model that holds session ids with no eraser covering it and no reason."""
+    covered = {model for eraser in registered for model in eraser.models}
+    return [
+        f"{model._meta.label} holds session ids ({', '.join(fields)}) but no registered eraser "
+        f"covers it: register one in its AppConfig.ready() with hermes_ui.erasers.register(..., "
+        f"models=[{model.__name__}]), or list it in KEEPS_IDS_ONLY with the reason it may stay"
+        for model in apps.get_models()
+        if (fields := id_fields(model))
+        and model not in covered
+        and model._meta.label not in KEEPS_IDS_ONLY
+    ]
+
+
+def test_every_model_holding_session_ids_is_erased_or_kept_for_a_stated_reason():
+    missing = uncovered(erasers.registered())
+    assert not missing, "\n".join(missing)
+
+
+def test_the_lists_name_installed_models_that_hold_ids_and_no_eraser_covers():
+    installed = {model._meta.label: model for model in apps.get_models()}
+    covered = {model for eraser in erasers.registered() for model in eraser.models}
+    assert set(IDS_IN_JSON) <= set(installed)
+    for label in KEEPS_IDS_ONLY:
+        assert label in installed, f"{label} is in KEEPS_IDS_ONLY but not installed"
+        assert id_fields(installed[label]), f"{label} holds no session ids: drop it from the list"
+        assert installed[label] not in covered, f"{label} is both erased and kept"
+    assert covered <= set(installed.values())
+
+
+def test_a_model_whose_eraser_is_not_registered_is_named():
+    without = [eraser for eraser in erasers.registered() if eraser.name != "verdicts"]
+    missing = uncovered(without)
+    assert len(missing) == 1 and missing[0].startswith("compare.Verdict holds session ids")
+    assert "(first_id, second_id, preferred_id)" in missing[0]
+
+
+def test_the_result_page_lists_the_registered_kinds_in_registration_order():
+    kinds = erasers.kinds()
+    assert list(kinds)[:2] == ["transcripts", "index_rows"]  # INSTALLED_APPS order
+    assert kinds["turn_events"] == "chat turn events" and kinds["verdicts"] == "review verdicts"
+    case = DeletionRequest(result={"erased": {"turns": 2, "drawings": 1}})
+    assert [label for label, _ in case.erased] == list(kinds.values())
+    assert dict(case.erased)["chat turns"] == 2 and dict(case.erased)["review verdicts"] == 0
+
+
+@pytest.fixture
+def only(monkeypatch):
+    """Replace the registry for one test: ``only(eraser, ...)``."""
+
+    def install(*registrations):
+        monkeypatch.setattr(erasers, "_registry", {})
+        for args, kwargs in registrations:
+            erasers.register(*args, **kwargs)
+
+    return install
+
+
+def test_erasure_runs_each_eraser_then_its_steps_after_the_transaction(only, db):
+    ep = Endpoint("local", "http://hermes.test", "key")
+    calls = []
+
+    def rows(scope, ids):
+        calls.append(("rows", scope.id, ids))
+        erasers.after_commit(lambda: calls.append("step") or {"cached": 3})
+        return {"rows": 2}
+
+    def cache(scope, ids):
+        calls.append(("cache", ids))
+        return {}
+
+    only(
+        (("rows", "rows", rows), {"also": {"cached": "cached things"}, "held": lambda s, i: {}}),
+        (("views", "cached views", cache), {"related": True}),
+    )
+    counts = erasure.erase(ep, ["b", "a", "b"], related=["tip"])
+    assert counts == {"rows": 2, "cached": 3, "views": 0}
+    # Every eraser runs before any step: the steps wait for the transaction.
+    assert calls == [("rows", "local", ["a", "b"]), ("cache", ["a", "b", "tip"]), "step"]
+    assert erasure.erase(ep, []) == {"rows": 0, "cached": 0, "views": 0}
+
+
+def test_an_eraser_counting_a_kind_it_did_not_declare_fails(only, db):
+    only((("rows", "rows", lambda scope, ids: {"other": 1}), {}))
+    with pytest.raises(ValueError, match="'rows' counted 'other'"):
+        erasure.erase(Endpoint("local", "http://hermes.test", "key"), ["a"])
+
+
+def test_two_erasers_cannot_count_the_same_kind(only):
+    only((("rows", "rows", lambda scope, ids: {}), {}))
+    with pytest.raises(ValueError, match="as 'rows' does"):
+        erasers.register("more", "more", lambda scope, ids: {}, also={"rows": "rows again"})
+
+
+def test_after_commit_outside_an_erasure_is_refused():
+    with pytest.raises(RuntimeError):
+        erasers.after_commit(dict)
