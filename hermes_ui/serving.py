@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.management.base import CommandError
@@ -55,13 +56,27 @@ def child_env(extra: dict | None = None) -> dict:
     return env
 
 
-def supervise(argvs: list[list[str]], env: dict) -> int:
-    """Run the commands; when one exits (or we are told to stop), stop the others."""
+def supervise(
+    argvs: list[list[str]], env: dict, started: Callable[[Callable[[], bool]], None] | None = None
+) -> int:
+    """Run the commands; when one exits (or we are told to stop), stop the others.
+
+    ``started``, if given, is called once the children run, with a function
+    that says whether they all still do and no stop was asked for: the demo
+    waits with it for the first index sync before printing its banner. Ctrl-C
+    or SIGTERM while it runs stops everything as usual.
+    """
     children = [subprocess.Popen(argv, env=env) for argv in argvs]
     stopping = []
     previous = signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+
+    def running() -> bool:
+        return not stopping and all(child.poll() is None for child in children)
+
     try:
-        while not stopping and all(child.poll() is None for child in children):
+        if started is not None:
+            started(running)
+        while running():
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass

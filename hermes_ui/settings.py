@@ -310,6 +310,10 @@ HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, mini
 # payloads); older turns keep only their metadata (see hermes_ui/chat/retention.py).
 HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)
 
+# Every Hermes call's line (operation, endpoint, status, milliseconds) at INFO;
+# off, they are DEBUG. Failed calls are logged as WARNING either way.
+HERMES_UI_LOG_CALLS = env_bool("HERMES_UI_LOG_CALLS", False)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import logging
 
 import httpx
 import pytest
@@ -371,6 +372,31 @@ def test_list_forwards_typed_parameters():
     client.list_sessions(limit=20, offset=40, source="cli", include_children=True)
     params = dict(rec.requests[0].url.params)
     assert params == {"limit": "20", "offset": "40", "source": "cli", "include_children": "true"}
+
+
+def call_lines(caplog):
+    return [r for r in caplog.records if r.name == "hermes_ui.hermes"]
+
+
+@pytest.mark.parametrize("log_calls, level", [(False, logging.DEBUG), (True, logging.INFO)])
+def test_each_call_is_logged_at_debug_unless_log_calls_is_on(settings, caplog, log_calls, level):
+    settings.HERMES_UI_LOG_CALLS = log_calls
+    client, _ = make(default="120_list")
+    with caplog.at_level(logging.DEBUG, logger="hermes_ui.hermes"):
+        client.list_sessions()
+    [line] = call_lines(caplog)
+    assert line.levelno == level
+    assert line.getMessage().startswith("hermes op=sessions_list endpoint=local status=200 ms=")
+
+
+def test_failed_calls_stay_warnings_with_log_calls_off(settings, caplog):
+    settings.HERMES_UI_LOG_CALLS = False
+    client, _ = make({("GET", "/api/sessions"): db_unavailable}, read_retries=0)
+    with caplog.at_level(logging.INFO, logger="hermes_ui.hermes"), pytest.raises(e.Unavailable):
+        client.list_sessions()
+    [line] = call_lines(caplog)
+    assert line.levelno == logging.WARNING
+    assert "failed code=session_db_unavailable" in line.getMessage()
 
 
 def test_error_repr_never_contains_provider_text():

@@ -20,13 +20,14 @@ from hermes_ui.audit.redact import describe_text
 from hermes_ui.digests import json_digest
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.hermes.pages import list_rows
 from hermes_ui.hermes.session import Session
 
 YES, NO, PARTLY, UNKNOWN = "yes", "no", "partly", "unknown"
 # Clocks of the dashboard and Hermes may differ a little; a row that started
 # this long before the attempt still counts as "started around it".
 CLOCK_SKEW = 30.0
-SCAN_LIMIT = 2000  # rows of the list read when looking for an unnamed result
+SCAN_LIMIT = 2000  # rows of the list read when looking for an unnamed result (200 a page)
 # What fork copies from each message; ids and session ids differ by design.
 _COPIED = (
     "role",
@@ -91,19 +92,13 @@ def children_of(
     ]
 
 
-def _scan(client: HermesClient, **params) -> list[Session]:
-    rows, offset = [], 0
-    while offset < SCAN_LIMIT:
-        page = client.list_sessions(limit=200, offset=offset, **params)["data"]
-        rows += [
-            Session.from_row(row)
-            for row in page
-            if isinstance(row, dict) and isinstance(row.get("id"), str)
-        ]
-        offset += len(page)
-        if len(page) < 200:
-            break
-    return rows
+def _scan(
+    client: HermesClient, *, include_children: bool = False, source: str | None = None
+) -> list[Session]:
+    rows = list_rows(
+        client, include_children=include_children, source=source, max_pages=SCAN_LIMIT // 200
+    )
+    return [Session.from_row(row) for row in rows]
 
 
 def _read(report: Report, read, *args):

@@ -196,7 +196,11 @@ class HermesClient:
             self._log_failure(operation, "transport")
             raise _transport_error(e.TransportFailure, "transport", operation, mutation) from None
         guard.succeeded()
-        log.info(
+        # One line per call floods the console of ``make run``; operators who
+        # want the trail turn it up with HERMES_UI_LOG_CALLS. Failures are
+        # WARNING either way (``_log_failure``).
+        log.log(
+            logging.INFO if settings.HERMES_UI_LOG_CALLS else logging.DEBUG,
             "hermes op=%s endpoint=%s status=%s ms=%.1f",
             operation,
             self.endpoint.id,

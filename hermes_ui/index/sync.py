@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
@@ -47,6 +47,7 @@ from django.utils import timezone
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
+from hermes_ui.hermes.pages import Page, list_pages
 from hermes_ui.index import content_store, store, touched
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, IndexSyncState
 
@@ -286,46 +287,28 @@ class _Run:
 
     # -- phases ------------------------------------------------------------
 
-    def _pages(self, phase: str, *, include_children: bool):
-        """Each page's rows. A sweep asks for the next page while this one is
-        being written, so the index work hides behind the provider's ~220 ms;
+    def _pages(self, phase: str, *, include_children: bool) -> Iterator[Page]:
+        """Each page, counted in the report. A sweep asks for the next page while this
+        one is being written, so the index work hides behind the provider's ~220 ms;
         an incremental refresh never asks for a page it may not need."""
-
-        def fetch(offset: int) -> dict:
-            return self.client.list_sessions(
-                limit=PAGE, offset=offset, include_children=include_children
-            )
-
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-page") as ahead:
-            offset, pending = 0, None
-            while True:
-                self._progress(phase)
-                page = pending.result() if pending is not None else fetch(offset)
-                self.report.list_calls += 1
-                self.report.pages["children" if include_children else "default"] += 1
-                # Advance by what came back; a short page is the end (has_more
-                # is only "the page was full").
-                offset += len(page["data"])
-                full_page = len(page["data"]) == PAGE
-                pending = ahead.submit(fetch, offset) if full_page and self.report.full else None
-                yield [row for row in page["data"] if isinstance(row, dict)]
-                if not full_page:
-                    return
+        pages = list_pages(
+            self.client,
+            include_children=include_children,
+            page_size=PAGE,
+            ahead=self.report.full,
+            before_page=lambda: self._progress(phase),
+        )
+        for page in pages:
+            self.report.list_calls += 1
+            self.report.pages["children" if include_children else "default"] += 1
+            yield page
 
     def _page_children(self) -> None:
-        for rows in self._pages("administrative list", include_children=True):
-            fresh = []
-            for row in rows:
-                session_id = row.get("id")
-                if not isinstance(session_id, str):
-                    continue
-                if session_id in self.seen:
-                    self.report.duplicates += 1
-                    continue
-                self.seen.add(session_id)
-                fresh.append(row)
-            self.report.rows_seen += len(fresh)
-            counts = store.upsert(self.endpoint, fresh, self.gen, listed=True)
+        for page in self._pages("administrative list", include_children=True):
+            self.seen.update(row["id"] for row in page.rows)
+            self.report.duplicates += page.duplicates
+            self.report.rows_seen += len(page.rows)
+            counts = store.upsert(self.endpoint, page.rows, self.gen, listed=True)
             self.report.counts.add(counts)
             if counts.any:
                 self.changed_pages += 1
@@ -334,13 +317,10 @@ class _Run:
 
     def _page_default(self) -> None:
         seen_visible: set[str] = set()
-        pages = 0
-        for rows in self._pages("default list", include_children=False):
-            pages += 1
+        pages = self._pages("default list", include_children=False)
+        for number, page in enumerate(pages, start=1):
             shown, tips = {}, {}
-            for row in rows:
-                if not isinstance(row.get("id"), str):
-                    continue
+            for row in page.rows:
                 root = row.get("_lineage_root_id")
                 visible_id = root if isinstance(root, str) and root else row["id"]
                 shown[visible_id] = row["id"]
@@ -349,7 +329,7 @@ class _Run:
             seen_visible.update(shown)
             changed = store.set_visible(self.endpoint, shown, tips, self.gen)
             self.report.counts.visibility += changed
-            if not self.report.full and not changed and pages >= self.changed_pages:
+            if not self.report.full and not changed and number >= self.changed_pages:
                 return
         if self.report.full:
             self.report.counts.visibility += store.hide_unseen(

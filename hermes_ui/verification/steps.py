@@ -41,6 +41,7 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.hermes.pages import list_pages
 from hermes_ui.index.forks import remember_fork
 from hermes_ui.verification.models import Cleanup, Verdict, VerificationReport
 
@@ -375,14 +376,12 @@ def _step_7(run: Run, sid: str, child: str) -> None:
 
 def _find_in_list(client: HermesClient, session_id: str) -> int | None:
     """The offset of the page of the ``api_server``-filtered list that holds the session."""
-    offset = 0
-    for _ in range(MAX_LIST_PAGES):
-        data = client.list_sessions(limit=200, offset=offset, source="api_server")["data"]
-        if any(row.get("id") == session_id for row in data):
-            return offset
-        if len(data) < 200:
-            return None
-        offset += len(data)
+    pages = list_pages(
+        client, include_children=False, source="api_server", max_pages=MAX_LIST_PAGES
+    )
+    for page in pages:
+        if any(row["id"] == session_id for row in page.rows):
+            return page.offset
     return None
 
 

@@ -57,6 +57,7 @@ def test_incremental_with_nothing_changed_costs_one_list_call(fake_hermes, mock_
     seed_many(fake_hermes, 3 * PAGE + 17)
     first = sync.sync(mock_endpoint, full=True)
     assert first.list_calls == 2 * 4  # both lists, four pages each
+    assert first.pages == {"children": 4, "default": 4}
     fake_hermes.reset_counts()
     again = sync.sync(mock_endpoint, full=False)
     assert again.counts.any is False
@@ -72,7 +73,7 @@ def test_incremental_picks_up_new_and_active_rows_from_the_top(fake_hermes, mock
     report = sync.sync(mock_endpoint, full=False)
     assert report.counts.added == 1 and report.counts.changed == 1
     # Changes on page one, none on page two: two calls per list, not the table.
-    assert report.list_calls == 4
+    assert report.list_calls == 4 and report.pages == {"children": 2, "default": 2}
     assert indexed("s0003").message_count == 7
     assert indexed("brand-new").visible_in_default_list
 

@@ -1,14 +1,26 @@
 """``make run``: the dashboard on the embedded demo peer, or on HERMES_API_URL."""
 
 import os
+import time
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from devtools.demo import DEMO_ENDPOINT_ID, DEMO_USERS, demo_passwords, start_demo_peer
 from devtools.peer.launcher import PeerError
 from hermes_ui import serving
 from hermes_ui.accounts import create_if_missing
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.index.models import IndexSyncState
+
+# The banner waits this long for the refresher's first sync of the endpoint, so
+# the URL and the logins are not scrolled away by the sync's log lines.
+FIRST_SYNC_WAIT = 120.0
+POLL_SECONDS = 0.25
+# The refresher logs its report just after it records the finished sync.
+SETTLE_SECONDS = 1.0
 
 
 class Command(BaseCommand):
@@ -26,12 +38,6 @@ class Command(BaseCommand):
             if not os.environ.get("HERMES_API_KEY"):
                 raise CommandError("HERMES_API_URL is set but HERMES_API_KEY is not.")
             self.stdout.write(f"Using the Hermes endpoint at {os.environ['HERMES_API_URL']}")
-            # A real Hermes gets no accounts with known passwords: the operator
-            # makes each one (admins hold deletion rights).
-            self.stdout.write(
-                "No demo accounts on a real Hermes: create yours with "
-                "`manage.py create_user NAME --role admin|reviewer|support`."
-            )
         else:
             self.stdout.write("Starting the embedded demo Hermes peer (hermes-agent 0.19.0)…")
             try:
@@ -48,31 +54,94 @@ class Command(BaseCommand):
                 f"Demo peer at {peer.base_url} ({summary.get('sessions', '?')} seeded sessions), "
                 f"endpoint id {DEMO_ENDPOINT_ID!r}"
             )
+        # The accounts exist before the server does; they are listed in the banner.
+        logins = self._demo_logins() if peer is not None else None
+        endpoint = Endpoint(
+            env.get("HERMES_ENDPOINT_ID") or "local", env["HERMES_API_URL"], env["HERMES_API_KEY"]
+        )
         url = f"http://{host}:{port}/"
-        self.stdout.write(self.style.SUCCESS(f"\nHermes UI: {url}"))
-        if peer is not None:
-            self._demo_logins()
-        self.stdout.write("Press Ctrl-C to stop; the demo peer stops with it.\n")
+        since = timezone.now()
+
+        def started(running) -> None:
+            note = self._wait_for_first_sync(endpoint, since, running)
+            if running():
+                self._banner(url, logins, note)
+
         # uvicorn serves ASGI so chat streams flow without holding a worker; the
         # index refresher is its own process beside it, as under ``make serve``.
         argvs = [serving.uvicorn_argv(host, port), serving.refresher_argv()]
         try:
-            serving.supervise(argvs, serving.child_env(env))
+            serving.supervise(argvs, serving.child_env(env), started)
         finally:
             if peer is not None:
                 peer.stop()
 
-    def _demo_logins(self) -> None:
+    def _wait_for_first_sync(self, endpoint: Endpoint, since, running) -> str:
+        """Wait until the refresher's first sync of ``endpoint`` ends; a note if it did not
+        end well ("" when it did). Stops early when a child exits or we are told to stop."""
+        if settings.HERMES_INDEX_REFRESH_SECONDS == 0:
+            return "The index refresh is off (HERMES_INDEX_REFRESH_SECONDS=0): no index sync ran."
+        ends_at = time.monotonic() + FIRST_SYNC_WAIT
+        while running():
+            state = (
+                IndexSyncState.objects.filter(**endpoint.scope())
+                .values("last_sync_at", "last_error_at", "last_error_code")
+                .first()
+            ) or {}
+            if state.get("last_sync_at") and state["last_sync_at"] >= since:
+                self._settle(running)
+                return ""
+            if state.get("last_error_at") and state["last_error_at"] >= since:
+                self._settle(running)
+                return (
+                    f"The first index sync of {endpoint.id!r} failed "
+                    f"({state['last_error_code'] or 'error'}); the index page says more, and "
+                    f"the refresher tries again every {settings.HERMES_INDEX_REFRESH_SECONDS} s."
+                )
+            if time.monotonic() >= ends_at:
+                return (
+                    f"The first index sync of {endpoint.id!r} has not finished after "
+                    f"{FIRST_SYNC_WAIT:.0f} s; it goes on in the background, and pages that "
+                    "do not need the index work meanwhile."
+                )
+            time.sleep(POLL_SECONDS)
+        return ""
+
+    @staticmethod
+    def _settle(running) -> None:
+        ends_at = time.monotonic() + SETTLE_SECONDS
+        while running() and time.monotonic() < ends_at:
+            time.sleep(min(POLL_SECONDS, SETTLE_SECONDS))
+
+    def _banner(self, url: str, logins, note: str) -> None:
+        if note:
+            self.stdout.write(self.style.WARNING(f"\n{note}"))
+        self.stdout.write(self.style.SUCCESS(f"\nHermes UI: {url}"))
+        if logins is None:
+            # A real Hermes gets no accounts with known passwords: the operator
+            # makes each one (admins hold deletion rights).
+            self.stdout.write(
+                "No demo accounts on a real Hermes: create yours with "
+                "`manage.py create_user NAME --role admin|reviewer|support`."
+            )
+        else:
+            passwords, kept = logins
+            self.stdout.write("Demo logins (username / password, kept in data/demo-logins.json):")
+            for name, role in DEMO_USERS:
+                self.stdout.write(f"  {name:<9} {passwords[name]:<14} ({role})")
+            if kept:
+                self.stdout.write(
+                    "Accounts that already existed were left as they are: a changed password "
+                    "or a deactivated account is not reset."
+                )
+        self.stdout.write("Press Ctrl-C to stop; the demo peer stops with it.\n")
+        self.stdout.flush()
+
+    @staticmethod
+    def _demo_logins() -> tuple[dict[str, str], list[str]]:
         """Demo accounts exist only beside the embedded peer, and a start never resets one."""
         passwords = demo_passwords()
         kept = [
             name for name, role in DEMO_USERS if not create_if_missing(name, role, passwords[name])
         ]
-        self.stdout.write("Demo logins (username / password, kept in data/demo-logins.json):")
-        for name, role in DEMO_USERS:
-            self.stdout.write(f"  {name:<9} {passwords[name]:<14} ({role})")
-        if kept:
-            self.stdout.write(
-                "Accounts that already existed were left as they are: a changed password "
-                "or a deactivated account is not reset."
-            )
+        return passwords, kept
