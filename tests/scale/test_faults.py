@@ -226,7 +226,8 @@ def _redis_outage(a, b, redis, peer) -> None:
     # The open stream says the live view is gone, then shows the result when the turn
     # ends (25 deltas, 0.2 s apart).
     note = next(i for i, f in enumerate(frames) if "The live view is unavailable" in f[2])
-    assert frames[note][0] == "status" and "slow1" in answer_text(frames[:note])
+    # (Under load the watcher may join late, its snapshot holding the first deltas.)
+    assert frames[note][0] == "status" and "slow2" in answer_text(frames[:note])
     assert final_state(frames) == "completed", frames
     assert "slow25" in frames[-2][2]
     result_after = time.monotonic() - halted[0]
