@@ -40,8 +40,9 @@ def _step(request, case, action, notice=lambda outcome: ""):
         return render_case(request, case, status=refusal.status, refusal=refusal)
     except HermesError as error:
         case.refresh_from_db()
-        return render_case(request, case, status=status_for(error),
-                           step_error=error_context(error, None))  # fmt: skip
+        return render_case(
+            request, case, status=status_for(error), step_error=error_context(error, None)
+        )
     case.refresh_from_db()
     return _done(request, case, notice(outcome))
 
@@ -52,15 +53,22 @@ def deletion_decide(request, pk: int):
     _admin_only(request, case, "deletion_review")
     if case.batch_id is not None:
         # One review covers a bulk request: its members are not decided one by one.
-        refusal = policy.Refusal("in_batch", "This session is part of a bulk deletion request: "
-                                 "review the request as a whole.")  # fmt: skip
+        refusal = policy.Refusal(
+            "in_batch",
+            "This session is part of a bulk deletion request: review the request as a whole.",
+        )
         return render_case(request, case, status=409, refusal=refusal)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         return render_case(request, case, status=400, form=form)
     data = form.cleaned_data
-    return _step(request, case, lambda: review.decide(
-        case, request.user, data["decision"], data["policy_rule"], data["comment"]))  # fmt: skip
+    return _step(
+        request,
+        case,
+        lambda: review.decide(
+            case, request.user, data["decision"], data["policy_rule"], data["comment"]
+        ),
+    )
 
 
 @require_POST
