@@ -13,13 +13,13 @@ from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.web.failures import bad_id, error_context, error_page
-from hermes_ui.web.roles import SUPPORT, require_role
+from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_http_methods(["GET", "POST"])
+@role_required(SUPPORT)
 def deletion_new(request, endpoint):
     """The request form (GET) and its submission (POST), for the session in ``?session=``."""
-    require_role(request.user, SUPPORT)
     ep = get_endpoint(endpoint)
     session_id = request.POST.get("session") or request.GET.get("session") or ""
     try:
