@@ -17,8 +17,12 @@ from hermes_ui.private_files import private_dir, read_or_create
 
 DEMO_ENDPOINT_ID = "demo"
 
-DEMO_USERS = (("support", "support"), ("reviewer", "reviewer"), ("admin", "admin"),
-              ("admin2", "admin"))  # fmt: skip
+DEMO_USERS = (
+    ("support", "support"),
+    ("reviewer", "reviewer"),
+    ("admin", "admin"),
+    ("admin2", "admin"),
+)
 
 
 def demo_home() -> Path:

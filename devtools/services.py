@@ -105,10 +105,23 @@ class Postgres:
             os.chown(self.folder, owner.pw_uid, owner.pw_gid)
             run_as = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
         subprocess.run(
-            [str(bindir / "initdb"), "-D", str(data), "-U", self.USER, "--auth=trust",
-             "-E", "UTF8", "--locale=C", "--no-sync"],
-            check=True, capture_output=True, cwd=self.folder, **run_as,
-        )  # fmt: skip
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                self.USER,
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=self.folder,
+            **run_as,
+        )
         self.port = free_port()
         self._run_as = run_as
         self._launch(timeout)
@@ -118,13 +131,31 @@ class Postgres:
     def _launch(self, timeout: float) -> None:
         # Durability is pointless for a throwaway cluster; speed is not.
         self.proc = subprocess.Popen(
-            [str(postgres_bindir() / "postgres"), "-D", str(self.folder / "data"),
-             "-p", str(self.port), "-h", "127.0.0.1", "-k", "", "-c", "fsync=off",
-             "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-             "-c", "max_connections=200"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.folder,
-            start_new_session=True, **self._run_as,
-        )  # fmt: skip
+            [
+                str(postgres_bindir() / "postgres"),
+                "-D",
+                str(self.folder / "data"),
+                "-p",
+                str(self.port),
+                "-h",
+                "127.0.0.1",
+                "-k",
+                "",
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "max_connections=200",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.folder,
+            start_new_session=True,
+            **self._run_as,
+        )
         _wait_port(self.port, self.proc, timeout, "PostgreSQL")
 
     def halt(self) -> None:
@@ -189,10 +220,25 @@ class Redis:
     def _launch(self, timeout: float) -> None:
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
         self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder), "--daemonize", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+                "--daemonize",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         _wait_port(self.port, self.proc, timeout, "Redis")
 
     def halt(self) -> None:

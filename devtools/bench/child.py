@@ -25,8 +25,9 @@ def measure_in_child(stdout, module: str, scratch: str, peer, extra_env=None) ->
         "HERMES_UI_LOG_LEVEL": "WARNING",
         **(extra_env or {}),
     }
-    child = subprocess.Popen([sys.executable, "-m", module], env=env, cwd=REPO,
-                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", module], env=env, cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
     for line in child.stdout:
         stdout.write(line.rstrip("\n"))
     if child.wait() != 0:

@@ -38,8 +38,10 @@ def run(stdout) -> None:
         home = Path(tmp)
         python = ensure_peer_venv()
         _, seed_ms = _timed(run_seed, home, "bench", count=count, peer_python=python)
-        stdout.write(f"seeded {count:,} sessions + {ids.BENCH_LINEAGE_SIZE}-node lineage "
-                     f"in {seed_ms / 1000:.1f} s")  # fmt: skip
+        stdout.write(
+            f"seeded {count:,} sessions + {ids.BENCH_LINEAGE_SIZE}-node lineage "
+            f"in {seed_ms / 1000:.1f} s"
+        )
         peer = Peer(PeerConfig(home=home, peer_python=python))
         peer.start()
         try:
@@ -60,15 +62,21 @@ def _measure(stdout, client: HermesClient) -> None:
     rows, rows_ms = _timed(inventory.all_rows, client)
     visible, visible_ms = _timed(inventory.visible_ids, client)
     snap, snap_ms = _timed(snapshot.take, client, target)
-    best = min(_timed(compute, rows, target, target_row=snap["row"], visible_ids=visible)[1]
-               for _ in range(5))  # fmt: skip
+    best = min(
+        _timed(compute, rows, target, target_row=snap["row"], visible_ids=visible)[1]
+        for _ in range(5)
+    )
     found = compute(rows, target, target_row=snap["row"], visible_ids=visible)
-    stdout.write(f"administrative list: {len(rows):,} rows in {rows_ms:.0f} ms "
-                 f"({-(-len(rows) // 200)} pages of 200)")  # fmt: skip
+    stdout.write(
+        f"administrative list: {len(rows):,} rows in {rows_ms:.0f} ms "
+        f"({-(-len(rows) // 200)} pages of 200)"
+    )
     stdout.write(f"default list (visibility): {len(visible):,} ids in {visible_ms:.0f} ms")
     stdout.write(f"snapshot (get + messages + digest): {snap_ms:.1f} ms")
-    stdout.write(f"consequences (pure, best of 5): {best:.1f} ms -> {len(found.cascade)} "
-                 f"delegates deleted, {len(found.survivors)} children survive")  # fmt: skip
+    stdout.write(
+        f"consequences (pure, best of 5): {best:.1f} ms -> {len(found.cascade)} "
+        f"delegates deleted, {len(found.survivors)} children survive"
+    )
     request_ms = rows_ms + visible_ms + snap_ms + best
     stdout.write(f"capture at request (= re-check at execution): {request_ms:.0f} ms")
     _, delete_ms = _timed(client.delete_session, target, idempotency_key=mint_key())
@@ -77,5 +85,7 @@ def _measure(stdout, client: HermesClient) -> None:
     result, verify_ms = _timed(verify.after_delete, client, target, cascade, survivors)
     gone = sum(d["state"] == verify.GONE for d in result["deleted"])
     roots = sum(s["state"] == verify.ROOT for s in result["survivors"])
-    stdout.write(f"DELETE: {delete_ms:.1f} ms; verification of {len(cascade) + 1 + len(survivors)}"
-                 f" ids: {verify_ms:.0f} ms ({gone} gone, {roots} now roots)")  # fmt: skip
+    stdout.write(
+        f"DELETE: {delete_ms:.1f} ms; verification of {len(cascade) + 1 + len(survivors)}"
+        f" ids: {verify_ms:.0f} ms ({gone} gone, {roots} now roots)"
+    )

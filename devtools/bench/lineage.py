@@ -31,8 +31,10 @@ def run(stdout) -> None:
         started = time.perf_counter()
         summary = run_seed(home, "bench", count=COUNT, peer_python=python)
         nodes = sum(summary["lineage"].values())
-        stdout.write(f"seeded {summary['sessions']:,} sessions + a {nodes}-node lineage "
-                     f"in {time.perf_counter() - started:.1f} s")  # fmt: skip
+        stdout.write(
+            f"seeded {summary['sessions']:,} sessions + a {nodes}-node lineage "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
         with Peer(PeerConfig(home=home, peer_python=python)) as peer:
             measure_in_child(stdout, "devtools.bench.lineage", scratch, peer)
 
@@ -59,8 +61,9 @@ def _measure() -> None:
     from hermes_ui.lineage import render
     from hermes_ui.web.links import session_url
 
-    raw = httpx.Client(base_url=ep.base_url, timeout=60,
-                       headers={"Authorization": f"Bearer {ep.api_key}"})  # fmt: skip
+    raw = httpx.Client(
+        base_url=ep.base_url, timeout=60, headers={"Authorization": f"Bearer {ep.api_key}"}
+    )
 
     def raw_list(**params):
         return lambda: raw.get("/api/sessions", params=params).raise_for_status()
@@ -68,16 +71,20 @@ def _measure() -> None:
     raw_children = _median_ms(raw_list(limit=200, include_children="true"), 3)
     raw_default = _median_ms(raw_list(limit=200), 3)
     raw_50 = _median_ms(raw_list(limit=50), 5)
-    say(f"raw list call: {raw_children:.0f} ms (include_children, limit 200), "
-        f"{raw_default:.0f} ms (default, limit 200), {raw_50:.0f} ms (limit 50)")  # fmt: skip
+    say(
+        f"raw list call: {raw_children:.0f} ms (include_children, limit 200), "
+        f"{raw_default:.0f} ms (default, limit 200), {raw_50:.0f} ms (limit 50)"
+    )
 
     report = sync.sync(ep, full=True)
     pages = report.pages
     bound = (pages["children"] * raw_children + pages["default"] * raw_default) / 1000
-    say(f"full sync: {report.seconds:.1f} s for {report.rows_seen:,} rows, "
+    say(
+        f"full sync: {report.seconds:.1f} s for {report.rows_seen:,} rows, "
         f"{report.list_calls} list calls ({pages['children']} + {pages['default']} pages), "
         f"{report.get_calls} gets; pages x one raw call = {bound:.1f} s; "
-        f"ratio {report.seconds / bound:.2f}")  # fmt: skip
+        f"ratio {report.seconds / bound:.2f}"
+    )
     # The provider's cost grows with the offset, so also: the same pages, raw.
     started = time.perf_counter()
     for children, count in ((True, pages["children"]), (False, pages["default"])):
@@ -87,12 +94,16 @@ def _measure() -> None:
                 params["include_children"] = "true"
             raw.get("/api/sessions", params=params).raise_for_status()
     paging = time.perf_counter() - started
-    say(f"the same {report.list_calls} pages fetched raw (no index work): {paging:.1f} s; "
-        f"sync / raw paging = {report.seconds / paging:.2f}")  # fmt: skip
+    say(
+        f"the same {report.list_calls} pages fetched raw (no index work): {paging:.1f} s; "
+        f"sync / raw paging = {report.seconds / paging:.2f}"
+    )
 
     again = sync.sync(ep, full=False)
-    say(f"incremental refresh, nothing changed: {again.list_calls} list call(s), "
-        f"{again.get_calls} gets, {again.seconds * 1000:.0f} ms")  # fmt: skip
+    say(
+        f"incremental refresh, nothing changed: {again.list_calls} list call(s), "
+        f"{again.get_calls} gets, {again.seconds * 1000:.0f} ms"
+    )
 
     from django.contrib.auth import get_user_model
 
@@ -119,19 +130,23 @@ def _measure() -> None:
     mode = html.split('data-render="', 1)[1].split('"', 1)[0]
     cached_ms = _median_ms(get(lineage_url), 7)
     again_mode = get(lineage_url)().content.decode().split('data-render="', 1)[1].split('"', 1)[0]
-    say(f"lineage page, {shown.total}-node lineage ({shown.drawn} drawn, {len(shown.groups)} "
+    say(
+        f"lineage page, {shown.total}-node lineage ({shown.drawn} drawn, {len(shown.groups)} "
         f"folded delegate groups): cold {cold_ms:.0f} ms ({mode}), cached {cached_ms:.1f} ms "
-        f"({again_mode}); target < 50 ms: {'met' if cached_ms < 50 else 'NOT met'}")  # fmt: skip
+        f"({again_mode}); target < 50 ms: {'met' if cached_ms < 50 else 'NOT met'}"
+    )
 
     index_ms = _median_ms(get("/e/bench/index/"), 7)
     search_ms = _median_ms(get("/e/bench/index/?q=session+0042"), 7)
     filtered_ms = _median_ms(get("/e/bench/index/?kind=delegate&state=closed"), 7)
     live_ms = _median_ms(get("/e/bench/sessions/"), 3)
     raw_50_again = _median_ms(raw_list(limit=50), 5)
-    say(f"index list page {index_ms:.1f} ms, search page {search_ms:.1f} ms, filtered page "
+    say(
+        f"index list page {index_ms:.1f} ms, search page {search_ms:.1f} ms, filtered page "
         f"{filtered_ms:.1f} ms vs one raw GET /api/sessions?limit=50 {raw_50_again:.0f} ms "
         f"(live list page {live_ms:.0f} ms); target faster than the raw call: "
-        f"{'met' if max(index_ms, search_ms) < raw_50_again else 'NOT met'}")  # fmt: skip
+        f"{'met' if max(index_ms, search_ms) < raw_50_again else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -72,9 +72,11 @@ def run(stdout) -> None:
         python = ensure_peer_venv()
         started = time.perf_counter()
         summary = run_seed(home, "bench", count=count, peer_python=python)
-        stdout.write(f"seeded {summary['sessions']:,} sessions in "
-                     f"{time.perf_counter() - started:.1f} s; {users} users x {seconds} s per "
-                     f"setup, closed loop; {os.cpu_count()} cores")  # fmt: skip
+        stdout.write(
+            f"seeded {summary['sessions']:,} sessions in "
+            f"{time.perf_counter() - started:.1f} s; {users} users x {seconds} s per "
+            f"setup, closed loop; {os.cpu_count()} cores"
+        )
         with Peer(PeerConfig(home=home, peer_python=python)) as peer:
             single = _Setup(Path(scratch) / "a", peer, {}, workers=1)
             single.prepare(stdout)
@@ -101,8 +103,14 @@ def run(stdout) -> None:
 
 
 def _page_cost(stdout, setup) -> None:
-    child = subprocess.run([sys.executable, "-m", "devtools.bench.scale"], env=setup.env,
-                           cwd=REPO, capture_output=True, text=True, timeout=600)  # fmt: skip
+    child = subprocess.run(
+        [sys.executable, "-m", "devtools.bench.scale"],
+        env=setup.env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     for line in child.stdout.splitlines():
         stdout.write(line)
     if child.returncode != 0:
@@ -121,8 +129,9 @@ def _measure_page_cost() -> None:
     from hermes_ui.web.links import session_url
 
     ep = get_endpoint(ENDPOINT)
-    raw = httpx.Client(base_url=ep.base_url, timeout=60,
-                       headers={"Authorization": f"Bearer {ep.api_key}"})  # fmt: skip
+    raw = httpx.Client(
+        base_url=ep.base_url, timeout=60, headers={"Authorization": f"Bearer {ep.api_key}"}
+    )
     client = Client()
     client.force_login(get_user_model().objects.get(username="bench"))
     ids = [f"bench_{i:05d}" for i in range(1, 41)]
@@ -144,19 +153,28 @@ def _measure_page_cost() -> None:
         raw_ms.append(_timed(raw_calls, session_id))
         page_ms.append(_timed(page, session_id))
     raw_med, page_med = statistics.median(raw_ms), statistics.median(page_ms)
-    print(f"session page (10 messages), in process: median {page_med:.1f} ms against "
-          f"{raw_med:.1f} ms for the raw get + messages calls: {page_med / raw_med:.2f}x "
-          f"(target: at most 2x; n={len(page_ms)})", flush=True)  # fmt: skip
+    print(
+        f"session page (10 messages), in process: median {page_med:.1f} ms against "
+        f"{raw_med:.1f} ms for the raw get + messages calls: {page_med / raw_med:.2f}x "
+        f"(target: at most 2x; n={len(page_ms)})",
+        flush=True,
+    )
 
 
 def _page_over_http(stdout, setup) -> None:
     """The same comparison through the worker (uvicorn, one browser, one page at a
     time): what a user waits for, HTTP and the ASGI layer included."""
     port = setup.ports[0]
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", cookies=setup.cookies,
-                      timeout=60) as browser, httpx.Client(
-            base_url=setup.env["HERMES_API_URL"], timeout=60,
-            headers={"Authorization": f"Bearer {setup.env['HERMES_API_KEY']}"}) as raw:  # fmt: skip
+    with (
+        httpx.Client(
+            base_url=f"http://127.0.0.1:{port}", cookies=setup.cookies, timeout=60
+        ) as browser,
+        httpx.Client(
+            base_url=setup.env["HERMES_API_URL"],
+            timeout=60,
+            headers={"Authorization": f"Bearer {setup.env['HERMES_API_KEY']}"},
+        ) as raw,
+    ):
 
         def page(session_id):
             browser.get(f"/e/{ENDPOINT}/sessions/{session_id}/").raise_for_status()
@@ -174,9 +192,11 @@ def _page_over_http(stdout, setup) -> None:
         cpu = (_cpu_of(p.pid for p in setup.processes) - cpu) * 1000 / len(page_ms)
         raw_ms = [_timed(raw_calls, session_id) for session_id in ids[5:]]
     page_med, raw_med = statistics.median(page_ms), statistics.median(raw_ms)
-    stdout.write(f"session page (10 messages) through the worker: median {page_med:.1f} ms "
-                 f"({cpu:.1f} ms of worker CPU) against {raw_med:.1f} ms for the raw calls: "
-                 f"{page_med / raw_med:.2f}x")  # fmt: skip
+    stdout.write(
+        f"session page (10 messages) through the worker: median {page_med:.1f} ms "
+        f"({cpu:.1f} ms of worker CPU) against {raw_med:.1f} ms for the raw calls: "
+        f"{page_med / raw_med:.2f}x"
+    )
 
 
 def _timed(action, *args) -> float:
@@ -199,17 +219,21 @@ def _load(stdout, label: str, setup, users: int, seconds: int) -> float:
     # Where the machine's cores went: a closed loop is bound by the busiest resource.
     other = used["machine"] - used["workers"] - used["peer"] - used["generator"]
     per_request = 1000 / rate if rate else float("nan")
-    stdout.write(f"  cores busy: {used['machine']:.2f} of {os.cpu_count()} (dashboard workers "
-                 f"{used['workers']:.2f}, Hermes peer {used['peer']:.2f}, load generator "
-                 f"{used['generator']:.2f}, other incl. PostgreSQL/Redis {other:.2f}); CPU per "
-                 f"request {used['machine'] * per_request:.1f} ms, of it the dashboard "
-                 f"{used['workers'] * per_request:.1f} ms and Hermes "
-                 f"{used['peer'] * per_request:.1f} ms")  # fmt: skip
+    stdout.write(
+        f"  cores busy: {used['machine']:.2f} of {os.cpu_count()} (dashboard workers "
+        f"{used['workers']:.2f}, Hermes peer {used['peer']:.2f}, load generator "
+        f"{used['generator']:.2f}, other incl. PostgreSQL/Redis {other:.2f}); CPU per "
+        f"request {used['machine'] * per_request:.1f} ms, of it the dashboard "
+        f"{used['workers'] * per_request:.1f} ms and Hermes "
+        f"{used['peer'] * per_request:.1f} ms"
+    )
     for name, _ in MIX:
         values = sorted(timings[name])
-        stdout.write(f"  {name:13s} n={len(values):5d}  p50 {_pct(values, 50):7.0f} ms  "
-                     f"p95 {_pct(values, 95):7.0f} ms  p99 {_pct(values, 99):7.0f} ms  "
-                     f"errors {errors[name]}")  # fmt: skip
+        stdout.write(
+            f"  {name:13s} n={len(values):5d}  p50 {_pct(values, 50):7.0f} ms  "
+            f"p95 {_pct(values, 95):7.0f} ms  p99 {_pct(values, 99):7.0f} ms  "
+            f"errors {errors[name]}"
+        )
     for detail, n in sorted(setup.error_kinds.items()):
         stdout.write(f"  error: {detail} x{n}")
     return rate
@@ -286,8 +310,9 @@ async def _users(setup, users: int, seconds: int):
                     setup.error_kinds[detail] = setup.error_kinds.get(detail, 0) + 1
 
     began = time.monotonic()
-    await asyncio.wait_for(asyncio.gather(*(user(i) for i in range(users))),
-                           seconds + REQUEST_TIMEOUT + 10)  # fmt: skip
+    await asyncio.wait_for(
+        asyncio.gather(*(user(i) for i in range(users))), seconds + REQUEST_TIMEOUT + 10
+    )
     return timings, errors, time.monotonic() - began
 
 
@@ -328,26 +353,34 @@ async def _streams(stdout, peer, setup, turns: int) -> None:
     d_med, d_p95 = _pct(sorted(direct_lat), 50), _pct(sorted(direct_lat), 95)
     r_med, r_p95 = _pct(sorted(live), 50), _pct(sorted(live), 95)
     workers = setup.workers
-    stdout.write(f"{turns} concurrent streamed turns of {TURN_WORDS} deltas (200 ms apart), "
-                 f"each started on worker k, watched on k+1 and resumed with Last-Event-ID on "
-                 f"k+2 (mod {workers}) after {RECONNECT_AFTER} deltas:")  # fmt: skip
-    stdout.write(f"  peer -> client directly:            median {d_med:6.2f} ms  "
-                 f"p95 {d_p95:6.2f} ms  ({len(direct_lat)} deltas)")  # fmt: skip
-    stdout.write(f"  peer -> owner -> Redis -> watcher:  median {r_med:6.2f} ms  "
-                 f"p95 {r_p95:6.2f} ms  ({len(live)} live deltas, {caught_up} caught up "
-                 f"on reconnect)")  # fmt: skip
-    stdout.write(f"  added by the relay per delta:       median {r_med - d_med:6.2f} ms  "
-                 f"p95 {r_p95 - d_p95:6.2f} ms  (target: at most 5 ms at the median)")  # fmt: skip
-    stdout.write(f"  replays: {replays}; deltas missing: {missing}; turns failed: "
-                 f"{len(failures)}")  # fmt: skip
+    stdout.write(
+        f"{turns} concurrent streamed turns of {TURN_WORDS} deltas (200 ms apart), "
+        f"each started on worker k, watched on k+1 and resumed with Last-Event-ID on "
+        f"k+2 (mod {workers}) after {RECONNECT_AFTER} deltas:"
+    )
+    stdout.write(
+        f"  peer -> client directly:            median {d_med:6.2f} ms  "
+        f"p95 {d_p95:6.2f} ms  ({len(direct_lat)} deltas)"
+    )
+    stdout.write(
+        f"  peer -> owner -> Redis -> watcher:  median {r_med:6.2f} ms  "
+        f"p95 {r_p95:6.2f} ms  ({len(live)} live deltas, {caught_up} caught up "
+        f"on reconnect)"
+    )
+    stdout.write(
+        f"  added by the relay per delta:       median {r_med - d_med:6.2f} ms  "
+        f"p95 {r_p95 - d_p95:6.2f} ms  (target: at most 5 ms at the median)"
+    )
+    stdout.write(f"  replays: {replays}; deltas missing: {missing}; turns failed: {len(failures)}")
     for failure in failures[:5]:
         stdout.write(f"  failed: {failure}")
 
 
 async def _new_session(peer, http: httpx.AsyncClient) -> str:
     session_id = f"bench-scale-{time.monotonic_ns()}"
-    answer = await http.post(peer.base_url + "/api/sessions", headers=peer.auth_headers,
-                             json={"id": session_id})  # fmt: skip
+    answer = await http.post(
+        peer.base_url + "/api/sessions", headers=peer.auth_headers, json={"id": session_id}
+    )
     answer.raise_for_status()
     return session_id
 
@@ -358,8 +391,9 @@ async def _direct_turn(peer, text: str, delay: float) -> list[float]:
     async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as http:
         session_id = await _new_session(peer, http)
         url = f"{peer.base_url}/api/sessions/{session_id}/chat/stream"
-        async with http.stream("POST", url, headers=peer.auth_headers,
-                               json={"message": text}) as answer:  # fmt: skip
+        async with http.stream(
+            "POST", url, headers=peer.auth_headers, json={"message": text}
+        ) as answer:
             event = None
             async for line in answer.aiter_lines():
                 if line.startswith("event: "):
@@ -384,8 +418,9 @@ async def _relayed_turn(peer, setup, text: str, index: int, delay: float):
         shown: set[str] = set()  # in a snapshot (joined mid-turn), not as a delta
         resumed_at: dict[int, float] = {}
         async with setup.async_client(index + 1) as watcher:
-            last = await _watch(watcher, stream_url, None, arrivals, (words, shown),
-                                RECONNECT_AFTER)  # fmt: skip
+            last = await _watch(
+                watcher, stream_url, None, arrivals, (words, shown), RECONNECT_AFTER
+            )
         async with setup.async_client(index + 2 * (n > 1)) as resumer:
             opened = time.time()
             count_before = len(arrivals)
@@ -478,8 +513,9 @@ class _Setup:
 
     def manage(self, *args: str, timeout: float = 900) -> str:
         argv = [sys.executable, str(REPO / "manage.py"), *args]
-        done = subprocess.run(argv, env=self.env, cwd=REPO, capture_output=True, text=True,
-                              timeout=timeout)  # fmt: skip
+        done = subprocess.run(
+            argv, env=self.env, cwd=REPO, capture_output=True, text=True, timeout=timeout
+        )
         if done.returncode != 0:
             raise RuntimeError(f"manage.py {args[0]} failed: {done.stderr[-1500:]}")
         return done.stdout
@@ -489,16 +525,32 @@ class _Setup:
         self.manage("create_user", "bench", "--role", "support", "--password", PASSWORD)
         started = time.perf_counter()
         self.manage("index_refresher", "--once")
-        stdout.write(f"index synced for {'PostgreSQL' if self.services else 'SQLite'} in "
-                     f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+        stdout.write(
+            f"index synced for {'PostgreSQL' if self.services else 'SQLite'} in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
 
     def __enter__(self) -> _Setup:
         for port in self.ports:
-            self.processes.append(subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application", "--host",
-                 "127.0.0.1", "--port", str(port), "--no-access-log", "--log-level", "warning"],
-                env=self.env, cwd=REPO,
-            ))  # fmt: skip
+            self.processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "uvicorn",
+                        "hermes_ui.asgi:application",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                        "--no-access-log",
+                        "--log-level",
+                        "warning",
+                    ],
+                    env=self.env,
+                    cwd=REPO,
+                )
+            )
         for port in self.ports:
             _wait_healthy(f"http://127.0.0.1:{port}")
         self.cookies = _login(f"http://127.0.0.1:{self.ports[0]}")
@@ -518,13 +570,15 @@ class _Setup:
     def async_client(self, index: int) -> httpx.AsyncClient:
         """A browser of the bench user, pinned to worker ``index`` mod N."""
         port = self.ports[index % len(self.ports)]
-        return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", cookies=self.cookies,
-                                 timeout=REQUEST_TIMEOUT)  # fmt: skip
+        return httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", cookies=self.cookies, timeout=REQUEST_TIMEOUT
+        )
 
     def event_times(self, turn_id: int) -> dict[int, float]:
         """seq -> the peer's ``ts`` of each delta the owning worker stored."""
-        query = ("SELECT seq, data FROM chat_turnevent WHERE turn_id = %s AND "
-                 "name = 'assistant.delta'")  # fmt: skip
+        query = (
+            "SELECT seq, data FROM chat_turnevent WHERE turn_id = %s AND name = 'assistant.delta'"
+        )
         if "DATABASE_URL" in self.services:
             import psycopg
 
@@ -533,8 +587,9 @@ class _Setup:
         else:
             with sqlite3.connect(self.db) as conn:
                 rows = conn.execute(query.replace("%s", "?"), (turn_id,)).fetchall()
-        return {seq: (data if isinstance(data, dict) else json.loads(data))["ts"]
-                for seq, data in rows}  # fmt: skip
+        return {
+            seq: (data if isinstance(data, dict) else json.loads(data))["ts"] for seq, data in rows
+        }
 
 
 def _wait_healthy(base_url: str) -> None:
@@ -554,8 +609,10 @@ def _login(base_url: str) -> dict:
     with httpx.Client(base_url=base_url, timeout=60) as first:
         page = first.get("/accounts/login/").text
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-        answer = first.post("/accounts/login/", data={
-            "username": "bench", "password": PASSWORD, "csrfmiddlewaretoken": token})  # fmt: skip
+        answer = first.post(
+            "/accounts/login/",
+            data={"username": "bench", "password": PASSWORD, "csrfmiddlewaretoken": token},
+        )
         if answer.status_code != 302:
             raise RuntimeError(f"login failed (HTTP {answer.status_code})")
         return dict(first.cookies)

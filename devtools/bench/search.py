@@ -44,26 +44,39 @@ def run(stdout) -> None:
         python = ensure_peer_venv()
         started = time.perf_counter()
         summary = run_seed(home, "bench", count=COUNT, peer_python=python)
-        stdout.write(f"seeded {summary['sessions']:,} sessions in "
-                     f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+        stdout.write(
+            f"seeded {summary['sessions']:,} sessions in {time.perf_counter() - started:.1f} s"
+        )
         with Peer(PeerConfig(home=home, peer_python=python)) as peer:
             copy = Path(scratch) / "dashboard-home"
             shutil.copytree(home, copy, ignore=shutil.ignore_patterns("peer-logs", "logs"))
             token = secrets.token_urlsafe(24)
             port = free_port()
             dashboard = subprocess.Popen(
-                [str(python), "-c", _DASHBOARD, str(port)], cwd=copy,
-                env={**os.environ, "HERMES_HOME": str(copy), "HOME": str(copy / "home"),
-                     "HERMES_DASHBOARD_SESSION_TOKEN": token},
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+                [str(python), "-c", _DASHBOARD, str(port)],
+                cwd=copy,
+                env={
+                    **os.environ,
+                    "HERMES_HOME": str(copy),
+                    "HOME": str(copy / "home"),
+                    "HERMES_DASHBOARD_SESSION_TOKEN": token,
+                },
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             try:
                 dashboard_url = f"http://127.0.0.1:{port}"
                 _wait_for(dashboard_url, token)
-                measure_in_child(stdout, "devtools.bench.search", scratch, peer, {
-                    "BENCH_DASHBOARD_URL": dashboard_url,
-                    "BENCH_DASHBOARD_TOKEN": token,
-                })  # fmt: skip
+                measure_in_child(
+                    stdout,
+                    "devtools.bench.search",
+                    scratch,
+                    peer,
+                    {
+                        "BENCH_DASHBOARD_URL": dashboard_url,
+                        "BENCH_DASHBOARD_TOKEN": token,
+                    },
+                )
             finally:
                 dashboard.terminate()
                 dashboard.wait(10)
@@ -73,8 +86,12 @@ def _wait_for(url: str, token: str, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            answer = httpx.get(url + "/api/sessions/search", params={"q": "x"}, timeout=5,
-                               headers={"X-Hermes-Session-Token": token})  # fmt: skip
+            answer = httpx.get(
+                url + "/api/sessions/search",
+                params={"q": "x"},
+                timeout=5,
+                headers={"X-Hermes-Session-Token": token},
+            )
             if answer.status_code == 200:
                 return
         except httpx.HTTPError:
@@ -116,34 +133,44 @@ def _measure() -> None:
     build = sync.sync(ep, full=False)
     messages = ContentMessage.objects.count()
     ids = list(IndexedSession.objects.values_list("session_id", flat=True))
-    raw = httpx.Client(base_url=ep.base_url, timeout=60,
-                       headers={"Authorization": f"Bearer {ep.api_key}"})  # fmt: skip
+    raw = httpx.Client(
+        base_url=ep.base_url, timeout=60, headers={"Authorization": f"Bearer {ep.api_key}"}
+    )
     started = time.perf_counter()
     for session_id in ids:
         raw.get(f"/api/sessions/{session_id}/messages").raise_for_status()
     sequential = time.perf_counter() - started
-    say(f"full content build: {build.seconds:.1f} s for {build.content_reads:,} transcripts, "
+    say(
+        f"full content build: {build.seconds:.1f} s for {build.content_reads:,} transcripts, "
         f"{messages:,} messages ({build.list_calls} list call, "
         f"{settings.HERMES_INDEX_TOOL_RESULT_CHARS} chars per tool result); one raw "
         f"session_messages call per session, sequential: {sequential:.1f} s; ratio "
         f"{build.seconds / sequential:.2f} (target <= 1.5: "
-        f"{'met' if build.seconds <= 1.5 * sequential else 'NOT met'})")  # fmt: skip
+        f"{'met' if build.seconds <= 1.5 * sequential else 'NOT met'})"
+    )
 
     again = sync.sync(ep, full=False)
-    say(f"refresh with nothing changed: {again.list_calls} list call(s), {again.get_calls} gets, "
-        f"{again.content_reads} transcripts read, {again.seconds * 1000:.0f} ms")  # fmt: skip
+    say(
+        f"refresh with nothing changed: {again.list_calls} list call(s), {again.get_calls} gets, "
+        f"{again.content_reads} transcripts read, {again.seconds * 1000:.0f} ms"
+    )
 
     size = _db_bytes() - before
     per = size * 100_000 / max(1, messages)
-    say(f"content index size: {size / 1e6:.1f} MB for {messages:,} messages = "
-        f"{per / 1e6:.1f} MB per 100k messages (SQLite table + FTS5, used pages)")  # fmt: skip
+    say(
+        f"content index size: {size / 1e6:.1f} MB for {messages:,} messages = "
+        f"{per / 1e6:.1f} MB per 100k messages (SQLite table + FTS5, used pages)"
+    )
 
     ensure_user("bench-reader", "support", secrets.token_urlsafe(18))
     client = Client()
     client.force_login(get_user_model().objects.get(username="bench-reader"))
     token = os.environ["BENCH_DASHBOARD_TOKEN"]
-    dashboard = httpx.Client(base_url=os.environ["BENCH_DASHBOARD_URL"], timeout=60,
-                             headers={"X-Hermes-Session-Token": token})  # fmt: skip
+    dashboard = httpx.Client(
+        base_url=os.environ["BENCH_DASHBOARD_URL"],
+        timeout=60,
+        headers={"X-Hermes-Session-Token": token},
+    )
     for q in QUERIES:
         ours_answer = client.get("/e/bench/index/", {"q": q})
         assert ours_answer.status_code == 200, ours_answer.status_code
@@ -154,11 +181,13 @@ def _measure() -> None:
             lambda q=q: dashboard.get("/api/sessions/search", params={"q": q}).raise_for_status(), 7
         )
         shown = ours_answer.content.decode().count('class="content-hit"')
-        say(f"search {q!r}: our content search page (full HTML, {shown} transcripts shown) "
+        say(
+            f"search {q!r}: our content search page (full HTML, {shown} transcripts shown) "
             f"{ours:.1f} ms vs Hermes' dashboard /api/sessions/search "
             f"({len(theirs_answer.json().get('results', []))} results) {theirs:.1f} ms, "
             f"median of 7; ratio {ours / theirs:.2f} (target <= 0.25: "
-            f"{'met' if ours <= 0.25 * theirs else 'NOT met'})")  # fmt: skip
+            f"{'met' if ours <= 0.25 * theirs else 'NOT met'})"
+        )
 
 
 if __name__ == "__main__":

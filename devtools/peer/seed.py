@@ -770,8 +770,22 @@ def srow(sid, source, started, title=None, parent=None, marker=None, end=None, c
     """A _SESSION_SQL parameter row; ``counts`` is (message_count, tool_call_count)."""
     cfg = json.dumps(dict(MODEL_CONFIG, **(marker or {})))
     ended = started + 30 if end else None
-    return (sid, source, "stub-model", cfg, SYSTEM_PROMPT, parent, started, ended, end, title,
-            *counts, 900 * counts[0] // 2, 60 * counts[0] // 2, counts[0] // 2)  # fmt: skip
+    return (
+        sid,
+        source,
+        "stub-model",
+        cfg,
+        SYSTEM_PROMPT,
+        parent,
+        started,
+        ended,
+        end,
+        title,
+        *counts,
+        900 * counts[0] // 2,
+        60 * counts[0] // 2,
+        counts[0] // 2,
+    )
 
 
 def bulk_messages(db, rows) -> None:

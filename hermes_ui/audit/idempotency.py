@@ -98,19 +98,31 @@ def run_once(
     except IntegrityError:
         replay = _wait_for(capability, endpoint_id, key, wait_seconds)
         replay.event_id = trail.record(
-            user, capability=capability, endpoint=endpoint_id, outcome=replay.outcome,
-            session_id=session_id, idempotency_key=key, http_status=replay.http_status,
-            error_code=replay.error_code, evidence={**replay.evidence, "replayed": True},
-        ).pk  # fmt: skip
+            user,
+            capability=capability,
+            endpoint=endpoint_id,
+            outcome=replay.outcome,
+            session_id=session_id,
+            idempotency_key=key,
+            http_status=replay.http_status,
+            error_code=replay.error_code,
+            evidence={**replay.evidence, "replayed": True},
+        ).pk
         return replay
     try:
         result = perform(key)
     except BaseException:
         # A bug after the request may have left Hermes changed: never "rejected".
         _finish(record, Result(Outcome.UNCERTAIN, message="The dashboard failed mid-request."))
-        trail.record(user, capability=capability, endpoint=endpoint_id,
-                     outcome=Outcome.UNCERTAIN, session_id=session_id, idempotency_key=key,
-                     error_code="dashboard_error")  # fmt: skip
+        trail.record(
+            user,
+            capability=capability,
+            endpoint=endpoint_id,
+            outcome=Outcome.UNCERTAIN,
+            session_id=session_id,
+            idempotency_key=key,
+            error_code="dashboard_error",
+        )
         raise
     result.key = key
     # A create without an id learns its session id only from the answer.
@@ -118,10 +130,16 @@ def run_once(
     record.session_id = session_id[:300]
     _finish(record, result)
     result.event_id = trail.record(
-        user, capability=capability, endpoint=endpoint_id, outcome=result.outcome,
-        session_id=session_id, idempotency_key=key, http_status=result.http_status,
-        error_code=result.error_code, evidence=result.evidence,
-    ).pk  # fmt: skip
+        user,
+        capability=capability,
+        endpoint=endpoint_id,
+        outcome=result.outcome,
+        session_id=session_id,
+        idempotency_key=key,
+        http_status=result.http_status,
+        error_code=result.error_code,
+        evidence=result.evidence,
+    ).pk
     return result
 
 
@@ -133,8 +151,10 @@ def _finish(record: IdempotencyRecord, result: Result) -> None:
     record.http_status = result.http_status
     record.error_code = result.error_code[:60]
     record.message = result.message
-    record.result = {"result": redact.evidence(result.result),
-                     "evidence": redact.evidence(result.evidence)}  # fmt: skip
+    record.result = {
+        "result": redact.evidence(result.result),
+        "evidence": redact.evidence(result.evidence),
+    }
     record.finished_at = timezone.now()
     record.save()
 

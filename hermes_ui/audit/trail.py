@@ -46,6 +46,10 @@ def record(
     # Ids only: the log line never carries titles, messages or keys' secrets.
     log.info(
         "audit capability=%s endpoint=%s outcome=%s status=%s event=%s",
-        capability, endpoint, outcome, http_status, event.pk,
-    )  # fmt: skip
+        capability,
+        endpoint,
+        outcome,
+        http_status,
+        event.pk,
+    )
     return event

@@ -54,8 +54,13 @@ def _close_one(endpoint, user, session_id, end_reason, form_key, size) -> Closed
         call=lambda key, evidence: _patch(endpoint, session_id, key, end_reason),
     )
     result = applied.result
-    row = Closed(session_id, FAILED, code=result.error_code, event_id=result.event_id,
-                 replayed=applied.replayed)  # fmt: skip
+    row = Closed(
+        session_id,
+        FAILED,
+        code=result.error_code,
+        event_id=result.event_id,
+        replayed=applied.replayed,
+    )
     if result.ok:
         applied_now = applied.evidence.get("applied")
         row.verdict = CLOSED if applied_now else ALREADY

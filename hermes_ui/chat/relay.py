@@ -88,10 +88,19 @@ class Job:
     @classmethod
     def for_turn(cls, turn, client, user, max_events: int = 0, total_timeout: float = 0.0):
         return cls(
-            turn.pk, client, user, turn.endpoint, turn.target_session_id, turn.form_key,
-            turn.message, turn.system_message, turn.session_key, turn.baseline_message_id,
-            max_events, total_timeout,
-        )  # fmt: skip
+            turn.pk,
+            client,
+            user,
+            turn.endpoint,
+            turn.target_session_id,
+            turn.form_key,
+            turn.message,
+            turn.system_message,
+            turn.session_key,
+            turn.baseline_message_id,
+            max_events,
+            total_timeout,
+        )
 
 
 def _relay_loop() -> asyncio.AbstractEventLoop:

@@ -33,8 +33,10 @@ class PairForm(forms.Form):
 class VerdictForm(PairForm):
     choice = forms.ChoiceField(label="Preferred", choices=CHOICES, widget=forms.RadioSelect)
     reason = forms.CharField(
-        label="Why", max_length=2000, widget=forms.Textarea(attrs={"rows": 3}),
+        label="Why",
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Kept with the verdict; the audit trail keeps only its fingerprint.",
-    )  # fmt: skip
+    )
     a = forms.CharField(widget=forms.HiddenInput, max_length=MAX_ID_LENGTH, strip=False)
     b = forms.CharField(widget=forms.HiddenInput, max_length=MAX_ID_LENGTH, strip=False)

@@ -17,10 +17,12 @@ def context(endpoint: Endpoint, session_id: str, parent_id: str | None) -> dict:
     siblings = []
     if parent_id:
         found = (
-            queries.present(endpoint).filter(parent_session_id=parent_id)
-            .exclude(session_id=session_id).order_by("started_at", "session_id")
+            queries.present(endpoint)
+            .filter(parent_session_id=parent_id)
+            .exclude(session_id=session_id)
+            .order_by("started_at", "session_id")
             .values_list("session_id", "title")[:MAX_SIBLINGS]
-        )  # fmt: skip
+        )
         siblings = [
             {"id": sid, "title": title, "url": links.compare_url(endpoint.id, session_id, sid)}
             for sid, title in found

@@ -28,9 +28,14 @@ def record(ep: Endpoint, user, a_id: str, b_id: str, choice: str, reason: str) -
     first, second = ordered(a_id, b_id)
     with transaction.atomic():
         verdict = Verdict.objects.create(
-            **ep.scope(), first_id=first, second_id=second, preferred_id=preferred,
-            reason=reason, user=user, username=user.get_username(),
-        )  # fmt: skip
+            **ep.scope(),
+            first_id=first,
+            second_id=second,
+            preferred_id=preferred,
+            reason=reason,
+            user=user,
+            username=user.get_username(),
+        )
         trail.record(
             user,
             capability=CAPABILITY,

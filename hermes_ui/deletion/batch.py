@@ -29,8 +29,13 @@ log = logging.getLogger("hermes_ui.deletion")
 
 # How a member's status reads in the batch's result table.
 DELETED, SURVIVED, VOID, UNCERTAIN, WAITING = "deleted", "survived", "void", "uncertain", "waiting"
-_VERDICT = {Status.EXECUTED: DELETED, Status.VOID: VOID, Status.UNCERTAIN: UNCERTAIN,
-            Status.REJECTED: SURVIVED, Status.EXPIRED: SURVIVED}  # fmt: skip
+_VERDICT = {
+    Status.EXECUTED: DELETED,
+    Status.VOID: VOID,
+    Status.UNCERTAIN: UNCERTAIN,
+    Status.REJECTED: SURVIVED,
+    Status.EXPIRED: SURVIVED,
+}
 
 
 def verdict(member: DeletionRequest, batch: DeletionBatch) -> str:
@@ -169,8 +174,9 @@ def start(batch: DeletionBatch, user) -> bool:
 
 
 def spawn(batch_pk: int, user) -> None:
-    threading.Thread(target=_run_quietly, args=(batch_pk, user), name=f"deletion-batch-{batch_pk}",
-                     daemon=True).start()  # fmt: skip
+    threading.Thread(
+        target=_run_quietly, args=(batch_pk, user), name=f"deletion-batch-{batch_pk}", daemon=True
+    ).start()
 
 
 def _run_quietly(batch_pk: int, user) -> None:
@@ -194,8 +200,12 @@ def run(batch: DeletionBatch, user) -> None:
                 execute.execute(member, user)
             except (policy.Refusal, HermesError) as error:
                 # The member records its own outcome (void, expired, uncertain, refused).
-                log.info("deletion batch=%s member=%s stopped code=%s", batch.pk, member.pk,
-                         getattr(error, "code", ""))  # fmt: skip
+                log.info(
+                    "deletion batch=%s member=%s stopped code=%s",
+                    batch.pk,
+                    member.pk,
+                    getattr(error, "code", ""),
+                )
     finally:
         batch.finished_at = clock.now()
         batch.save(update_fields=["finished_at"])

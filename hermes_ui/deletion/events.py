@@ -12,8 +12,15 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion.models import DeletionRequest
 
 
-def record(user, request: DeletionRequest, capability: str, outcome: str = Outcome.SUCCESS,
-           *, error_code: str = "", **evidence) -> None:  # fmt: skip
+def record(
+    user,
+    request: DeletionRequest,
+    capability: str,
+    outcome: str = Outcome.SUCCESS,
+    *,
+    error_code: str = "",
+    **evidence,
+) -> None:
     trail.record(
         user,
         capability=capability,

@@ -80,11 +80,13 @@ def _same_lineage(request: DeletionRequest, user, endpoint) -> list[dict]:
     cascade = [item["id"] for item in fresh["cascade"]]
     if sorted(cascade) != sorted(request.cascade_ids):
         raise review.void(
-            request, user, "lineage_changed",
+            request,
+            user,
+            "lineage_changed",
             f"The lineage changed after the request: {len(cascade)} delegate session(s) "
             f"would now be deleted with it instead of {len(request.cascade_ids)}. The approval "
             "is void and nothing was deleted. Request the deletion again.",
-        )  # fmt: skip
+        )
     # Children added since the request survive too; verify them along with the rest.
     known = set(request.survivor_ids)
     return request.consequences.get("survivors", []) + [
@@ -108,8 +110,13 @@ def _recorded(request: DeletionRequest) -> Result:
     """Only reached when the idempotency record was purged (after 24 hours): the
     request row still holds the outcome, and a finished deletion is never re-sent."""
     outcome = Outcome.SUCCESS if request.status == Status.EXECUTED else Outcome.UNCERTAIN
-    return Result(outcome, result=request.result, evidence={"request_id": request.pk},
-                  message="Recorded outcome of this deletion.", replayed=True)  # fmt: skip
+    return Result(
+        outcome,
+        result=request.result,
+        evidence={"request_id": request.pk},
+        message="Recorded outcome of this deletion.",
+        replayed=True,
+    )
 
 
 def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -> Result:
@@ -124,24 +131,43 @@ def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -
             if error.uncertain
             else f"Hermes refused the DELETE ({error.code}). Nothing was deleted."
         )
-        return Result(outcome, http_status=error.status, error_code=error.code, message=message,
-                      evidence=evidence)  # fmt: skip
+        return Result(
+            outcome,
+            http_status=error.status,
+            error_code=error.code,
+            message=message,
+            evidence=evidence,
+        )
     cascade = request.consequences.get("cascade", [])
     result = verify.after_delete(client, request.session_id, cascade, survivors)
-    return Result(Outcome.SUCCESS, http_status=200, result=result,
-                  message="Deleted and verified by reading Hermes.",
-                  evidence={**evidence, "deleted": [d["id"] for d in result["deleted"]],
-                            "survivors": [s["id"] for s in result["survivors"]]})  # fmt: skip
+    return Result(
+        Outcome.SUCCESS,
+        http_status=200,
+        result=result,
+        message="Deleted and verified by reading Hermes.",
+        evidence={
+            **evidence,
+            "deleted": [d["id"] for d in result["deleted"]],
+            "survivors": [s["id"] for s in result["survivors"]],
+        },
+    )
 
 
 def _confirm_lost(client, request: DeletionRequest, key: str) -> Result:
     """An erase-only case: read every id again; only what Hermes lost is erased."""
-    result = verify.after_delete(client, request.session_id,
-                                 request.consequences.get("cascade", []), [])  # fmt: skip
-    return Result(Outcome.SUCCESS, result=result,
-                  message="Hermes had already deleted it: nothing was sent to Hermes.",
-                  evidence={"request_id": request.pk, "cascade": request.cascade_ids,
-                            "deleted": [d["id"] for d in result["deleted"]]})  # fmt: skip
+    result = verify.after_delete(
+        client, request.session_id, request.consequences.get("cascade", []), []
+    )
+    return Result(
+        Outcome.SUCCESS,
+        result=result,
+        message="Hermes had already deleted it: nothing was sent to Hermes.",
+        evidence={
+            "request_id": request.pk,
+            "cascade": request.cascade_ids,
+            "deleted": [d["id"] for d in result["deleted"]],
+        },
+    )
 
 
 def _erase(request: DeletionRequest, earlier: dict | None = None) -> dict:
@@ -157,8 +183,11 @@ def _erase(request: DeletionRequest, earlier: dict | None = None) -> dict:
     # Transcripts cached under a neighbour's id can show a deleted one (a
     # compression root resolves to its tip); only their cache entries go.
     row = request.snapshot.get("row", {})
-    related = [*request.survivor_ids, row.get("parent_session_id") or "",
-               request.snapshot.get("resolved_session_id") or ""]  # fmt: skip
+    related = [
+        *request.survivor_ids,
+        row.get("parent_session_id") or "",
+        request.snapshot.get("resolved_session_id") or "",
+    ]
     try:
         counts = erasure.erase(policy.endpoint_of(request), gone, related=[r for r in related if r])
     except Exception as exc:  # Hermes already deleted: the case must still record it

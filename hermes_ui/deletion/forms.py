@@ -16,9 +16,11 @@ def _no_controls(value: str, what: str) -> str:
 
 class RequestForm(forms.Form):
     reason = forms.CharField(
-        max_length=MAX_TEXT, strip=True, widget=forms.Textarea(attrs={"rows": 4}),
+        max_length=MAX_TEXT,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 4}),
         error_messages={"required": "Give a reason: the reviewer decides on it."},
-    )  # fmt: skip
+    )
 
     def clean_reason(self):
         return _no_controls(self.cleaned_data["reason"], "reason")
@@ -27,15 +29,19 @@ class RequestForm(forms.Form):
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[(APPROVE, "Approve"), (REJECT, "Reject")])
     policy_rule = forms.ChoiceField(
-        choices=[("", "Choose the rule you apply…"),
-                 ("Grounds to delete", list(APPROVE_RULES.items())),
-                 ("Grounds to keep", list(REJECT_RULES.items()))],
+        choices=[
+            ("", "Choose the rule you apply…"),
+            ("Grounds to delete", list(APPROVE_RULES.items())),
+            ("Grounds to keep", list(REJECT_RULES.items())),
+        ],
         error_messages={"required": "Choose the policy rule you apply."},
-    )  # fmt: skip
+    )
     comment = forms.CharField(
-        max_length=MAX_TEXT, strip=True, widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=MAX_TEXT,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 3}),
         error_messages={"required": "Add a comment: it is the evidence of your decision."},
-    )  # fmt: skip
+    )
 
     def clean_comment(self):
         return _no_controls(self.cleaned_data["comment"], "comment")

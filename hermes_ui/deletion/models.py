@@ -83,9 +83,12 @@ class DeletionRequest(models.Model):
 
     # The review: approve or reject, with the policy rule and a comment.
     approver = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="+",
-    )  # fmt: skip
+    )
     approver_name = models.CharField(max_length=150, blank=True)
     policy_rule = models.CharField(max_length=40, blank=True)
     decision_comment = models.TextField(blank=True)
@@ -97,9 +100,12 @@ class DeletionRequest(models.Model):
     # approval maps to one idempotency record and one DELETE.
     idempotency_key = models.CharField(max_length=64, blank=True)
     executor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="+",
-    )  # fmt: skip
+    )
     executor_name = models.CharField(max_length=150, blank=True)
     executed_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)

@@ -59,8 +59,14 @@ def lost_case(endpoint: Endpoint, session_id: str) -> tuple[dict, dict] | None:
     held = erasure.local_copies(endpoint, [session_id, *(item["id"] for item in cascade)])
     if not any(held.values()):
         return None
-    snap = {"gone_at_request": True, "row": {"id": session_id}, "active_message_count": 0,
-            "digest": "", "resolved_session_id": session_id, "local_copies": held}  # fmt: skip
+    snap = {
+        "gone_at_request": True,
+        "row": {"id": session_id},
+        "active_message_count": 0,
+        "digest": "",
+        "resolved_session_id": session_id,
+        "local_copies": held,
+    }
     return snap, {"cascade": cascade, "survivors": [], "listed_rows": 0}
 
 
@@ -76,8 +82,7 @@ def indexed_delegates(endpoint: Endpoint, session_id: str, max_depth: int = 50) 
             if child_id in seen or depth > max_depth:
                 continue
             seen.add(child_id)
-            found.append({"id": child_id, "parent_id": parent_id, "kind": DELEGATE,
-                          "depth": depth})  # fmt: skip
+            found.append({"id": child_id, "parent_id": parent_id, "kind": DELEGATE, "depth": depth})
             walk(child_id, depth + 1)
 
     walk(session_id, 1)
@@ -121,9 +126,13 @@ def create(
             batch=batch,
         )
     events.record(
-        user, request, "deletion_request",
-        reason=reason, digest=snap["digest"],
+        user,
+        request,
+        "deletion_request",
+        reason=reason,
+        digest=snap["digest"],
         active_message_count=snap["active_message_count"],
-        cascade=request.cascade_ids, survivors=request.survivor_ids,
-    )  # fmt: skip
+        cascade=request.cascade_ids,
+        survivors=request.survivor_ids,
+    )
     return request, True

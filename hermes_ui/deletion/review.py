@@ -35,26 +35,32 @@ def still_matches(request: DeletionRequest, user) -> dict:
             return request.snapshot  # still gone, as when it was asked for
         earlier = " (perhaps by an earlier attempt whose outcome was uncertain)"
         raise void(
-            request, user, "session_gone",
+            request,
+            user,
+            "session_gone",
             "The session no longer exists on Hermes: it was deleted outside this "
             f"request{earlier if request.attempts else ''}. Nothing was deleted now. "
             "Request it again to have the dashboard erase its own copies.",
-        ) from None  # fmt: skip
+        ) from None
     if request.erase_only:
         raise void(
-            request, user, "session_back",
+            request,
+            user,
+            "session_back",
             "Hermes has a session with this id again, so the dashboard's copies are not "
             "only copies of a deleted session. Nothing was erased. Request a deletion if "
             "it is still wanted.",
-        )  # fmt: skip
+        )
     changes = snapshot.differences(request.snapshot, current)
     if changes:
         raise void(
-            request, user, "snapshot_changed",
+            request,
+            user,
+            "snapshot_changed",
             "The session changed after the request was made: " + "; ".join(changes) + ". "
             "The approval is void and nothing was deleted. Request the deletion again "
             "if it is still wanted, so the reviewer sees the session as it is now.",
-        )  # fmt: skip
+        )
     return current
 
 
@@ -70,10 +76,13 @@ def decide(request: DeletionRequest, user, decision: str, rule: str, comment: st
         still_matches(request, user)
     now = clock.now()
     fields = {
-        "approver": user, "approver_name": user.get_username(), "policy_rule": rule,
-        "decision_comment": comment, "decided_at": now,
+        "approver": user,
+        "approver_name": user.get_username(),
+        "policy_rule": rule,
+        "decision_comment": comment,
+        "decided_at": now,
         "status": Status.APPROVED if decision == APPROVE else Status.REJECTED,
-    }  # fmt: skip
+    }
     if decision == APPROVE:
         fields.update(
             approved_at=now, expires_at=now + policy.APPROVAL_VALIDITY, idempotency_key=mint_key()
@@ -85,9 +94,13 @@ def decide(request: DeletionRequest, user, decision: str, rule: str, comment: st
         events.refused(user, request, capability, "not_pending")
         raise policy.Refusal("not_pending", "Another admin decided this request a moment ago.")
     events.record(
-        user, request, capability,
-        policy_rule=rule, comment=comment, digest=request.snapshot.get("digest"),
-    )  # fmt: skip
+        user,
+        request,
+        capability,
+        policy_rule=rule,
+        comment=comment,
+        digest=request.snapshot.get("digest"),
+    )
 
 
 def withdraw(request: DeletionRequest, user) -> None:

@@ -17,11 +17,28 @@ from hermes_ui.hermes.session import Session
 
 # The fields of the row that define "the same session" for an approval.
 PROJECTION = (
-    "id", "source", "user_id", "model", "title", "started_at", "ended_at", "end_reason",
-    "message_count", "tool_call_count", "api_call_count", "input_tokens", "output_tokens",
-    "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "estimated_cost_usd",
-    "actual_cost_usd", "parent_session_id", "has_system_prompt", "has_model_config",
-)  # fmt: skip
+    "id",
+    "source",
+    "user_id",
+    "model",
+    "title",
+    "started_at",
+    "ended_at",
+    "end_reason",
+    "message_count",
+    "tool_call_count",
+    "api_call_count",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "estimated_cost_usd",
+    "actual_cost_usd",
+    "parent_session_id",
+    "has_system_prompt",
+    "has_model_config",
+)
 FINGERPRINTED = ("title", "user_id")
 _LABELS = {
     "title": "title",

@@ -16,9 +16,16 @@ STREAMING = "session_chat_streaming"
 FORK = "session_fork"
 # The contract's nine operations, by the names ``endpoints`` reports them under.
 CONTRACT_OPERATIONS = (
-    "sessions", "session_create", "session", "session_update", "session_delete",
-    "session_messages", "session_fork", "session_chat", "session_chat_stream",
-)  # fmt: skip
+    "sessions",
+    "session_create",
+    "session",
+    "session_update",
+    "session_delete",
+    "session_messages",
+    "session_fork",
+    "session_chat",
+    "session_chat_stream",
+)
 
 
 def last_probe(endpoint: Endpoint) -> EndpointProbe | None:

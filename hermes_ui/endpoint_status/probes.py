@@ -89,9 +89,13 @@ def probe(endpoint: Endpoint, client=None) -> Probe:
 
 def store(found: Probe) -> None:
     """Keep the answer, so pages can gate features without asking again."""
-    values = {"checked_at": found.checked_at or timezone.now(), "reachable": found.reachable,
-              "version": found.version, "key_accepted": found.key_accepted,
-              "error_code": found.error_code}  # fmt: skip
+    values = {
+        "checked_at": found.checked_at or timezone.now(),
+        "reachable": found.reachable,
+        "version": found.version,
+        "key_accepted": found.key_accepted,
+        "error_code": found.error_code,
+    }
     if found.key_accepted:
         # Without an answer from /v1/capabilities the previous one stands.
         values.update(features=found.features, operations=found.operations)

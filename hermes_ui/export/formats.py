@@ -51,8 +51,11 @@ class ExportDoc:
 
 
 def _summary(doc: ExportDoc) -> dict:
-    return {"applied": doc.redactor.enabled, "masked": doc.redactor.count,
-            "by_kind": dict(sorted(doc.redactor.by_kind.items()))}  # fmt: skip
+    return {
+        "applied": doc.redactor.enabled,
+        "masked": doc.redactor.count,
+        "by_kind": dict(sorted(doc.redactor.by_kind.items())),
+    }
 
 
 # -- JSON -----------------------------------------------------------------------------
@@ -77,12 +80,19 @@ def json_body(doc: ExportDoc) -> Iterator[str]:
     }
     yield _j(head)[:-1] + ', "sessions": ['
     for index, item in enumerate(doc.sessions):
-        yield ("," if index else "") + "\n" + _j({
-            "session": item.row,
-            "lineage": item.lineage,
-            "messages_session_id": item.messages_session_id,
-            "error": item.error or None,
-        })[:-1] + ', "messages": ['  # fmt: skip
+        yield (
+            ("," if index else "")
+            + "\n"
+            + _j(
+                {
+                    "session": item.row,
+                    "lineage": item.lineage,
+                    "messages_session_id": item.messages_session_id,
+                    "error": item.error or None,
+                }
+            )[:-1]
+            + ', "messages": ['
+        )
         for number, row in enumerate(item.messages):
             yield ("," if number else "") + "\n" + _j(row)
         yield "]}"
@@ -153,17 +163,21 @@ _CSS = (
 
 def html_body(doc: ExportDoc) -> Iterator[str]:
     title = f"Hermes session export: {escape(doc.session_id)}"
-    yield (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-           f"<style>{_CSS}</style></head><body>\n<h1>{title}</h1>\n")  # fmt: skip
+    yield (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{_CSS}</style></head><body>\n<h1>{title}</h1>\n"
+    )
     yield _html_facts(_doc_facts(doc))
     for item in doc.sessions:
         yield f"<section><h2>{escape(item.row.get('title') or 'Untitled session')}</h2>"
         yield _html_facts(_session_facts(item))
         for number, msg in enumerate(item.messages, start=1):
             role = str(msg.get("role") or "?")
-            yield (f'<article class="{escape(role)}"><div class="head">'
-                   f"{escape(_message_head(number, msg))}</div>"
-                   f"<pre>{escape(plain_text(msg))}</pre>")  # fmt: skip
+            yield (
+                f'<article class="{escape(role)}"><div class="head">'
+                f"{escape(_message_head(number, msg))}</div>"
+                f"<pre>{escape(plain_text(msg))}</pre>"
+            )
             reasoning = _reasoning(msg)
             if reasoning:
                 yield f"<details><summary>Reasoning</summary><pre>{escape(reasoning)}</pre>"
@@ -197,8 +211,11 @@ def _doc_facts(doc: ExportDoc) -> list[tuple[str, str]]:
 
 def _session_facts(item: ExportSession) -> list[tuple[str, str]]:
     row, parent = item.row, item.lineage.get("parent_session_id")
-    facts = [("Id", str(row.get("id"))), ("Source", row.get("source") or "?"),
-             ("Model", row.get("model") or "?")]  # fmt: skip
+    facts = [
+        ("Id", str(row.get("id"))),
+        ("Source", row.get("source") or "?"),
+        ("Model", row.get("model") or "?"),
+    ]
     if parent:
         facts.append(("Parent", f"{parent} ({item.lineage.get('kind') or 'child'})"))
     if is_closed(row):

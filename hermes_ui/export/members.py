@@ -59,16 +59,22 @@ def plan(client, ep: Endpoint, session_id: str, *, lineage: bool) -> Plan:
     notes = []
     if found.truncated or len(order) > MAX_SESSIONS:
         kept = min(len(order), MAX_SESSIONS)
-        notes.append(f"This lineage is larger than one export holds; the first {kept} "
-                     "sessions from the root are exported.")  # fmt: skip
+        notes.append(
+            f"This lineage is larger than one export holds; the first {kept} "
+            "sessions from the root are exported."
+        )
     order = order[:MAX_SESSIONS]
     if session_id not in {sid for sid, _ in order}:
         order.append((session_id, None))
     info = {
-        sid: {"parent_session_id": (tree.get(sid) or {}).get("parent_session_id") or None,
-              "root_session_id": found.root_id, "kind": kinds.get(sid), "depth": depth}
+        sid: {
+            "parent_session_id": (tree.get(sid) or {}).get("parent_session_id") or None,
+            "root_session_id": found.root_id,
+            "kind": kinds.get(sid),
+            "depth": depth,
+        }
         for sid, depth in order
-    }  # fmt: skip
+    }
     return Plan(session_id, row, messages, [sid for sid, _ in order], info, notes)
 
 

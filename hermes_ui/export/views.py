@@ -101,20 +101,37 @@ def _export(request, ep, session_id, query, slot):
         return error_page(request, error, ep)
     redactor = Redactor(redacted)
     doc = ExportDoc(
-        endpoint=ep.id, session_id=session_id, exported_by=request.user.get_username(),
-        lineage=lineage, redactor=redactor, notes=plan.notes,
+        endpoint=ep.id,
+        session_id=session_id,
+        exported_by=request.user.get_username(),
+        lineage=lineage,
+        redactor=redactor,
+        notes=plan.notes,
         sessions=members.sessions(client, plan, redactor),
-    )  # fmt: skip
-    facts = {"session_id": session_id, "format": fmt, "redacted": redacted, "lineage": lineage,
-             "sessions": len(plan.ids)}  # fmt: skip
+    )
+    facts = {
+        "session_id": session_id,
+        "format": fmt,
+        "redacted": redacted,
+        "lineage": lineage,
+        "sessions": len(plan.ids),
+    }
     event = trail.record(
-        request.user, capability=CAPABILITY, endpoint=ep.id, outcome=Outcome.RUNNING,
-        session_id=session_id, evidence=facts,
-    )  # fmt: skip
+        request.user,
+        capability=CAPABILITY,
+        endpoint=ep.id,
+        outcome=Outcome.RUNNING,
+        session_id=session_id,
+        evidence=facts,
+    )
 
     def finish(sha256, finished):
-        done = {**facts, "masked": redactor.count, "sha256": sha256,
-                "stage": "finished" if finished else "interrupted"}  # fmt: skip
+        done = {
+            **facts,
+            "masked": redactor.count,
+            "sha256": sha256,
+            "stage": "finished" if finished else "interrupted",
+        }
         AuditEvent.objects.filter(pk=event.pk).update(
             outcome=Outcome.SUCCESS if finished else Outcome.UNCERTAIN,
             evidence=clean_evidence(done),

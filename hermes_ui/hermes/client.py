@@ -742,9 +742,13 @@ def probe_client(endpoint: Endpoint, timeout: float) -> HermesClient:
     server that is down must cost one timeout, not the page. Close it after use."""
     sync_override, async_override = _overrides()
     return HermesClient(
-        endpoint, transport=sync_override, async_transport=async_override,
-        json_timeout=timeout, read_retries=0, retry_backoff=0.0,
-    )  # fmt: skip
+        endpoint,
+        transport=sync_override,
+        async_transport=async_override,
+        json_timeout=timeout,
+        read_retries=0,
+        retry_backoff=0.0,
+    )
 
 
 def client_for(endpoint: Endpoint) -> HermesClient:

@@ -208,8 +208,18 @@ def _complete(ep: Endpoint, results: list[Result], query: Query) -> None:
     for result in results:
         for snippet in result.snippets:
             snippet.html = highlight(snippets.marked(texts.get(snippet.pk, ""), query))
-    fields = ("session_id", "title", "source", "kind", "message_count", "last_active",
-              "ended_at", "end_reason", "parent_session_id", "former_parent_id")  # fmt: skip
+    fields = (
+        "session_id",
+        "title",
+        "source",
+        "kind",
+        "message_count",
+        "last_active",
+        "ended_at",
+        "end_reason",
+        "parent_session_id",
+        "former_parent_id",
+    )
     # Looked up by id alone (vanished rows dropped here, resolutions sorted
     # here): with ``vanished_at`` or an ORDER BY in the query, SQLite picks an
     # index that reads every row of the endpoint.

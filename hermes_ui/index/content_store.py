@@ -51,16 +51,20 @@ def due(ep: Endpoint) -> list[tuple[str, str]]:
         sid: (signature(count, active), parent, order)
         for sid, count, active, parent, order in IndexedSession.objects.filter(
             **ep.scope(), vanished_at__isnull=True
-        ).values_list("session_id", "message_count", "last_active", "parent_session_id",
-                      "order_key")
-    }  # fmt: skip
+        ).values_list(
+            "session_id", "message_count", "last_active", "parent_session_id", "order_key"
+        )
+    }
     stored = dict(
         ContentSession.objects.filter(**ep.scope()).values_list("session_id", "signature")
     )
     todo = {sid for sid, (sig, _, _) in listed.items() if stored.get(sid) != sig}
     # A first-seen child may be an API fork: its parent now resolves to it.
-    todo |= {parent for sid, (_, parent, _) in listed.items()
-             if sid not in stored and parent and parent in listed}  # fmt: skip
+    todo |= {
+        parent
+        for sid, (_, parent, _) in listed.items()
+        if sid not in stored and parent and parent in listed
+    }
     ordered = sorted(todo, key=lambda sid: (-listed[sid][2], sid))
     return [(sid, listed[sid][0]) for sid in ordered]
 
@@ -158,11 +162,17 @@ def _replace(ep: Endpoint, transcripts: dict[str, list[content.Searchable]]) -> 
             if sid == resolved and (mid not in new or new[mid].text != text):
                 stale.append(pk)
         fresh += [
-            ContentMessage(**ep.scope(), session_id=resolved, message_id=m.message_id,
-                           role=m.role, timestamp=m.timestamp, text=m.text)
+            ContentMessage(
+                **ep.scope(),
+                session_id=resolved,
+                message_id=m.message_id,
+                role=m.role,
+                timestamp=m.timestamp,
+                text=m.text,
+            )
             for m in messages
             if old.get((resolved, m.message_id), (None, None))[1] != m.text
-        ]  # fmt: skip
+        ]
     for start in range(0, len(stale), 500):
         ContentMessage.objects.filter(pk__in=stale[start : start + 500]).delete()
     ContentMessage.objects.bulk_create(fresh, batch_size=500)

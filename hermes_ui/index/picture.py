@@ -29,8 +29,13 @@ from hermes_ui.web import links
 
 PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page
 PANEL_BUDGET = 40  # ... and in the session page's panel
-PLURALS = {"root": "roots", "branch": "branches", "continuation": "continuations",
-           "delegate": "delegates", "orphan": "orphans"}  # fmt: skip
+PLURALS = {
+    "root": "roots",
+    "branch": "branches",
+    "continuation": "continuations",
+    "delegate": "delegates",
+    "orphan": "orphans",
+}
 
 
 @dataclass
@@ -102,9 +107,10 @@ def for_session(
     tree = Tree(found.rows)
     formers = {row["former_parent_id"] for row in found.rows if row.get("former_parent_id")}
     still_there = set(
-        queries.present(endpoint).filter(session_id__in=formers)
+        queries.present(endpoint)
+        .filter(session_id__in=formers)
         .values_list("session_id", flat=True)
-    )  # fmt: skip
+    )
     kinds = kinds_of(
         found.rows, forked_ids=forked_child_ids(endpoint), known_gone=formers - still_there
     )
@@ -124,11 +130,22 @@ def for_session(
         budget=budget,
         former_parent_id=root.get("former_parent_id") if orphaned else None,
     )
-    counts = [(kind, n, PLURALS[kind] if n != 1 else kind)
-              for kind in KINDS if (n := sum(1 for k in kinds.values() if k == kind))]  # fmt: skip
-    picture = Picture(session_id, found.root_id, chain[-1], chain, shown, counts,
-                      live_error=live_error, truncated=found.truncated,
-                      transcript_id=resume_target(tree, session_id))  # fmt: skip
+    counts = [
+        (kind, n, PLURALS[kind] if n != 1 else kind)
+        for kind in KINDS
+        if (n := sum(1 for k in kinds.values() if k == kind))
+    ]
+    picture = Picture(
+        session_id,
+        found.root_id,
+        chain[-1],
+        chain,
+        shown,
+        counts,
+        live_error=live_error,
+        truncated=found.truncated,
+        transcript_id=resume_target(tree, session_id),
+    )
     url_for = _session_urls(endpoint.id)
     if draw:
         _draw(picture, endpoint, expanded, url_for, preferred)
@@ -149,8 +166,13 @@ def _session_urls(endpoint_id: str):
     )
 
 
-def _draw(picture: Picture, endpoint: Endpoint, expanded: frozenset[str], url_for,
-          preferred: frozenset[str] = frozenset()) -> None:  # fmt: skip
+def _draw(
+    picture: Picture,
+    endpoint: Endpoint,
+    expanded: frozenset[str],
+    url_for,
+    preferred: frozenset[str] = frozenset(),
+) -> None:
     if picture.alone:
         return
     if picture.display.size > settings.HERMES_LINEAGE_MAX_NODES:

@@ -21,13 +21,34 @@ from hermes_ui.index.models import IndexedSession
 
 SOURCES_TTL = 600  # seconds; a new generation or size gets a new key anyway
 MAX_LINEAGE = 5000  # sessions read for one picture; beyond this the list is cut
-_ROW_FIELDS = (*r.API_FIELDS, "session_id", "visible_in_default_list", "former_parent_id",
-               "listed", "kind", "child_count", "pk", "order_key", "changed_gen")  # fmt: skip
+_ROW_FIELDS = (
+    *r.API_FIELDS,
+    "session_id",
+    "visible_in_default_list",
+    "former_parent_id",
+    "listed",
+    "kind",
+    "child_count",
+    "pk",
+    "order_key",
+    "changed_gen",
+)
 # What a lineage picture needs of each row (fewer columns: a 500-node lineage
 # is read on every lineage page view).
-LINEAGE_FIELDS = ("session_id", "parent_session_id", "title", "source", "message_count",
-                  "started_at", "ended_at", "end_reason", "last_active",
-                  "visible_in_default_list", "former_parent_id", "digest")  # fmt: skip
+LINEAGE_FIELDS = (
+    "session_id",
+    "parent_session_id",
+    "title",
+    "source",
+    "message_count",
+    "started_at",
+    "ended_at",
+    "end_reason",
+    "last_active",
+    "visible_in_default_list",
+    "former_parent_id",
+    "digest",
+)
 
 
 def api_row(values: dict) -> dict:

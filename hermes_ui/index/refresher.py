@@ -35,9 +35,11 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
     if not sync.acquire(endpoint, full):
         return None
     thread = threading.Thread(
-        target=sync_quietly, args=(endpoint, full, True), name=f"index-sync-{endpoint.id}",
+        target=sync_quietly,
+        args=(endpoint, full, True),
+        name=f"index-sync-{endpoint.id}",
         daemon=True,
-    )  # fmt: skip
+    )
     thread.start()
     return thread
 

@@ -19,9 +19,15 @@ TEXT_FIELDS = {
     "preview": 300,
 }
 INT_FIELDS = (
-    "message_count", "tool_call_count", "api_call_count", "input_tokens", "output_tokens",
-    "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
-)  # fmt: skip
+    "message_count",
+    "tool_call_count",
+    "api_call_count",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
 # The index's integer columns: 32-bit counts, 64-bit token totals. PostgreSQL
 # refuses a value out of range (SQLite stores anything), so one absurd number
 # from the provider is kept as unknown instead of failing the whole sync.

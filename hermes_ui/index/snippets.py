@@ -74,8 +74,12 @@ def marked(text: str, query: Query, span: int = SPAN) -> str:
     stop = found[end - 1].end() if end < len(words) else len(text)
     out, at = [ELLIPSIS] if start else [], begin
     for first, last in merged:
-        out += [text[at : found[first].start()], content.MARK_START,
-                text[found[first].start() : found[last].end()], content.MARK_END]  # fmt: skip
+        out += [
+            text[at : found[first].start()],
+            content.MARK_START,
+            text[found[first].start() : found[last].end()],
+            content.MARK_END,
+        ]
         at = found[last].end()
     out.append(text[at:stop])
     if end < len(words):

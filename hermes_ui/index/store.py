@@ -35,9 +35,13 @@ class Counts:
     @property
     def any(self) -> bool:
         return bool(
-            self.added + self.changed + self.vanished + self.reappeared + self.visibility
+            self.added
+            + self.changed
+            + self.vanished
+            + self.reappeared
+            + self.visibility
             + self.kinds
-        )  # fmt: skip
+        )
 
     def add(self, other: Counts) -> None:
         for name in self.__dataclass_fields__:
@@ -72,10 +76,17 @@ def upsert(
     for session_id, row in valid.items():
         old = existing.get(session_id)
         if old is None:
-            create.append(IndexedSession(
-                **ep.scope(), session_id=session_id, **r.columns(row),
-                listed=listed is not False, first_seen_at=now, last_seen_at=now, changed_gen=gen,
-            ))  # fmt: skip
+            create.append(
+                IndexedSession(
+                    **ep.scope(),
+                    session_id=session_id,
+                    **r.columns(row),
+                    listed=listed is not False,
+                    first_seen_at=now,
+                    last_seen_at=now,
+                    changed_gen=gen,
+                )
+            )
             counts.added += 1
             continue
         cols = r.columns(row, {name: getattr(old, name) for name in r.API_FIELDS})
@@ -165,9 +176,19 @@ def hide_unseen(ep: Endpoint, seen_visible: set[str], gen: int) -> int:
     return changed
 
 
-_DERIVE_FIELDS = ("pk", "session_id", "parent_session_id", "end_reason", "ended_at",
-                  "started_at", "source", "visible_in_default_list", "former_parent_id", "kind",
-                  "child_count")  # fmt: skip
+_DERIVE_FIELDS = (
+    "pk",
+    "session_id",
+    "parent_session_id",
+    "end_reason",
+    "ended_at",
+    "started_at",
+    "source",
+    "visible_in_default_list",
+    "former_parent_id",
+    "kind",
+    "child_count",
+)
 
 
 def derive(ep: Endpoint, gen: int, only: set[str] | None = None) -> int:
@@ -183,34 +204,46 @@ def derive(ep: Endpoint, gen: int, only: set[str] | None = None) -> int:
     else:
         near = list(
             present.filter(
-                Q(session_id__in=only) | Q(parent_session_id__in=only)
+                Q(session_id__in=only)
+                | Q(parent_session_id__in=only)
                 | Q(former_parent_id__in=only)
             ).values(*_DERIVE_FIELDS)
-        )  # fmt: skip
+        )
         targets = {row["session_id"] for row in near}
         targets |= {row["parent_session_id"] for row in near if row["parent_session_id"]}
         rows = list(
             present.filter(
                 Q(session_id__in=targets)
-                | Q(session_id__in=present.filter(session_id__in=targets)
-                    .values("parent_session_id"))
+                | Q(
+                    session_id__in=present.filter(session_id__in=targets).values(
+                        "parent_session_id"
+                    )
+                )
             ).values(*_DERIVE_FIELDS)
-        )  # fmt: skip
+        )
     by_id = {row["session_id"]: row for row in rows}
     formers = {row["former_parent_id"] for row in rows if row["former_parent_id"]}
     still_there = set(present.filter(session_id__in=formers).values_list("session_id", flat=True))
     api_rows = [
-        {**row, "id": row["session_id"], "parent_session_id": row["parent_session_id"] or None,
-         "end_reason": row["end_reason"] or None}
+        {
+            **row,
+            "id": row["session_id"],
+            "parent_session_id": row["parent_session_id"] or None,
+            "end_reason": row["end_reason"] or None,
+        }
         for row in rows
-    ]  # fmt: skip
+    ]
     kinds = kinds_of(api_rows, forked_ids=forked_child_ids(ep), known_gone=formers - still_there)
-    counts = dict(
-        present.filter(parent_session_id__in=targets)
-        .values("parent_session_id")
-        .annotate(n=Count("pk"))
-        .values_list("parent_session_id", "n")
-    ) if only is not None else _child_counts(rows)  # fmt: skip
+    counts = (
+        dict(
+            present.filter(parent_session_id__in=targets)
+            .values("parent_session_id")
+            .annotate(n=Count("pk"))
+            .values_list("parent_session_id", "n")
+        )
+        if only is not None
+        else _child_counts(rows)
+    )
     # Grouped by new value: a handful of UPDATEs, whatever the row count.
     stale: dict[tuple[str, int], list[int]] = {}
     for session_id in targets:

@@ -100,8 +100,10 @@ class Report:
         if self.rebuilt:
             text += f"; rebuilt: {self.rebuilt} rows of another database dropped"
         if self.content_reads or self.content_dropped:
-            text += (f"; transcripts: {self.content_reads} read, {self.content_messages} "
-                     f"messages written, {self.content_dropped} dropped")  # fmt: skip
+            text += (
+                f"; transcripts: {self.content_reads} read, {self.content_messages} "
+                f"messages written, {self.content_dropped} dropped"
+            )
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
 
 
@@ -126,8 +128,11 @@ def _replace_older(endpoint: Endpoint, state: IndexSyncState) -> None:
     # URLs without credentials (``public_url``), never the key.
     log.warning(
         "index endpoint=%s now points at %s instead of %s: another Hermes database; "
-        "its index is dropped and a fresh one starts", endpoint.id, endpoint.public_url, previous,
-    )  # fmt: skip
+        "its index is dropped and a fresh one starts",
+        endpoint.id,
+        endpoint.public_url,
+        previous,
+    )
     IndexedSession.objects.filter(endpoint=endpoint.id).exclude(
         endpoint_fp=endpoint.fingerprint
     ).delete()
@@ -174,8 +179,14 @@ def sync(
     finally:
         report.seconds = time.perf_counter() - started
         run.finish()
-    log.info("index sync endpoint=%s full=%s calls=%d gets=%d seconds=%.2f", endpoint.id, full,
-             report.list_calls, report.get_calls, report.seconds)  # fmt: skip
+    log.info(
+        "index sync endpoint=%s full=%s calls=%d gets=%d seconds=%.2f",
+        endpoint.id,
+        full,
+        report.list_calls,
+        report.get_calls,
+        report.seconds,
+    )
     return report
 
 
@@ -198,8 +209,10 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
     update = {}
     advanced = (mark.audit_mark, mark.fork_mark) != (state.last_audit_id, state.last_fork_id)
     if fold and advanced:
-        update.update(last_audit_id=Greatest("last_audit_id", Value(mark.audit_mark)),
-                      last_fork_id=Greatest("last_fork_id", Value(mark.fork_mark)))  # fmt: skip
+        update.update(
+            last_audit_id=Greatest("last_audit_id", Value(mark.audit_mark)),
+            last_fork_id=Greatest("last_fork_id", Value(mark.fork_mark)),
+        )
     if counts.any or (fold and advanced):
         # A fork recorded after its child was indexed changes only its kind.
         counts.kinds += store.derive(endpoint, gen, only=read)
@@ -341,9 +354,13 @@ class _Run:
             return
         self._progress("dashboard changes")
         counts, read = touched.refresh(
-            self.client, self.endpoint, session_ids, self.gen, listed=listed,
+            self.client,
+            self.endpoint,
+            session_ids,
+            self.gen,
+            listed=listed,
             beat=lambda: self._progress("dashboard changes"),
-        )  # fmt: skip
+        )
         self.report.counts.add(counts)
         self.report.get_calls += len(read)
 
@@ -372,8 +389,11 @@ class _Run:
         self._progress("rebuilding")
         log.warning(
             "index endpoint=%s: %d of %d indexed sessions are not in the list; the index "
-            "belonged to another database and is rebuilt", self.endpoint.id, unseen, indexed,
-        )  # fmt: skip
+            "belonged to another database and is rebuilt",
+            self.endpoint.id,
+            unseen,
+            indexed,
+        )
         rows = IndexedSession.objects.filter(**self.endpoint.scope())
         stale = [sid for sid in rows.values_list("session_id", flat=True) if sid not in self.seen]
         for start in range(0, len(stale), 500):
@@ -420,8 +440,9 @@ class _Run:
             def progress(done: int, total: int) -> None:
                 report.content_reads = done
                 eta = content_store.eta(done, total, started)
-                self._progress("transcripts", done=done, total=total,
-                               eta=None if eta is None else round(eta))  # fmt: skip
+                self._progress(
+                    "transcripts", done=done, total=total, eta=None if eta is None else round(eta)
+                )
 
             progress(0, len(todo))
             read = content_store.read(self.endpoint, self.client, todo, progress)
@@ -466,6 +487,5 @@ class _Run:
             if report.full:
                 update.update(last_full_at=now, sweep=self.state.sweep + 1)
         else:
-            update.update(last_error_code=report.error_code or "dashboard_error",
-                          last_error_at=now)  # fmt: skip
+            update.update(last_error_code=report.error_code or "dashboard_error", last_error_at=now)
         IndexSyncState.objects.filter(pk=self.state.pk, running_since=self.lease).update(**update)

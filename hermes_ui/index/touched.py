@@ -20,8 +20,15 @@ from hermes_ui.index.models import IndexedSession, KnownFork
 
 BATCH = 200  # dashboard actions folded in per sync; the rest wait for the next one
 MAX_CASCADE = 500  # descendants re-read after a deletion
-_ID_KEYS = ("session_id", "id", "child_id", "generated_id", "requested_id",
-            "effective_session_id", "resolved_session_id")  # fmt: skip
+_ID_KEYS = (
+    "session_id",
+    "id",
+    "child_id",
+    "generated_id",
+    "requested_id",
+    "effective_session_id",
+    "resolved_session_id",
+)
 
 
 @dataclass

@@ -27,8 +27,13 @@ def index_list(request, endpoint):
     fresh = freshness.of(ep)
     template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
     sources = queries.sources(ep, version=(fresh.generation, fresh.total))
-    context = {"endpoint": ep, "form": form, "fresh": fresh, "sources": sources,
-               "bulk_limit": settings.HERMES_BULK_LIMIT}  # fmt: skip
+    context = {
+        "endpoint": ep,
+        "form": form,
+        "fresh": fresh,
+        "sources": sources,
+        "bulk_limit": settings.HERMES_BULK_LIMIT,
+    }
     if not form.is_valid():
         return render(request, template, context, status=400)
     params = form.cleaned_data
@@ -43,8 +48,9 @@ def index_list(request, endpoint):
     filters = {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
     base = reverse("index_list", kwargs={"endpoint": ep.id})
     first_url = base + ("?" + urlencode(filters) if filters else "")
-    context.update(filters=filters, first_url=first_url, query=query,
-                   content_on=settings.HERMES_INDEX_CONTENT)  # fmt: skip
+    context.update(
+        filters=filters, first_url=first_url, query=query, content_on=settings.HERMES_INDEX_CONTENT
+    )
     content = query.has_text and settings.HERMES_INDEX_CONTENT
     table_only = bool(request.htmx and params["table"])
     if content and not table_only:
@@ -67,10 +73,16 @@ def index_list(request, endpoint):
         return render(request, template, context)
     snapshot = params["snap"] if params["after"] else fresh.generation
     page = queries.search(
-        ep, snapshot=snapshot, q=query.plain_text if query.terms else "", source=query.source,
-        kind=query.kind, state=query.state, after=params["after"], limit=PAGE_SIZE,
+        ep,
+        snapshot=snapshot,
+        q=query.plain_text if query.terms else "",
+        source=query.source,
+        kind=query.kind,
+        state=query.state,
+        after=params["after"],
+        limit=PAGE_SIZE,
         present_total=fresh.total,
-    )  # fmt: skip
+    )
     later = {**filters, "snap": page.snapshot, "after": page.next_after}
     context.update(
         page=page,

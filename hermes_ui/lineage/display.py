@@ -195,8 +195,14 @@ def _hidden(tree, node, folded, kinds, root_id) -> bool:
 
 def _nodes(tree, kinds, root_id, depth, current_id, tip_id, folded, sizes, groups) -> Node:
     def make(node_id: str, at: int) -> Node:
-        return Node(node_id, tree.rows[node_id], kinds.get(node_id, ""), at,
-                    current=node_id == current_id, tip=node_id == tip_id)  # fmt: skip
+        return Node(
+            node_id,
+            tree.rows[node_id],
+            kinds.get(node_id, ""),
+            at,
+            current=node_id == current_id,
+            tip=node_id == tip_id,
+        )
 
     root = make(root_id, depth)
     seen, stack = {root_id}, [root]

@@ -110,13 +110,15 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
             '<<FONT POINT-SIZE="10"><I>deleted session</I></FONT><BR/>'
             f'<FONT FACE="DejaVu Sans Mono" POINT-SIZE="10">{label_text(node.id, ID_CHARS)}</FONT>>'
         )
-        return _attrs({
-            "label": label,
-            "style": '"rounded,dashed"',
-            "color": '"#a4161a"',
-            "fontcolor": '"#a4161a"',
-            "tooltip": quoted(f"deleted session {node.id} (this lineage's former parent)"),
-        })  # fmt: skip
+        return _attrs(
+            {
+                "label": label,
+                "style": '"rounded,dashed"',
+                "color": '"#a4161a"',
+                "fontcolor": '"#a4161a"',
+                "tooltip": quoted(f"deleted session {node.id} (this lineage's former parent)"),
+            }
+        )
     row = node.row
     title = row.get("title")
     heading = f"<B>{label_text(title, TITLE_CHARS)}</B>" if title else "<I>untitled</I>"
@@ -150,8 +152,11 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
     if node.tip:
         attrs.update(color=f'"{TIP_LINE}"', penwidth="3")
     # SVG classes, so the page can scroll the current session into view.
-    marks = [name for name, on in (("current", node.current), ("tip", node.tip),
-                                   ("preferred", preferred)) if on]  # fmt: skip
+    marks = [
+        name
+        for name, on in (("current", node.current), ("tip", node.tip), ("preferred", preferred))
+        if on
+    ]
     if marks:
         attrs["class"] = f'"{" ".join(marks)}"'
     return _attrs(attrs)
@@ -163,15 +168,17 @@ def _group_attrs(group: Group, expand_url_for) -> str:
         f"<<B>+ {count} delegates</B><BR/>"
         f'<FONT POINT-SIZE="10">{group.sessions} sessions · click to expand</FONT>>'
     )
-    return _attrs({
-        "label": label,
-        "style": '"rounded,filled,dashed"',
-        "fillcolor": '"#f4ecff"',
-        "color": '"#7a3db8"',
-        "URL": quoted(expand_url_for(group.parent_id)),
-        "target": '"_top"',
-        "tooltip": quoted(f"Show the {count} delegates folded here"),
-    })  # fmt: skip
+    return _attrs(
+        {
+            "label": label,
+            "style": '"rounded,filled,dashed"',
+            "fillcolor": '"#f4ecff"',
+            "color": '"#7a3db8"',
+            "URL": quoted(expand_url_for(group.parent_id)),
+            "target": '"_top"',
+            "tooltip": quoted(f"Show the {count} delegates folded here"),
+        }
+    )
 
 
 def _edge_attrs(item: Node | Group) -> str:

@@ -46,8 +46,14 @@ def lineage_panel(request, endpoint, session_id):
 def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, panel=False):
     try:
         check_path_id(session_id)
-        shown = picture.for_session(ep, session_id, expanded=expanded, budget=budget, draw=draw,
-                                    preferred=verdicts.preferred_ids(ep))  # fmt: skip
+        shown = picture.for_session(
+            ep,
+            session_id,
+            expanded=expanded,
+            budget=budget,
+            draw=draw,
+            preferred=verdicts.preferred_ids(ep),
+        )
     except IdError as exc:
         return None, bad_id(request, ep, str(exc))
     except HermesError as error:

@@ -145,9 +145,12 @@ def build(rows: list[dict], known_calls: dict[str, ToolCall] | None = None) -> l
             message.tool_result_anchor = anchor("result", call_id)
             if message.tool_result_for is None:
                 message.tool_result_for = ToolCall(
-                    str(call_id), str(row.get("tool_name") or "tool"), "",
-                    anchor("call", call_id), message.tool_result_anchor,
-                )  # fmt: skip
+                    str(call_id),
+                    str(row.get("tool_name") or "tool"),
+                    "",
+                    anchor("call", call_id),
+                    message.tool_result_anchor,
+                )
         messages.append(message)
     return messages
 

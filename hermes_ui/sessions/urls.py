@@ -1,6 +1,6 @@
 from django.urls import path
 
-from hermes_ui.sessions import detail, listing
+from hermes_ui.sessions.views import detail, listing
 from hermes_ui.web.routes import session_action
 
 urlpatterns = [

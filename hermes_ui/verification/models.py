@@ -39,9 +39,12 @@ class VerificationReport(models.Model):
     # [{"n": 1, "name": "...", "ok": true|false|null, "detail": "...", "evidence": {...}}]
     steps = models.JSONField(default=list)
     deletion = models.ForeignKey(
-        "deletion.DeletionRequest", null=True, blank=True, on_delete=models.SET_NULL,
+        "deletion.DeletionRequest",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="+",
-    )  # fmt: skip
+    )
     # The branch (``child_id``) can only be asked for once the session above is
     # deleted: deleting the parent clears the branch's parent, which would void an
     # approval given before.

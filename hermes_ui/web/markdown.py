@@ -16,9 +16,32 @@ _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": 
 )
 
 _TAGS = {
-    "p", "br", "hr", "em", "strong", "del", "code", "pre", "blockquote", "ul", "ol", "li",
-    "h1", "h2", "h3", "h4", "h5", "h6", "a", "table", "thead", "tbody", "tr", "th", "td",
-}  # fmt: skip
+    "p",
+    "br",
+    "hr",
+    "em",
+    "strong",
+    "del",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+}
 
 
 # Text made only of these characters, with no line indented, ending in a space

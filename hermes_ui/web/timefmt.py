@@ -2,8 +2,13 @@
 
 from datetime import UTC, datetime
 
-_UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600),
-          ("minute", 60))  # fmt: skip
+_UNITS = (
+    ("year", 365 * 86400),
+    ("month", 30 * 86400),
+    ("day", 86400),
+    ("hour", 3600),
+    ("minute", 60),
+)
 
 
 def to_datetime(ts) -> datetime | None:

@@ -47,9 +47,10 @@ class Command(BaseCommand):
             # Its own endpoint id: a real Hermes run as `local` from this data
             # folder keeps its index, forks, turns and deletions apart.
             env.update(
-                HERMES_API_URL=peer.base_url, HERMES_API_KEY=peer.key,
+                HERMES_API_URL=peer.base_url,
+                HERMES_API_KEY=peer.key,
                 HERMES_ENDPOINT_ID=DEMO_ENDPOINT_ID,
-            )  # fmt: skip
+            )
             self.stdout.write(
                 f"Demo peer at {peer.base_url} ({summary.get('sessions', '?')} seeded sessions), "
                 f"endpoint id {DEMO_ENDPOINT_ID!r}"

@@ -6,7 +6,6 @@ case page with its reason and a 403 or 409; a Hermes failure as a banner.
 """
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
@@ -15,6 +14,7 @@ from hermes_ui.deletion.case_page import case_or_403, render_case
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.hermes import HermesError
 from hermes_ui.web.failures import error_context, status_for
+from hermes_ui.web.roles import ADMIN, role_required
 
 
 def _done(request, case, notice: str = ""):
@@ -25,11 +25,15 @@ def _done(request, case, notice: str = ""):
     return redirect("deletion_detail", pk=case.pk)
 
 
-def _admin_only(request, case, capability: str) -> None:
-    # Checked before anything else so a wrong role never learns more than "no".
-    if not policy.is_admin(request.user):
+def _audit_refusal(capability: str):
+    """For ``role_required``: a step refused for the role is audited against its case
+    (a case the person may not see, or that does not exist, answers 403 or 404 first)."""
+
+    def refused(request, pk: int) -> None:
+        case = case_or_403(request, pk)
         events.refused(request.user, case, capability, "wrong_role")
-        raise PermissionDenied("This needs the admin role.")
+
+    return refused
 
 
 def _step(request, case, action, notice=lambda outcome: ""):
@@ -40,33 +44,41 @@ def _step(request, case, action, notice=lambda outcome: ""):
         return render_case(request, case, status=refusal.status, refusal=refusal)
     except HermesError as error:
         case.refresh_from_db()
-        return render_case(request, case, status=status_for(error),
-                           step_error=error_context(error, None))  # fmt: skip
+        return render_case(
+            request, case, status=status_for(error), step_error=error_context(error, None)
+        )
     case.refresh_from_db()
     return _done(request, case, notice(outcome))
 
 
 @require_POST
+@role_required(ADMIN, on_refusal=_audit_refusal("deletion_review"))
 def deletion_decide(request, pk: int):
     case = case_or_403(request, pk)
-    _admin_only(request, case, "deletion_review")
     if case.batch_id is not None:
         # One review covers a bulk request: its members are not decided one by one.
-        refusal = policy.Refusal("in_batch", "This session is part of a bulk deletion request: "
-                                 "review the request as a whole.")  # fmt: skip
+        refusal = policy.Refusal(
+            "in_batch",
+            "This session is part of a bulk deletion request: review the request as a whole.",
+        )
         return render_case(request, case, status=409, refusal=refusal)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         return render_case(request, case, status=400, form=form)
     data = form.cleaned_data
-    return _step(request, case, lambda: review.decide(
-        case, request.user, data["decision"], data["policy_rule"], data["comment"]))  # fmt: skip
+    return _step(
+        request,
+        case,
+        lambda: review.decide(
+            case, request.user, data["decision"], data["policy_rule"], data["comment"]
+        ),
+    )
 
 
 @require_POST
+@role_required(ADMIN, on_refusal=_audit_refusal("session_delete"))
 def deletion_execute(request, pk: int):
     case = case_or_403(request, pk)
-    _admin_only(request, case, "session_delete")
     return _step(request, case, lambda: execute.execute(case, request.user), _replay_notice)
 
 
@@ -82,9 +94,9 @@ def _replay_notice(result) -> str:
 
 
 @require_POST
+@role_required(ADMIN, on_refusal=_audit_refusal("deletion_check"))
 def deletion_check(request, pk: int):
     case = case_or_403(request, pk)
-    _admin_only(request, case, "deletion_check")
     return _step(request, case, lambda: execute.check(case, request.user))
 
 

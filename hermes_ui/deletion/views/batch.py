@@ -11,6 +11,7 @@ from hermes_ui.deletion import policy, review_job
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
 from hermes_ui.jobs.respond import started
+from hermes_ui.web.roles import ADMIN, role_required
 
 POLL_SECONDS = 1
 
@@ -63,16 +64,11 @@ def deletion_batch(request, pk: int):
     return render_batch(request, _batch_or_403(request, pk))
 
 
-def _admin_only(request) -> None:
-    if not policy.is_admin(request.user):
-        raise PermissionDenied("This needs the admin role.")
-
-
 @require_POST
+@role_required(ADMIN, on_refusal=_batch_or_403)  # a batch that does not exist is a 404
 def deletion_batch_decide(request, pk: int):
     """Start the review (a job: approving re-reads every member); answer with its progress."""
     batch = _batch_or_403(request, pk)
-    _admin_only(request)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         return render_batch(request, batch, status=400, form=form)
@@ -87,9 +83,9 @@ def deletion_batch_decide(request, pk: int):
 
 
 @require_POST
+@role_required(ADMIN, on_refusal=_batch_or_403)
 def deletion_batch_execute(request, pk: int):
     batch = _batch_or_403(request, pk)
-    _admin_only(request)
     try:
         started = batches.start(batch, request.user)
     except policy.Refusal as refusal:

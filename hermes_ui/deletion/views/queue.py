@@ -7,7 +7,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.deletion import clock, policy
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.web.roles import SUPPORT, require_role
+from hermes_ui.web.roles import SUPPORT, role_required
 
 QUEUE_LIMIT = 200
 POLL_SECONDS = 4
@@ -15,8 +15,8 @@ POLL_SECONDS = 4
 
 @require_GET
 @vary_on_headers("HX-Request")
+@role_required(SUPPORT)
 def deletion_queue(request):
-    require_role(request.user, SUPPORT)
     policy.expire_due()
     admin = policy.is_admin(request.user)
     visible = (

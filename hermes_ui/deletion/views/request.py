@@ -13,13 +13,13 @@ from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.web.failures import bad_id, error_context, error_page
-from hermes_ui.web.roles import SUPPORT, require_role
+from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_http_methods(["GET", "POST"])
+@role_required(SUPPORT)
 def deletion_new(request, endpoint):
     """The request form (GET) and its submission (POST), for the session in ``?session=``."""
-    require_role(request.user, SUPPORT)
     ep = get_endpoint(endpoint)
     session_id = request.POST.get("session") or request.GET.get("session") or ""
     try:
@@ -33,8 +33,9 @@ def deletion_new(request, endpoint):
     form = RequestForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
-            made, _ = deletion_request.create(ep, session_id, request.user,
-                                              form.cleaned_data["reason"])  # fmt: skip
+            made, _ = deletion_request.create(
+                ep, session_id, request.user, form.cleaned_data["reason"]
+            )
         except HermesError as error:
             if not request.htmx:
                 return error_page(request, error, ep)
@@ -63,10 +64,15 @@ def _form(request, ep, session_id: str, form, failure: dict | None = None):
         session = None
     except HermesError as error:
         return error_page(request, error, ep)
-    context = {"endpoint": ep, "session": session, "session_id": session_id, "form": form,
-               "held": lost[0]["local_copies"] if lost else None,
-               "lost_delegates": len(lost[1]["cascade"]) if lost else 0,
-               **(failure or {})}  # fmt: skip
+    context = {
+        "endpoint": ep,
+        "session": session,
+        "session_id": session_id,
+        "form": form,
+        "held": lost[0]["local_copies"] if lost else None,
+        "lost_delegates": len(lost[1]["cascade"]) if lost else 0,
+        **(failure or {}),
+    }
     status = 400 if form.errors else 200
     if failure:
         status = failure["error_status"]

@@ -7,7 +7,6 @@ connection back (``hermes_ui.db_steps``).
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
 from django.middleware.csrf import get_token
 from django.views.decorators.http import require_GET
@@ -16,17 +15,16 @@ from hermes_ui.chat import frames
 from hermes_ui.chat.models import Turn
 from hermes_ui.db_steps import released
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.web.roles import SUPPORT, has_role
+from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_GET
+@role_required(SUPPORT)
 async def turn_stream(request, endpoint, turn_id):
     ep = get_endpoint(endpoint)
     # One database step that gives its connection back: the stream that
     # follows runs for minutes (see hermes_ui.db_steps).
-    user, allowed, exists = await sync_to_async(released(_admit))(request, ep, turn_id)
-    if not allowed:
-        raise PermissionDenied(f"This needs the {SUPPORT} role.")
+    user, exists = await sync_to_async(released(_admit))(request, ep, turn_id)
     if not exists:
         raise Http404("No such chat turn on this endpoint.")
     try:
@@ -44,9 +42,8 @@ async def turn_stream(request, endpoint, turn_id):
 
 def _admit(request, ep, turn_id: int):
     user = get_user(request)
-    allowed = has_role(user, SUPPORT)
-    exists = allowed and Turn.objects.filter(**ep.scope(), pk=turn_id).exists()
-    return user, allowed, exists
+    exists = Turn.objects.filter(**ep.scope(), pk=turn_id).exists()
+    return user, exists
 
 
 MAX_CURSOR_DIGITS = 9

@@ -37,9 +37,11 @@ def session_list(request, endpoint):
     client = client_for(ep)
     try:
         page = client.list_sessions(
-            limit=limit, offset=offset, source=params["source"] or None,
+            limit=limit,
+            offset=offset,
+            source=params["source"] or None,
             include_children=children,
-        )  # fmt: skip
+        )
         rows = _dedupe(page["data"])
         if children:
             _label_kinds(client, rows)

@@ -18,7 +18,7 @@ from hermes_ui.jobs.respond import started
 from hermes_ui.web import links
 from hermes_ui.web.errors import unavailable
 from hermes_ui.web.failures import error_context
-from hermes_ui.web.roles import SUPPORT, require_role, role_required
+from hermes_ui.web.roles import SUPPORT, role_required
 
 # How long sending waits for Hermes to accept the stream, so that a refusal
 # (missing message, bad part, 403 memory scope) lands on the form.
@@ -27,8 +27,8 @@ OPEN_WAIT_SECONDS = 10.0
 
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
+@role_required(SUPPORT)
 def session_chat(request, endpoint, session_id):
-    require_role(request.user, SUPPORT)
     ep = get_endpoint(endpoint)
     if request.method == "GET":
         # The chat form on a page of its own (the no-JavaScript fallback's home).

@@ -74,10 +74,14 @@ def session_detail(request, endpoint, session_id):
         "window_first": start + 1,
         "window_last": start + len(chunk),
         # The chunk before this one, when the page opened further down.
-        "earlier_url": (links.session_url(ep.id, session_id, upto=rows[start - 1].get("id"))
-                        + f"#msg-{rows[start - 1].get('id')}") if start else None,
+        "earlier_url": (
+            links.session_url(ep.id, session_id, upto=rows[start - 1].get("id"))
+            + f"#msg-{rows[start - 1].get('id')}"
+        )
+        if start
+        else None,
         "find": _find_context(ep.id, session_id, finding),
-    }  # fmt: skip
+    }
     return render(request, "sessions/detail.html", context)
 
 
