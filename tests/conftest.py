@@ -71,6 +71,14 @@ def fake_hermes(mock_endpoint):
 
 
 @pytest.fixture
+def empty_hermes(fake_hermes):
+    """``fake_hermes`` without the captured rows: the index and lineage tests seed exactly
+    the rows they reason about; real behaviour is covered again in the *_peer tests."""
+    fake_hermes.clear()
+    return fake_hermes
+
+
+@pytest.fixture
 def users(db, django_user_model):
     made = {}
     for name, role in [("support", "support"), ("reviewer", "reviewer"), ("admin", "admin"),
