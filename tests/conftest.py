@@ -6,7 +6,7 @@ from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.roles import set_role
 from tests.fakes import FakeHermes
-from tests.peers import running_peer
+from tests.peers import fresh_peer, hermes_peer, peer_endpoint  # noqa: F401 (fixtures)
 from tests.redis_server import redis_url, with_redis  # noqa: F401 (fixtures)
 from tests.samples import Recorder
 
@@ -71,6 +71,14 @@ def fake_hermes(mock_endpoint):
 
 
 @pytest.fixture
+def empty_hermes(fake_hermes):
+    """``fake_hermes`` without the captured rows: the index and lineage tests seed exactly
+    the rows they reason about; real behaviour is covered again in the *_peer tests."""
+    fake_hermes.clear()
+    return fake_hermes
+
+
+@pytest.fixture
 def users(db, django_user_model):
     made = {}
     for name, role in [("support", "support"), ("reviewer", "reviewer"), ("admin", "admin"),
@@ -101,42 +109,14 @@ def colleague(db, django_user_model):
     return client
 
 
-# -- the real Hermes peer -------------------------------------------------------
-# Started once per run (hermes-agent 0.19.0 in .peer-venv, the stub model, the
-# demo seed). Tests that change data create their own sessions; tests that
-# destroy seeded data ask for ``fresh_peer``.
-
-
-@pytest.fixture(scope="session")
-def hermes_peer(tmp_path_factory):
-    with running_peer(tmp_path_factory.mktemp("hermes-peer"), seed="demo") as peer:
-        yield peer
-
-
-@pytest.fixture
-def fresh_peer(tmp_path):
-    """A peer with its own freshly seeded database, for destructive tests."""
-    with running_peer(tmp_path / "hermes-home", seed="demo") as peer:
-        yield peer
-
-
-def endpoint_for(settings, peer):
-    endpoint = Endpoint("local", peer.base_url, peer.key)
-    settings.HERMES_ENDPOINTS = {"local": endpoint}
-    settings.HERMES_ENDPOINT_ID = "local"
-    return endpoint
-
-
-@pytest.fixture
-def peer_endpoint(settings, hermes_peer):
-    return endpoint_for(settings, hermes_peer)
+# -- the real Hermes peers: tests/peers.py -------------------------------------------
 
 
 # -- browser tests ----------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
-def dashboard(tmp_path_factory, hermes_peer):
+def dashboard(tmp_path_factory, hermes_peer):  # noqa: F811 (imported fixture)
     from tests.browser import DashboardServer
 
     server = DashboardServer(tmp_path_factory.mktemp("ui-data"), hermes_peer).start()

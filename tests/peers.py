@@ -1,7 +1,11 @@
 """Real Hermes peers for the suite (hermes-agent 0.19.0 in .peer-venv, the stub model).
 
 Every fixture that needs a peer of its own starts it here, so each one is
-started, waited for and stopped the same way.
+started, waited for and stopped the same way. A fixture of a package's own
+(``scope="package"``) is imported into that package's conftest; each import
+is then one peer per package. Each fixture name has one meaning in the suite:
+``peer_endpoint`` is the shared ``hermes_peer``, ``review_endpoint`` the
+compare/export peer, ``changes_endpoint`` the changes/audit peer.
 """
 
 from __future__ import annotations
@@ -10,8 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port, run_seed
+from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes.client import HermesClient
+from hermes_ui.index import sync
 
 
 @contextmanager
@@ -40,3 +49,171 @@ def unreachable(settings, key: str = "k" * 24) -> Endpoint:
     endpoint = Endpoint("local", unreachable_url(), key)
     settings.HERMES_ENDPOINTS = {"local": endpoint}
     return endpoint
+
+
+def endpoint_for(settings, peer: Peer) -> Endpoint:
+    """Point the ``local`` endpoint at ``peer``."""
+    endpoint = Endpoint("local", peer.base_url, peer.key)
+    settings.HERMES_ENDPOINTS = {"local": endpoint}
+    settings.HERMES_ENDPOINT_ID = "local"
+    return endpoint
+
+
+# -- the shared peer (imported by tests/conftest.py) ---------------------------------
+# Started once per run with the demo seed. Tests that change data create their own
+# sessions; tests that destroy seeded data ask for ``fresh_peer``.
+
+
+@pytest.fixture(scope="session")
+def hermes_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("hermes-peer"), seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def fresh_peer(tmp_path):
+    """A peer with its own freshly seeded database, for destructive tests."""
+    with running_peer(tmp_path / "hermes-home", seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def peer_endpoint(settings, hermes_peer):
+    return endpoint_for(settings, hermes_peer)
+
+
+# -- the compare and export peer ------------------------------------------------------
+# Those tests fork sessions and chat turns into new ones; an API fork changes how
+# Hermes resolves the parent's transcript, which checks of other areas over the whole
+# shared database would trip over.
+
+
+@pytest.fixture(scope="package")
+def review_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("review-peer"), seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def review_endpoint(settings, review_peer):
+    return endpoint_for(settings, review_peer)
+
+
+@pytest.fixture
+def review_client(review_endpoint):
+    """A client for arranging state on the review peer directly (not through the views)."""
+    client = HermesClient(review_endpoint)
+    yield client
+    client.close()
+
+
+# -- the changes (and audit trail) peer ----------------------------------------------
+
+
+@pytest.fixture(scope="package")
+def changes_peer(tmp_path_factory):
+    """A real peer of this area's own (no seed needed: every test makes its sessions).
+
+    Forks change how Hermes resolves a parent's transcript (``/messages`` of
+    an API-forked parent follows the child), which checks of other areas
+    over the whole shared database would otherwise trip over.
+    """
+    with running_peer(tmp_path_factory.mktemp("changes-peer")) as peer:
+        yield peer
+
+
+@pytest.fixture
+def changes_endpoint(settings, changes_peer):
+    return endpoint_for(settings, changes_peer)
+
+
+@pytest.fixture
+def changes_client(changes_endpoint):
+    """A client for arranging state on the changes peer directly (not through the views)."""
+    client = HermesClient(changes_endpoint)
+    yield client
+    client.close()
+
+
+# -- chat peers with special configurations ------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def rotating_peer(tmp_path_factory):
+    """Compression with ``in_place: false``: the rotation recipe rotates the session id."""
+    with running_peer(tmp_path_factory.mktemp("rotating-peer"), rotate_compression=True) as peer:
+        yield peer
+
+
+@pytest.fixture(scope="session")
+def erroring_peer(tmp_path_factory):
+    """A context window below 64,000: every turn ends in an SSE ``error`` event."""
+    with running_peer(tmp_path_factory.mktemp("erroring-peer"), context_length=32000) as peer:
+        yield peer
+
+
+# -- two fresh peers for one test (an endpoint id moved between servers) --------------
+
+
+@pytest.fixture
+def fresh_peer_pair(tmp_path):
+    with running_peer(tmp_path / "peer-a") as a, running_peer(tmp_path / "peer-b") as b:
+        yield a, b
+
+
+# -- two peers at once, endpoints ``a`` and ``b`` (bulk, endpoint status, verification) --
+# Import the fixtures into a package conftest: ``two_peers`` is then one pair per package.
+
+
+@pytest.fixture(scope="package")
+def two_peers(tmp_path_factory):
+    with (
+        running_peer(tmp_path_factory.mktemp("operate-a")) as a,
+        running_peer(tmp_path_factory.mktemp("operate-b")) as b,
+    ):
+        yield a, b
+
+
+@pytest.fixture
+def endpoints(settings, two_peers):
+    """``a`` and ``b`` point at the two peers; ``down`` at an address nobody answers."""
+    peer_a, peer_b = two_peers
+    table = {
+        "a": Endpoint("a", peer_a.base_url, peer_a.key),
+        "b": Endpoint("b", peer_b.base_url, peer_b.key),
+    }
+    settings.HERMES_ENDPOINTS = table
+    settings.HERMES_ENDPOINT_ID = "a"
+    return table
+
+
+@pytest.fixture
+def with_down(settings, endpoints):
+    down = Endpoint("down", unreachable_url(), "d" * 24)
+    settings.HERMES_ENDPOINTS = {**endpoints, "down": down}
+    return down
+
+
+def make(endpoint: Endpoint, session_id: str, title: str | None = None, chat: bool = False):
+    client = HermesClient(endpoint)
+    try:
+        client.create_session(idempotency_key=mint_key(), session_id=session_id,
+                              title=title or session_id)  # fmt: skip
+        if chat:
+            client.chat(session_id, message="hello")
+        return client.get_session(session_id)
+    finally:
+        client.close()
+
+
+def read(endpoint: Endpoint, session_id: str):
+    client = HermesClient(endpoint)
+    try:
+        return client.get_session(session_id)
+    finally:
+        client.close()
+
+
+def index(endpoint: Endpoint) -> None:
+    report = sync.sync(endpoint, full=True)
+    assert not report.error_code, report.error_code

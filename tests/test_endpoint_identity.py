@@ -1,6 +1,6 @@
 """An endpoint's identity is its id plus its base URL; records of another identity stay
 apart (turns and audit events here; deletion cases in ``tests/deletion``,
-the index and forks against two real peers in ``tests/lineage``)."""
+the index and forks against two real peers in ``tests/index``)."""
 
 import pytest
 

@@ -8,8 +8,7 @@ import pytest
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
-from tests.conftest import endpoint_for
-from tests.peers import running_peer, unreachable_url
+from tests.peers import changes_client, changes_endpoint, changes_peer, unreachable_url  # noqa: F401 (fixtures)
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
 
@@ -31,24 +30,7 @@ def submit_buttons(html: str) -> list[str]:
 
 
 @pytest.fixture(scope="package")
-def changes_peer(tmp_path_factory):
-    """A real peer of this area's own (no seed needed: every test makes its sessions).
-
-    Forks change how Hermes resolves a parent's transcript (``/messages`` of
-    an API-forked parent follows the child), which checks of other areas
-    over the whole shared database would otherwise trip over.
-    """
-    with running_peer(tmp_path_factory.mktemp("changes-peer")) as peer:
-        yield peer
-
-
-@pytest.fixture
-def peer_endpoint(settings, changes_peer):
-    return endpoint_for(settings, changes_peer)
-
-
-@pytest.fixture(scope="package")
-def dashboard(tmp_path_factory, changes_peer):
+def changes_dashboard(tmp_path_factory, changes_peer):  # noqa: F811 (imported fixture)
     """The real app under uvicorn, in front of this area's peer and of one nobody answers."""
     from tests.browser import DashboardServer
 
@@ -62,14 +44,6 @@ def dashboard(tmp_path_factory, changes_peer):
     ).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def peer(peer_endpoint):
-    """A client for arranging state on the real peer directly (not through the views)."""
-    client = HermesClient(peer_endpoint)
-    yield client
-    client.close()
 
 
 def make_session(
@@ -131,7 +105,7 @@ class Faults:
 
 
 @pytest.fixture
-def faults(peer_endpoint):
+def faults(changes_endpoint):  # noqa: F811 (imported fixture)
     """Fault injection in front of the real peer, for every client the views create."""
     rules = Faults()
     with use_transport(rules.transport):

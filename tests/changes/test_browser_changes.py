@@ -18,10 +18,10 @@ def peer_client(changes_peer):
     client.close()
 
 
-def test_rename_inline_then_fork(page, dashboard, peer_client):
+def test_rename_inline_then_fork(page, changes_dashboard, peer_client):
     parent = make_session(peer_client, title=unique("Browser parent"), chat="hello there")
-    log_in(page, dashboard.base_url, "reviewer")
-    page.goto(dashboard.base_url + session_url("local", parent["id"]))
+    log_in(page, changes_dashboard.base_url, "reviewer")
+    page.goto(changes_dashboard.base_url + session_url("local", parent["id"]))
     page.click("#rename-link")
     field = page.locator("#rename-form #id_title")
     field.wait_for()
@@ -36,7 +36,7 @@ def test_rename_inline_then_fork(page, dashboard, peer_client):
     screenshot(page, "changes-rename-inline-saved")
     assert peer_client.get_session(parent["id"]).title == new_title
     # The same forms as a page of their own, for a browser without JavaScript.
-    page.goto(dashboard.base_url + session_url("local", parent["id"], "session_edit"))
+    page.goto(changes_dashboard.base_url + session_url("local", parent["id"], "session_edit"))
     assert page.locator("#close-form input[name=reason]").count() == 5
     screenshot(page, "changes-edit-page")
     page.go_back()
@@ -55,11 +55,11 @@ def test_rename_inline_then_fork(page, dashboard, peer_client):
     assert "Browser child" in page.locator("#session-title").inner_text()
 
 
-def test_a_duplicate_title_fork_shows_what_happened(page, dashboard, peer_client):
+def test_a_duplicate_title_fork_shows_what_happened(page, changes_dashboard, peer_client):
     taken = make_session(peer_client, title=unique("Already taken"))
     parent = make_session(peer_client, title=unique("Half fork"), chat="copy this")
-    log_in(page, dashboard.base_url, "reviewer")
-    page.goto(dashboard.base_url + session_url("local", parent["id"], "session_fork"))
+    log_in(page, changes_dashboard.base_url, "reviewer")
+    page.goto(changes_dashboard.base_url + session_url("local", parent["id"], "session_fork"))
     page.fill("#id_child_id", unique("half-kid"))
     page.fill("#id_fork_title", taken["title"])
     page.click("#fork-form button[type=submit]")
@@ -72,8 +72,8 @@ def test_a_duplicate_title_fork_shows_what_happened(page, dashboard, peer_client
     page.wait_for_selector("#reconcile table.checks")
 
 
-def test_create_and_the_audit_trail(page, dashboard):
-    log_in(page, dashboard.base_url, "admin")
+def test_create_and_the_audit_trail(page, changes_dashboard):
+    log_in(page, changes_dashboard.base_url, "admin")
     page.click("text=New session")
     page.fill("#id_title", unique("Created in the browser"))
     page.fill("#id_system_prompt", "You are terse.")
@@ -95,10 +95,10 @@ def test_create_and_the_audit_trail(page, dashboard):
     screenshot(page, "changes-audit-trail")
 
 
-def test_a_taken_id_is_refused_in_place(page, dashboard, peer_client):
+def test_a_taken_id_is_refused_in_place(page, changes_dashboard, peer_client):
     taken = make_session(peer_client, title=unique("Taken id"))
-    log_in(page, dashboard.base_url, "admin")
-    page.goto(dashboard.base_url + "/e/local/new/")
+    log_in(page, changes_dashboard.base_url, "admin")
+    page.goto(changes_dashboard.base_url + "/e/local/new/")
     page.fill("#id_session_id", taken["id"])
     with page.expect_response(lambda r: r.request.method == "POST") as refused:
         page.click("#create-form button[type=submit]")
@@ -111,9 +111,9 @@ def test_a_taken_id_is_refused_in_place(page, dashboard, peer_client):
     screenshot(page, "changes-create-taken-id")
 
 
-def test_an_uncertain_create_offers_a_check_not_a_retry(page, dashboard):
-    log_in(page, dashboard.base_url, "reviewer")
-    page.goto(dashboard.base_url + "/e/dead/new/")
+def test_an_uncertain_create_offers_a_check_not_a_retry(page, changes_dashboard):
+    log_in(page, changes_dashboard.base_url, "reviewer")
+    page.goto(changes_dashboard.base_url + "/e/dead/new/")
     page.fill("#id_session_id", unique("unanswered"))
     page.fill("#id_title", unique("Nobody home"))
     page.click("#create-form button[type=submit]")

@@ -16,11 +16,11 @@ pytestmark = pytest.mark.peer
 SUBMITS = 20
 
 
-def test_twenty_concurrent_submits_of_one_fork_form_make_one_fork(dashboard, changes_peer):
+def test_twenty_concurrent_submits_of_one_fork_form_make_one_fork(changes_dashboard, changes_peer):
     peer = HermesClient(Endpoint("local", changes_peer.base_url, changes_peer.key))
     parent = make_session(peer, title=unique("Race"), chat="hello")
     url = session_url("local", parent["id"], "session_fork")
-    with httpx.Client(base_url=dashboard.base_url, timeout=60) as http:
+    with httpx.Client(base_url=changes_dashboard.base_url, timeout=60) as http:
         http_login(http, "reviewer")
         form = http.get(url)
         assert form.status_code == 200

@@ -27,7 +27,7 @@ def create(client, **data):
 
 
 @pytest.mark.peer
-def test_create_shows_the_safe_projection_never_the_prompt(login, peer, faults):
+def test_create_shows_the_safe_projection_never_the_prompt(login, changes_client, faults):
     reviewer = login("reviewer")
     session_id, title = unique("new"), unique("Fresh")
     prompt = "PROMPT-" + unique()
@@ -50,7 +50,7 @@ def test_create_shows_the_safe_projection_never_the_prompt(login, peer, faults):
         "model": "stub-model",
         "system_prompt": prompt,
     }
-    row = peer.get_session(session_id)
+    row = changes_client.get_session(session_id)
     assert row.title == title and row.has_system_prompt is True
     event = AuditEvent.objects.get(capability="session_create")
     assert event.session_id == session_id
@@ -61,19 +61,19 @@ def test_create_shows_the_safe_projection_never_the_prompt(login, peer, faults):
 
 
 @pytest.mark.peer
-def test_create_without_an_id_lets_hermes_generate_it(login, peer):
+def test_create_without_an_id_lets_hermes_generate_it(login, changes_client):
     reviewer = login("reviewer")
     answer = create(reviewer)
     event = AuditEvent.objects.get()
     assert event.session_id.startswith("api_")
     page = reviewer.get(answer["Location"]).content.decode()
     assert event.session_id in page and "has_system_prompt: false" in page
-    assert peer.get_session(event.session_id).source == "api_server"
+    assert changes_client.get_session(event.session_id).source == "api_server"
 
 
 @pytest.mark.peer
-def test_an_existing_id_is_session_exists(login, peer):
-    row = make_session(peer)
+def test_an_existing_id_is_session_exists(login, changes_client):
+    row = make_session(changes_client)
     answer = create(login("reviewer"), session_id=row["id"], system_prompt="do not echo me")
     assert answer.status_code == 409
     page = answer.content.decode()
@@ -84,18 +84,18 @@ def test_an_existing_id_is_session_exists(login, peer):
 
 
 @pytest.mark.peer
-def test_a_duplicate_title_is_invalid_title(login, peer):
-    taken = make_session(peer, title=unique("dup"))
+def test_a_duplicate_title_is_invalid_title(login, changes_client):
+    taken = make_session(changes_client, title=unique("dup"))
     session_id = unique("dup-try")
     answer = create(login("reviewer"), session_id=session_id, title=taken["title"])
     assert answer.status_code == 400
     assert f"already in use by session {taken['id']}" in answer.content.decode()
     with pytest.raises(e.NotFound):  # Hermes removed the row it had just inserted
-        peer.get_session(session_id)
+        changes_client.get_session(session_id)
 
 
 @pytest.mark.peer
-def test_invalid_session_id_from_the_provider_itself(login, peer, monkeypatch):
+def test_invalid_session_id_from_the_provider_itself(login, changes_client, monkeypatch):
     """Hermes' own invalid_session_id renders as a form error (local rules switched off,
     since they are a superset of the provider's and would refuse first)."""
     import hermes_ui.changes.forms as change_forms
@@ -168,14 +168,16 @@ def test_uncertain_create_then_check_what_happened(login, recorder):
 
 
 @pytest.mark.peer
-def test_the_providers_own_500_is_uncertain_and_reconciled(peer):
+def test_the_providers_own_500_is_uncertain_and_reconciled(changes_client):
     """A 101-character title makes hermes-agent 0.19.0 answer 500 (a provider bug)."""
     session_id = unique("t101")
     with pytest.raises(e.ServerError) as info:
-        peer.create_session(idempotency_key=mint_key(), session_id=session_id, title="T" * 101)
+        changes_client.create_session(
+            idempotency_key=mint_key(), session_id=session_id, title="T" * 101
+        )
     assert info.value.uncertain
     evidence = {"requested_id": session_id, "title": None, "attempted_at": 0}
-    report = check_create(peer, evidence)
+    report = check_create(changes_client, evidence)
     assert [c.state for c in report.checks] == ["no"]
 
 
@@ -194,11 +196,11 @@ def test_unreachable_hermes_makes_a_create_uncertain(login, settings):
 
 
 @pytest.mark.peer
-def test_check_finds_a_generated_session_by_its_title(peer):
+def test_check_finds_a_generated_session_by_its_title(changes_client):
     title = unique("generated")
     started = time.time()
-    row = peer.create_session(idempotency_key=mint_key(), title=title)
-    report = check_create(peer, {"title": describe_text(title), "attempted_at": started})
+    row = changes_client.create_session(idempotency_key=mint_key(), title=title)
+    report = check_create(changes_client, {"title": describe_text(title), "attempted_at": started})
     assert report.session.id == row.id
     assert report.verdict == "The session was created."
 

@@ -40,9 +40,9 @@ def checks(html: str) -> dict:
 
 
 @pytest.mark.peer
-def test_fork_goes_to_the_child_side_by_side_with_its_parent(login, peer):
-    parent = make_session(peer, title=unique("Parent"), chat="hello [[tool:todo]] there")
-    before = peer.get_messages(parent["id"])["data"]
+def test_fork_goes_to_the_child_side_by_side_with_its_parent(login, changes_client):
+    parent = make_session(changes_client, title=unique("Parent"), chat="hello [[tool:todo]] there")
+    before = changes_client.get_messages(parent["id"])["data"]
     reviewer = login("reviewer")
     answer = fork(reviewer, parent["id"], child_id=unique("kid"), title=unique("Kid title"))
     assert answer.status_code == 302
@@ -58,33 +58,33 @@ def test_fork_goes_to_the_child_side_by_side_with_its_parent(login, peer):
     assert 'class="side-by-side"' in page and 'id="open-child"' in page
     assert "closed · branched" in page  # the parent now ends "branched"
     assert KnownFork.objects.filter(parent_id=parent["id"], child_id=child_id).exists()
-    child = peer.get_session(child_id)
+    child = changes_client.get_session(child_id)
     assert child.parent_id == parent["id"]
-    assert peer.get_session(parent["id"]).end_reason == "branched"
-    copied = peer.get_messages(child_id)["data"]
+    assert changes_client.get_session(parent["id"]).end_reason == "branched"
+    copied = changes_client.get_messages(child_id)["data"]
     assert len(copied) == len(before) == 4  # user, tool call, tool result, answer
     assert messages_digest(copied) == messages_digest(before)
     assert event.evidence["digest"] == messages_digest(before)
     # Hermes now resolves the parent's transcript to the child (no branch marker).
-    assert peer.get_messages(parent["id"])["session_id"] == child_id
+    assert changes_client.get_messages(parent["id"])["session_id"] == child_id
 
 
 @pytest.mark.peer
-def test_fork_with_generated_id_and_title(login, peer):
-    parent = make_session(peer, title=unique("Gen"), chat="one")
+def test_fork_with_generated_id_and_title(login, changes_client):
+    parent = make_session(changes_client, title=unique("Gen"), chat="one")
     reviewer = login("reviewer")
     answer = fork(reviewer, parent["id"])
     child_id = AuditEvent.objects.get().evidence["child_id"]
     assert child_id.startswith("api_")
-    assert peer.get_session(child_id).title == f"{parent['title']} #2"
+    assert changes_client.get_session(child_id).title == f"{parent['title']} #2"
     assert checks(reviewer.get(answer["Location"]).content.decode())["Title set"] == "yes"
 
 
 @pytest.mark.peer
-def test_a_duplicate_title_fork_gets_the_reconcile_panel(login, peer):
+def test_a_duplicate_title_fork_gets_the_reconcile_panel(login, changes_client):
     """The real provider case: HTTP 400 invalid_title after the child was created."""
-    taken = make_session(peer, title=unique("Taken"))
-    parent = make_session(peer, title=unique("Src"), chat="copy me")
+    taken = make_session(changes_client, title=unique("Taken"))
+    parent = make_session(changes_client, title=unique("Src"), chat="copy me")
     reviewer = login("reviewer")
     child_id = unique("kid")
     answer = fork(reviewer, parent["id"], child_id=child_id, title=taken["title"])
@@ -103,7 +103,7 @@ def test_a_duplicate_title_fork_gets_the_reconcile_panel(login, peer):
     assert session_url("local", child_id, "session_edit") in page
     # The half-done child is remembered like any fork.
     assert KnownFork.objects.filter(parent_id=parent["id"], child_id=child_id).exists()
-    assert peer.get_session(child_id).title is None
+    assert changes_client.get_session(child_id).title is None
     event = AuditEvent.objects.get()
     assert (event.outcome, event.http_status, event.error_code) == (
         "rejected",
@@ -114,39 +114,39 @@ def test_a_duplicate_title_fork_gets_the_reconcile_panel(login, peer):
 
 
 @pytest.mark.peer
-def test_a_duplicate_title_with_a_generated_id_finds_the_child(login, peer):
-    taken = make_session(peer, title=unique("Taken"))
-    parent = make_session(peer, title=unique("Src"), chat="copy me")
+def test_a_duplicate_title_with_a_generated_id_finds_the_child(login, changes_client):
+    taken = make_session(changes_client, title=unique("Taken"))
+    parent = make_session(changes_client, title=unique("Src"), chat="copy me")
     answer = fork(login("reviewer"), parent["id"], title=taken["title"])
     assert answer.status_code == 400
     page = answer.content.decode()
     assert "(found among the parent&#x27;s children)" in page
-    (child,) = children_of(peer, parent["id"])
+    (child,) = children_of(changes_client, parent["id"])
     assert KnownFork.objects.filter(child_id=child.id).exists()
     assert checks(page)["Title set"] == "no"
 
 
 @pytest.mark.peer
-def test_an_existing_child_id_is_session_exists_and_nothing_changed(login, peer):
-    existing = make_session(peer)
-    parent = make_session(peer, chat="hi")
+def test_an_existing_child_id_is_session_exists_and_nothing_changed(login, changes_client):
+    existing = make_session(changes_client)
+    parent = make_session(changes_client, chat="hi")
     answer = fork(login("reviewer"), parent["id"], child_id=existing["id"])
     assert answer.status_code == 409
     page = answer.content.decode()
     assert checks(page) == {"Parent ended": "no", "Child created": "no"}
     assert "is not a fork of this parent" in page
     assert "safe to fork again" in page
-    assert peer.get_session(parent["id"]).end_reason is None
+    assert changes_client.get_session(parent["id"]).end_reason is None
     assert not KnownFork.objects.exists()
 
 
 @pytest.mark.peer
-def test_invalid_session_id_from_the_provider_is_reconciled(peer):
+def test_invalid_session_id_from_the_provider_is_reconciled(changes_client):
     """Whitespace-only ids are refused locally; sent anyway, Hermes refuses them before acting."""
-    parent = make_session(peer, chat="hi")
+    parent = make_session(changes_client, chat="hi")
     attempted = time.time()
     with pytest.raises(e.BadRequest) as info:
-        peer._send(
+        changes_client._send(
             "session_fork",
             "POST",
             f"/api/sessions/{parent['id']}/fork",
@@ -156,7 +156,7 @@ def test_invalid_session_id_from_the_provider_is_reconciled(peer):
         )
     assert info.value.code == "invalid_session_id"
     report = reconcile_fork(
-        peer,
+        changes_client,
         parent["id"],
         {"attempted_at": attempted, "parent_open": True, "code": "invalid_session_id"},
     )
@@ -179,9 +179,9 @@ def test_the_create_rules_apply_to_child_ids(login, recorder, bad):
 
 
 @pytest.mark.peer
-def test_fork_of_an_already_closed_parent_is_remembered(login, peer):
-    parent = make_session(peer, title=unique("Closed"), chat="hi")
-    peer.patch_session(parent["id"], idempotency_key="c" * 20, end_reason="resolved")
+def test_fork_of_an_already_closed_parent_is_remembered(login, changes_client):
+    parent = make_session(changes_client, title=unique("Closed"), chat="hi")
+    changes_client.patch_session(parent["id"], idempotency_key="c" * 20, end_reason="resolved")
     reviewer = login("reviewer")
     form = reviewer.get(fork_url(parent["id"])).content.decode()
     assert "not shown as a branch in the default session list" in form
@@ -189,15 +189,17 @@ def test_fork_of_an_already_closed_parent_is_remembered(login, peer):
     page = reviewer.get(answer["Location"]).content.decode()
     child_id = AuditEvent.objects.get().evidence["child_id"]
     assert "already closed (resolved) before the fork" in page
-    assert peer.get_session(parent["id"]).end_reason == "resolved"  # the first reason stays
+    assert (
+        changes_client.get_session(parent["id"]).end_reason == "resolved"
+    )  # the first reason stays
     assert KnownFork.objects.filter(child_id=child_id).exists()
-    listed = {row["id"] for row in peer.list_sessions(limit=200)["data"]}
+    listed = {row["id"] for row in changes_client.list_sessions(limit=200)["data"]}
     assert child_id not in listed  # hidden by the default list, yet findable
 
 
 @pytest.mark.peer
-def test_a_repeat_of_one_fork_form_makes_one_child_and_links_it(login, peer, faults):
-    parent = make_session(peer, chat="hi")
+def test_a_repeat_of_one_fork_form_makes_one_child_and_links_it(login, changes_client, faults):
+    parent = make_session(changes_client, chat="hi")
     reviewer = login("reviewer")
     key = form_key(reviewer.get(fork_url(parent["id"])).content.decode())
     data = {"key": key, "child_id": "", "title": ""}
@@ -210,14 +212,16 @@ def test_a_repeat_of_one_fork_form_makes_one_child_and_links_it(login, peer, fau
     child_id = AuditEvent.objects.filter(Q(evidence__replayed=True)).get().evidence["child_id"]
     assert 'id="replay-note"' in replay
     assert f'href="{session_url("local", child_id)}"' in replay
-    assert len(children_of(peer, parent["id"])) == 1
+    assert len(children_of(changes_client, parent["id"])) == 1
 
 
 @pytest.mark.peer
-def test_an_answer_lost_after_hermes_forked_is_uncertain_and_reconciled(login, peer, faults):
+def test_an_answer_lost_after_hermes_forked_is_uncertain_and_reconciled(
+    login, changes_client, faults
+):
     """Fault injection in front of the real peer: the fork happens, the answer is lost."""
     faults.rules[("POST", "/fork")] = "lost"
-    parent = make_session(peer, title=unique("Lost"), chat="hi")
+    parent = make_session(changes_client, title=unique("Lost"), chat="hi")
     child_id = unique("kid")
     answer = fork(login("reviewer"), parent["id"], child_id=child_id, title=unique("Lost kid"))
     assert answer.status_code == 504
@@ -238,10 +242,10 @@ def test_an_answer_lost_after_hermes_forked_is_uncertain_and_reconciled(login, p
 @pytest.mark.peer
 @pytest.mark.parametrize("fault", ["drop", "timeout", 429, 500, 503])
 def test_a_fork_that_never_arrived_is_uncertain_and_says_nothing_happened(
-    login, peer, faults, fault
+    login, changes_client, faults, fault
 ):
     faults.rules[("POST", "/fork")] = fault
-    parent = make_session(peer, chat="hi")
+    parent = make_session(changes_client, chat="hi")
     child_id = unique("kid")
     answer = fork(login("reviewer"), parent["id"], child_id=child_id)
     assert answer.status_code in {502, 504}
@@ -299,10 +303,10 @@ def test_reconcile_compares_the_recorded_title_fingerprint():
 
 
 @pytest.mark.peer
-def test_a_second_fork_copies_the_parents_own_rows(login, peer):
+def test_a_second_fork_copies_the_parents_own_rows(login, changes_client):
     """After one fork Hermes resolves the parent's /messages to the child; fork still copies
     the parent's own rows, so the dashboard counts what the parent row holds."""
-    parent = make_session(peer, title=unique("Twice"), chat="first")
+    parent = make_session(changes_client, title=unique("Twice"), chat="first")
     reviewer = login("reviewer")
     fork(reviewer, parent["id"], child_id=unique("one"))
     form = reviewer.get(fork_url(parent["id"])).content.decode()
@@ -311,4 +315,4 @@ def test_a_second_fork_copies_the_parents_own_rows(login, peer):
     page = reviewer.get(answer["Location"]).content.decode()
     assert checks(page)["Messages copied"] == "yes"
     assert "counted only" in page
-    assert len(children_of(peer, parent["id"])) == 2
+    assert len(children_of(changes_client, parent["id"])) == 2

@@ -29,8 +29,8 @@ def submit(client, session_id, **data):
 
 
 @pytest.mark.peer
-def test_rename_cleans_like_hermes_and_sends_only_the_title(login, peer, faults):
-    row = make_session(peer, title=unique("before"))
+def test_rename_cleans_like_hermes_and_sends_only_the_title(login, changes_client, faults):
+    row = make_session(changes_client, title=unique("before"))
     support = login("support")
     wanted = unique("after")
     answer = submit(
@@ -43,7 +43,7 @@ def test_rename_cleans_like_hermes_and_sends_only_the_title(login, peer, faults)
     )
     assert answer.status_code == 302
     assert answer["Location"] == session_url("local", row["id"])
-    assert peer.get_session(row["id"]).title == f"{wanted} ok"
+    assert changes_client.get_session(row["id"]).title == f"{wanted} ok"
     (patch,) = faults.sent("PATCH")
     assert json.loads(patch.content) == {"title": f"{wanted} ok"}
     event = AuditEvent.objects.get(capability="session_patch")
@@ -55,22 +55,22 @@ def test_rename_cleans_like_hermes_and_sends_only_the_title(login, peer, faults)
 
 
 @pytest.mark.peer
-def test_an_empty_title_clears_it(login, peer):
-    row = make_session(peer, title=unique("clear-me"))
+def test_an_empty_title_clears_it(login, changes_client):
+    row = make_session(changes_client, title=unique("clear-me"))
     assert submit(login("support"), row["id"], op="rename", title=" \u200b ").status_code == 302
-    assert peer.get_session(row["id"]).title is None
+    assert changes_client.get_session(row["id"]).title is None
 
 
 @pytest.mark.peer
-def test_a_duplicate_title_shows_the_providers_verdict(login, peer):
-    taken = make_session(peer, title=unique("taken"))
-    row = make_session(peer, title=unique("mine"))
+def test_a_duplicate_title_shows_the_providers_verdict(login, changes_client):
+    taken = make_session(changes_client, title=unique("taken"))
+    row = make_session(changes_client, title=unique("mine"))
     answer = submit(login("support"), row["id"], op="rename", title=taken["title"])
     assert answer.status_code == 400
     page = answer.content.decode()
     assert f"already in use by session {taken['id']}" in page  # Hermes' own words
     assert session_url("local", taken["id"]) in page  # a link to the holder
-    assert peer.get_session(row["id"]).title == row["title"]
+    assert changes_client.get_session(row["id"]).title == row["title"]
     event = AuditEvent.objects.get()
     assert (event.outcome, event.http_status, event.error_code) == (
         "rejected",
@@ -83,8 +83,8 @@ def test_a_duplicate_title_shows_the_providers_verdict(login, peer):
 
 
 @pytest.mark.peer
-def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, peer):
-    row = make_session(peer, title=unique("close"))
+def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, changes_client):
+    row = make_session(changes_client, title=unique("close"))
     support = login("support")
     form = support.get(edit_url(row["id"])).content.decode()
     for fact in (
@@ -96,7 +96,7 @@ def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, peer):
     for reason in ("client_closed", "resolved", "duplicate", "abandoned"):
         assert f'value="{reason}"' in form
     assert submit(support, row["id"], op="close", reason="resolved").status_code == 302
-    assert peer.get_session(row["id"]).end_reason == "resolved"
+    assert changes_client.get_session(row["id"]).end_reason == "resolved"
     # A second reason is a silent no-op at the provider; the dashboard says so.
     key = form_key(form)  # the page was rendered before the first close
     again = support.post(
@@ -105,26 +105,26 @@ def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, peer):
         follow=True,
     )
     assert "already closed; its first close reason stays" in again.content.decode()
-    assert peer.get_session(row["id"]).end_reason == "resolved"
+    assert changes_client.get_session(row["id"]).end_reason == "resolved"
     # The page of a closed session offers no close form any more.
     assert 'id="close-link"' not in support.get(session_url("local", row["id"])).content.decode()
 
 
 @pytest.mark.peer
-def test_a_free_text_close_reason_and_its_checks(login, peer):
-    row = make_session(peer)
+def test_a_free_text_close_reason_and_its_checks(login, changes_client):
+    row = make_session(changes_client)
     support = login("support")
     empty = submit(support, row["id"], op="close", reason="other", other="  ")
     assert empty.status_code == 400 and "Type the close reason" in empty.content.decode()
     assert (
         submit(support, row["id"], op="close", reason="other", other="escalated").status_code == 302
     )
-    assert peer.get_session(row["id"]).end_reason == "escalated"
+    assert changes_client.get_session(row["id"]).end_reason == "escalated"
 
 
 @pytest.mark.peer
-def test_a_repeat_of_one_form_calls_hermes_once(login, peer, faults):
-    row = make_session(peer)
+def test_a_repeat_of_one_form_calls_hermes_once(login, changes_client, faults):
+    row = make_session(changes_client)
     support = login("support")
     key = form_key(support.get(edit_url(row["id"])).content.decode())
     data = {"key": key, "op": "rename", "title": unique("once")}
@@ -141,11 +141,11 @@ def test_a_repeat_of_one_form_calls_hermes_once(login, peer, faults):
 
 
 @pytest.mark.peer
-def test_the_provider_refuses_any_other_field(peer):
+def test_the_provider_refuses_any_other_field(changes_client):
     """What the dashboard never sends, Hermes refuses: unsupported_session_field."""
-    row = make_session(peer)
+    row = make_session(changes_client)
     with pytest.raises(e.BadRequest) as info:
-        peer._send(
+        changes_client._send(
             "session_patch",
             "PATCH",
             f"/api/sessions/{row['id']}",
@@ -156,8 +156,8 @@ def test_the_provider_refuses_any_other_field(peer):
 
 
 @pytest.mark.peer
-def test_inline_rename_with_htmx_swaps_the_title(login, peer):
-    row = make_session(peer, title=unique("inline"))
+def test_inline_rename_with_htmx_swaps_the_title(login, changes_client):
+    row = make_session(changes_client, title=unique("inline"))
     support = login("support")
     fragment = support.get(edit_url(row["id"], part="rename"), HTTP_HX_REQUEST="true")
     html = fragment.content.decode()
@@ -172,7 +172,7 @@ def test_inline_rename_with_htmx_swaps_the_title(login, peer):
     assert saved.status_code == 200
     assert f'<h1 id="session-title" hx-swap-oob="true">{wanted}</h1>' in saved.content.decode()
     # A refused title comes back as the form, with the verdict, for htmx too.
-    other = make_session(peer, title=unique("other"))
+    other = make_session(changes_client, title=unique("other"))
     html = support.get(edit_url(row["id"], part="rename"), HTTP_HX_REQUEST="true").content.decode()
     refused = support.post(
         edit_url(row["id"]),
@@ -185,8 +185,8 @@ def test_inline_rename_with_htmx_swaps_the_title(login, peer):
 
 
 @pytest.mark.peer
-def test_roles_and_login(client, login, peer):
-    row = make_session(peer)
+def test_roles_and_login(client, login, changes_client):
+    row = make_session(changes_client)
     assert client.get(edit_url(row["id"])).status_code == 302  # to the login page
     support_page = login("support").get(session_url("local", row["id"])).content.decode()
     assert 'id="rename-link"' in support_page and 'id="fork-link"' not in support_page
@@ -274,8 +274,8 @@ def test_check_what_happened_reads_the_state(login, recorder):
 
 
 @pytest.mark.peer
-def test_closing_inline_with_htmx_reloads_the_page(login, peer):
-    row = make_session(peer)
+def test_closing_inline_with_htmx_reloads_the_page(login, changes_client):
+    row = make_session(changes_client)
     support = login("support")
     html = support.get(edit_url(row["id"], part="close"), HTTP_HX_REQUEST="true").content.decode()
     assert html.lstrip().startswith('<form id="close-form"')
@@ -285,7 +285,7 @@ def test_closing_inline_with_htmx_reloads_the_page(login, peer):
         HTTP_HX_REQUEST="true",
     )
     assert answer["HX-Redirect"] == session_url("local", row["id"])
-    assert peer.get_session(row["id"]).end_reason == "abandoned"
+    assert changes_client.get_session(row["id"]).end_reason == "abandoned"
     # An unknown operation is a plain 400, never a crash.
     bad = support.post(
         edit_url(row["id"]), {"key": form_key(html), "op": "reopen"}, HTTP_HX_REQUEST="true"

@@ -7,23 +7,8 @@ import pytest
 
 from hermes_ui.chat import relay
 from hermes_ui.hermes.client import use_transport
-from tests.conftest import endpoint_for
-from tests.peers import running_peer
+from tests.peers import endpoint_for, erroring_peer, rotating_peer  # noqa: F401 (fixtures)
 from tests.samples import Recorder, response
-
-
-@pytest.fixture(scope="session")
-def rotating_peer(tmp_path_factory):
-    """Compression with ``in_place: false``: the rotation recipe rotates the session id."""
-    with running_peer(tmp_path_factory.mktemp("rotating-peer"), rotate_compression=True) as peer:
-        yield peer
-
-
-@pytest.fixture(scope="session")
-def erroring_peer(tmp_path_factory):
-    """A context window below 64,000: every turn ends in an SSE ``error`` event."""
-    with running_peer(tmp_path_factory.mktemp("erroring-peer"), context_length=32000) as peer:
-        yield peer
 
 
 @pytest.fixture

@@ -143,7 +143,7 @@ def test_a_model_failure_answer_is_shown_as_failed_and_only_the_user_row_is_save
 
 
 def test_an_error_event_is_shown_as_failed(chat_db, settings, erroring_peer, login):
-    from tests.conftest import endpoint_for
+    from tests.peers import endpoint_for
 
     endpoint_for(settings, erroring_peer)
     session_id = new_session(erroring_peer)

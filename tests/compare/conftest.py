@@ -1,1 +1,3 @@
-from tests.review_peer import peer, peer_endpoint, review_peer  # noqa: F401
+"""The compare and export tests' own seeded peer (see ``tests/peers.py``)."""
+
+from tests.peers import review_client, review_endpoint, review_peer  # noqa: F401 (fixtures)

@@ -49,9 +49,12 @@ def shared_count(page: str) -> int | None:
     return int(found.group(1).replace(",", "")) if found else None
 
 
-def test_two_sibling_branches_side_by_side(login, peer):
+def test_two_sibling_branches_side_by_side(login, review_client):
     page = page_of(login("support"), ids.BRANCH_A, ids.BRANCH_B)
-    a, b = peer.get_messages(ids.BRANCH_A)["data"], peer.get_messages(ids.BRANCH_B)["data"]
+    a, b = (
+        review_client.get_messages(ids.BRANCH_A)["data"],
+        review_client.get_messages(ids.BRANCH_B)["data"],
+    )
     expected = common_prefix(a, b)
     assert expected > 0  # the seed's branches copy their parent's opening
     assert shared_count(page) == expected
@@ -60,15 +63,15 @@ def test_two_sibling_branches_side_by_side(login, peer):
     assert 'class="cmp-row" role="row"' in page
     assert "<ins>" in page or "<del>" in page or "no message here" in page
     # The figures table has both sides' row values.
-    row_a = peer.get_session(ids.BRANCH_A)
+    row_a = review_client.get_session(ids.BRANCH_A)
     assert f"<td>{row_a.message_count:,}</td>" in page
     assert 'id="verdict-form"' not in page  # support cannot judge
 
 
-def test_a_compression_tip_against_a_branch(login, peer):
+def test_a_compression_tip_against_a_branch(login, review_client):
     page = page_of(login("reviewer"), ids.COMPRESSION_TIP, ids.BRANCH_A)
-    tip = peer.get_messages(ids.COMPRESSION_TIP)["data"]
-    branch = peer.get_messages(ids.BRANCH_A)["data"]
+    tip = review_client.get_messages(ids.COMPRESSION_TIP)["data"]
+    branch = review_client.get_messages(ids.BRANCH_A)["data"]
     assert common_prefix(tip, branch) == 0
     assert "The two transcripts share no messages" in page
     assert html.escape(ids.COMPRESSION_TIP_TITLE) in page
@@ -76,46 +79,46 @@ def test_a_compression_tip_against_a_branch(login, peer):
     assert 'id="verdict-form"' in page
 
 
-def test_a_compression_root_reads_as_its_chain(login, peer, peer_endpoint):
-    sync.sync(peer_endpoint, full=True)
+def test_a_compression_root_reads_as_its_chain(login, review_client, review_endpoint):
+    sync.sync(review_endpoint, full=True)
     page = page_of(login("support"), ids.COMPRESSION_ROOT, ids.BRANCH_A)
     assert "Continued after context compression" in page
     assert html.escape(ids.COMPRESSION_TIP) in page
     assert 'id="cannot-compare"' not in page
 
 
-def test_hostile_content_stays_escaped(login, peer):
+def test_hostile_content_stays_escaped(login, review_client):
     page = page_of(login("support"), ids.XSS_TITLE_SESSION, ids.BRANCH_A)
     assert "<script>alert(1)</script>" not in page
     assert not re.search(r"<img[^>]*onerror", page, re.IGNORECASE)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_an_api_forked_parent_is_compared_from_the_fork_record(login, peer):
-    parent = make_session(peer, title=unique("Quirk parent"), chat="first question")
+def test_an_api_forked_parent_is_compared_from_the_fork_record(login, review_client):
+    parent = make_session(review_client, title=unique("Quirk parent"), chat="first question")
     reviewer = login("reviewer")
     child_id = unique("kid")
     fork_here(reviewer, parent["id"], child_id)
-    peer.chat(child_id, message="a different follow-up")
+    review_client.chat(child_id, message="a different follow-up")
     # Hermes now answers the parent's /messages with the child's rows.
-    assert peer.get_messages(parent["id"])["session_id"] == child_id
+    assert review_client.get_messages(parent["id"])["session_id"] == child_id
     page = page_of(reviewer, parent["id"], child_id)
     assert "were recorded when the dashboard forked it" in page
     assert shared_count(page) == 2  # the parent's own two messages
     assert "2 only in B" in page and 'id="cannot-compare"' not in page
 
     # A fork the dashboard did not make leaves nothing to compare the parent by.
-    other = make_session(peer, title=unique("Quirk other"), chat="hello there")
-    peer.fork_session(other["id"], idempotency_key=unique("k"), child_id=unique("ext"))
-    outside = peer.get_messages(other["id"])["session_id"]
+    other = make_session(review_client, title=unique("Quirk other"), chat="hello there")
+    review_client.fork_session(other["id"], idempotency_key=unique("k"), child_id=unique("ext"))
+    outside = review_client.get_messages(other["id"])["session_id"]
     page = page_of(reviewer, other["id"], outside)
     assert 'id="cannot-compare"' in page
     assert "holds no record of its own messages" in page
     assert html.escape(outside) in page
 
 
-def test_a_verdict_is_stored_audited_shown_and_leaves_the_review_list(login, peer):
-    parent = make_session(peer, title=unique("Review parent"), chat="start")
+def test_a_verdict_is_stored_audited_shown_and_leaves_the_review_list(login, review_client):
+    parent = make_session(review_client, title=unique("Review parent"), chat="start")
     reviewer = login("reviewer")
     kids = []
     for _ in range(2):
@@ -157,9 +160,11 @@ def test_a_verdict_is_stored_audited_shown_and_leaves_the_review_list(login, pee
     assert refused.status_code == 403 and Verdict.objects.count() == 1
 
 
-def test_the_fork_outcome_and_the_session_page_link_to_compare(login, peer, peer_endpoint):
-    sync.sync(peer_endpoint, full=True)
-    parent = make_session(peer, title=unique("Entry parent"), chat="hi")
+def test_the_fork_outcome_and_the_session_page_link_to_compare(
+    login, review_client, review_endpoint
+):
+    sync.sync(review_endpoint, full=True)
+    parent = make_session(review_client, title=unique("Entry parent"), chat="hi")
     reviewer = login("reviewer")
     kid = unique("entry")
     answer = fork_here(reviewer, parent["id"], kid)

@@ -16,8 +16,8 @@ from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import Status
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient, use_transport
-from tests.conftest import endpoint_for
 from tests.deletion.helpers import check, decide, execute, page, refresh, request_deletion
+from tests.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

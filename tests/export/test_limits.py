@@ -69,7 +69,7 @@ def caps(settings):
 
 @pytest.mark.peer
 @pytest.mark.parametrize("htmx", [False, True])
-def test_a_third_export_of_one_person_is_refused_while_two_stream(caps, login, peer, htmx):
+def test_a_third_export_of_one_person_is_refused_while_two_stream(caps, login, review_client, htmx):
     browser = login("admin")
     first, second = browser.get(url(fmt="json")), browser.get(url(fmt="md"))
     assert first.streaming and second.streaming  # both open: nothing read yet
@@ -93,7 +93,7 @@ def test_a_third_export_of_one_person_is_refused_while_two_stream(caps, login, p
 
 
 @pytest.mark.peer
-def test_the_process_limit_counts_everybody(caps, login, peer):
+def test_the_process_limit_counts_everybody(caps, login, review_client):
     caps.HERMES_UI_EXPORTS_PER_PROCESS = 2
     open_ones = [login("admin").get(url()), login("reviewer").get(url())]
     refused = login("support").get(url())
@@ -106,7 +106,7 @@ def test_the_process_limit_counts_everybody(caps, login, peer):
 
 @pytest.mark.peer
 def test_slots_are_released_on_error_pages_failures_and_early_close(
-    caps, users, login, peer, monkeypatch
+    caps, users, login, review_client, monkeypatch
 ):
     browser = login("admin")
     # An error page before anything streams (no such session).

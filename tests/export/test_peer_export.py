@@ -40,11 +40,11 @@ def outside_fences(markdown: str) -> str:
     return re.sub(r"(?ms)^(~{3,})text\n.*?\n\1\n", "", markdown)
 
 
-def test_json_export_keeps_the_provider_messages_and_states_its_hash(login, peer):
+def test_json_export_keeps_the_provider_messages_and_states_its_hash(login, review_client):
     answer, body = export(login("admin"), ids.TOOL_SESSION, format="json")
     doc = json.loads(body)
     (item,) = doc["sessions"]
-    assert item["messages"] == peer.get_messages(ids.TOOL_SESSION)["data"]
+    assert item["messages"] == review_client.get_messages(ids.TOOL_SESSION)["data"]
     assert (
         item["session"]["id"] == ids.TOOL_SESSION
         and item["messages_session_id"] == ids.TOOL_SESSION
@@ -61,10 +61,10 @@ def test_json_export_keeps_the_provider_messages_and_states_its_hash(login, peer
 
 
 @pytest.mark.parametrize("fmt", ["json", "md", "html"])
-def test_hostile_content_is_escaped_in_every_format(login, peer, fmt):
+def test_hostile_content_is_escaped_in_every_format(login, review_client, fmt):
     answer, body = export(login("admin"), ids.XSS_TITLE_SESSION, format=fmt)
     text = body.decode()
-    rows = peer.get_messages(ids.XSS_TITLE_SESSION)["data"]
+    rows = review_client.get_messages(ids.XSS_TITLE_SESSION)["data"]
     assert any("<script" in str(r.get("content")) for r in rows)  # the seed is hostile
     if fmt == "json":
         assert "<" not in text and ">" not in text
@@ -89,10 +89,10 @@ def test_hostile_content_is_escaped_in_every_format(login, peer, fmt):
         assert sha_before(body, b"<p>SHA-256") in text.splitlines()[-1]
 
 
-def test_redaction_masks_planted_secrets_and_counts_them(login, peer):
+def test_redaction_masks_planted_secrets_and_counts_them(login, review_client):
     planted = " | ".join(SECRETS.values()) + f" | keep {NOT_A_CARD}"
-    session = make_session(peer, title=unique("Secrets"), chat=f"please store: {planted}")
-    rows = peer.get_messages(session["id"])["data"]
+    session = make_session(review_client, title=unique("Secrets"), chat=f"please store: {planted}")
+    rows = review_client.get_messages(session["id"])["data"]
     # The user's message and the model's "Echo: ..." both hold them, except that
     # Hermes itself shortens an API key in the reply it stores ("sk-pro...3Df2").
     planted_count = sum(str(r.get("content")).count(v) for r in rows for v in SECRETS.values())
@@ -118,8 +118,8 @@ def test_redaction_masks_planted_secrets_and_counts_them(login, peer):
     assert SECRETS["email"] in body.decode()
 
 
-def test_lineage_export_holds_the_whole_tree(login, peer, peer_endpoint):
-    sync.sync(peer_endpoint, full=True)
+def test_lineage_export_holds_the_whole_tree(login, review_client, review_endpoint):
+    sync.sync(review_endpoint, full=True)
     _, body = export(login("admin"), ids.BRANCH_A, format="json", lineage=1)
     doc = json.loads(body)
     got = [item["session"]["id"] for item in doc["sessions"]]
@@ -129,18 +129,18 @@ def test_lineage_export_holds_the_whole_tree(login, peer, peer_endpoint):
     assert kids[ids.BRANCH_B]["parent_session_id"] == ids.BRANCH_PARENT
     assert kids[ids.BRANCH_B]["depth"] == 1 and kids[ids.BRANCH_B]["kind"] == "branch"
     for item in doc["sessions"]:
-        assert item["messages"] == peer.get_messages(item["session"]["id"])["data"]
+        assert item["messages"] == review_client.get_messages(item["session"]["id"])["data"]
 
 
-def test_dot_ids_and_bad_formats(login, peer):
+def test_dot_ids_and_bad_formats(login, review_client):
     assert login("admin").get(session_url("local", ids.TOOL_SESSION, "session_export",
                                           format="pdf")).status_code == 400  # fmt: skip
     answer = login("admin").get(session_url("local", "..", "session_export", format="md"))
     assert answer.status_code == 404  # no such session on the peer: an error page, not a file
 
 
-def test_a_redacted_export_masks_the_platform_user_id_in_every_format(login, peer):
-    user_id = peer.get_session(ids.UNTITLED_SESSION).as_row()["user_id"]
+def test_a_redacted_export_masks_the_platform_user_id_in_every_format(login, review_client):
+    user_id = review_client.get_session(ids.UNTITLED_SESSION).as_row()["user_id"]
     assert user_id  # the seed gives this Discord session a user
     for fmt in ("json", "md", "html"):
         _, body = export(login("support"), ids.UNTITLED_SESSION, format=fmt)

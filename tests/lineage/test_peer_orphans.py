@@ -9,8 +9,8 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.web.links import session_url
-from tests.conftest import endpoint_for
 from tests.lineage.helpers import box_with, edge_kinds, node_texts, svg_in
+from tests.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

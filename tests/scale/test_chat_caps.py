@@ -18,7 +18,7 @@ pytestmark = pytest.mark.scale
 
 
 @pytest.fixture
-def fresh_database(backends, tmp_path):
+def caps_database(backends, tmp_path):
     """``DATABASE_URL`` of a new, empty database in the suite's cluster."""
     name = f"caps_{secrets.token_hex(4)}"
     base = backends["DATABASE_URL"].rsplit("/", 1)[0]
@@ -34,8 +34,8 @@ def fresh_database(backends, tmp_path):
     }
 
 
-def test_twenty_parallel_admissions_never_pass_the_caps(fresh_database, hermes_peer):
-    env = fresh_database
+def test_twenty_parallel_admissions_never_pass_the_caps(caps_database, hermes_peer):
+    env = caps_database
     done = manage(env, hermes_peer, "migrate", "-v", "0")
     assert done.returncode == 0, done.stderr[-2000:]
     probe = manage(

@@ -35,8 +35,8 @@ def seed_lineage(fake):
     fake.add("br", at=260.0, parent="par", marker="branch", title="Parent #2")
 
 
-def test_a_full_sync_indexes_every_row_with_its_kind_and_visibility(fake_hermes, mock_endpoint):
-    seed_lineage(fake_hermes)
+def test_a_full_sync_indexes_every_row_with_its_kind_and_visibility(empty_hermes, mock_endpoint):
+    seed_lineage(empty_hermes)
     report = sync.sync(mock_endpoint, full=True)
     assert report.error_code == "" and report.counts.added == 5
     kinds = dict(IndexedSession.objects.values_list("session_id", "kind"))
@@ -53,23 +53,23 @@ def test_a_full_sync_indexes_every_row_with_its_kind_and_visibility(fake_hermes,
     assert state.last_full_at is not None and state.running_since is None
 
 
-def test_incremental_with_nothing_changed_costs_one_list_call(fake_hermes, mock_endpoint):
-    seed_many(fake_hermes, 3 * PAGE + 17)
+def test_incremental_with_nothing_changed_costs_one_list_call(empty_hermes, mock_endpoint):
+    seed_many(empty_hermes, 3 * PAGE + 17)
     first = sync.sync(mock_endpoint, full=True)
     assert first.list_calls == 2 * 4  # both lists, four pages each
     assert first.pages == {"children": 4, "default": 4}
-    fake_hermes.reset_counts()
+    empty_hermes.reset_counts()
     again = sync.sync(mock_endpoint, full=False)
     assert again.counts.any is False
-    assert (again.list_calls, fake_hermes.list_calls, fake_hermes.get_calls) == (1, 1, 0)
+    assert (again.list_calls, empty_hermes.list_calls, empty_hermes.get_calls) == (1, 1, 0)
 
 
-def test_incremental_picks_up_new_and_active_rows_from_the_top(fake_hermes, mock_endpoint):
-    seed_many(fake_hermes, 3 * PAGE)
+def test_incremental_picks_up_new_and_active_rows_from_the_top(empty_hermes, mock_endpoint):
+    seed_many(empty_hermes, 3 * PAGE)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.add("brand-new", at=9e9, title="New one")
-    fake_hermes.rows["s0003"].update(last_active=9e9 + 1, message_count=7)  # a new message
-    fake_hermes.reset_counts()
+    empty_hermes.add("brand-new", at=9e9, title="New one")
+    empty_hermes.rows["s0003"].update(last_active=9e9 + 1, message_count=7)  # a new message
+    empty_hermes.reset_counts()
     report = sync.sync(mock_endpoint, full=False)
     assert report.counts.added == 1 and report.counts.changed == 1
     # Changes on page one, none on page two: two calls per list, not the table.
@@ -78,11 +78,11 @@ def test_incremental_picks_up_new_and_active_rows_from_the_top(fake_hermes, mock
     assert indexed("brand-new").visible_in_default_list
 
 
-def test_a_deleted_row_vanishes_on_a_full_sweep_after_a_404(fake_hermes, mock_endpoint):
-    seed_lineage(fake_hermes)
+def test_a_deleted_row_vanishes_on_a_full_sweep_after_a_404(empty_hermes, mock_endpoint):
+    seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.delete("par")
-    fake_hermes.reset_counts()
+    empty_hermes.delete("par")
+    empty_hermes.reset_counts()
     report = sync.sync(mock_endpoint, full=True)
     assert report.counts.vanished == 1
     assert indexed("par").vanished_at is not None
@@ -91,54 +91,54 @@ def test_a_deleted_row_vanishes_on_a_full_sweep_after_a_404(fake_hermes, mock_en
     assert "par" not in {r["id"] for r in queries.search(mock_endpoint, snapshot=99).rows}
 
 
-def test_a_row_missing_from_the_list_but_still_readable_is_kept(fake_hermes, mock_endpoint):
-    seed_lineage(fake_hermes)
+def test_a_row_missing_from_the_list_but_still_readable_is_kept(empty_hermes, mock_endpoint):
+    seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.archived.add("par")  # not listed any more, but GET still answers
+    empty_hermes.archived.add("par")  # not listed any more, but GET still answers
     report = sync.sync(mock_endpoint, full=True)
     assert report.counts.vanished == 0
     row = indexed("par")
     assert row.vanished_at is None and row.listed is False
 
 
-def test_an_incremental_refresh_does_not_notice_a_deletion_elsewhere(fake_hermes, mock_endpoint):
+def test_an_incremental_refresh_does_not_notice_a_deletion_elsewhere(empty_hermes, mock_endpoint):
     """The documented trade-off: deletions by other clients wait for the sweep."""
-    seed_lineage(fake_hermes)
+    seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.delete("par")
+    empty_hermes.delete("par")
     sync.sync(mock_endpoint, full=False)
     assert indexed("par").vanished_at is None
     sync.sync(mock_endpoint)  # no sweep due yet either
     assert indexed("par").vanished_at is None
 
 
-def test_a_sweep_becomes_due_after_its_interval(fake_hermes, mock_endpoint, settings):
-    seed_lineage(fake_hermes)
+def test_a_sweep_becomes_due_after_its_interval(empty_hermes, mock_endpoint, settings):
+    seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.delete("par")
+    empty_hermes.delete("par")
     settings.HERMES_INDEX_FULL_SWEEP_SECONDS = 0
     assert sync.sync(mock_endpoint).full is True
     assert indexed("par").vanished_at is not None
 
 
 def test_changes_made_through_the_dashboard_are_read_back_at_once(
-    fake_hermes, mock_endpoint, users
+    empty_hermes, mock_endpoint, users
 ):
-    seed_lineage(fake_hermes)
-    seed_many(fake_hermes, PAGE + 50)  # newer rows: the lineage sits on page two
+    seed_lineage(empty_hermes)
+    seed_many(empty_hermes, PAGE + 50)  # newer rows: the lineage sits on page two
     sync.sync(mock_endpoint, full=True)
     # A rename (no new activity, so it stays below unchanged rows) ...
-    fake_hermes.rows["par"]["title"] = "Renamed"
+    empty_hermes.rows["par"]["title"] = "Renamed"
     trail.record(users["support"], capability="session_patch", endpoint="local",
                  outcome="success", session_id="par")  # fmt: skip
     # ... a fork of an old, already closed session (copied message times) ...
-    fake_hermes.add("fork", at=110.0, parent="root", source="api_server")
+    empty_hermes.add("fork", at=110.0, parent="root", source="api_server")
     remember_fork(mock_endpoint, "root", "fork")
     # ... and a deletion of a parent with a delegate below it.
-    fake_hermes.delete("cont")
+    empty_hermes.delete("cont")
     trail.record(users["admin"], capability="session_delete", endpoint="local",
                  outcome="success", session_id="cont")  # fmt: skip
-    fake_hermes.reset_counts()
+    empty_hermes.reset_counts()
     report = sync.sync(mock_endpoint, full=False)
     assert report.list_calls == 1
     assert indexed("par").title == "Renamed"
@@ -146,31 +146,31 @@ def test_changes_made_through_the_dashboard_are_read_back_at_once(
     assert indexed("cont").vanished_at is not None
     assert indexed("dele").vanished_at is not None  # cascaded with its parent
     # Already folded in: the next refresh reads nothing again.
-    fake_hermes.reset_counts()
+    empty_hermes.reset_counts()
     sync.sync(mock_endpoint, full=False)
-    assert fake_hermes.get_calls == 0
+    assert empty_hermes.get_calls == 0
 
 
-def test_duplicates_from_moving_rows_are_counted_once(fake_hermes, mock_endpoint, monkeypatch):
-    seed_many(fake_hermes, PAGE + 10)
-    original = fake_hermes.listing
+def test_duplicates_from_moving_rows_are_counted_once(empty_hermes, mock_endpoint, monkeypatch):
+    seed_many(empty_hermes, PAGE + 10)
+    original = empty_hermes.listing
 
     def shifting(include_children):
         rows = original(include_children)
         # Activity moved a row from page one to page two between the calls.
-        return rows if fake_hermes.list_calls <= 1 else rows[1:2] + rows
+        return rows if empty_hermes.list_calls <= 1 else rows[1:2] + rows
 
-    monkeypatch.setattr(fake_hermes, "listing", shifting)
+    monkeypatch.setattr(empty_hermes, "listing", shifting)
     report = sync.sync(mock_endpoint, full=True)
     assert report.duplicates >= 1
     assert IndexedSession.objects.count() == PAGE + 10
 
 
-def test_a_failure_mid_sweep_keeps_rows_and_records_the_code(fake_hermes, mock_endpoint):
-    seed_many(fake_hermes, 2 * PAGE + 5)
+def test_a_failure_mid_sweep_keeps_rows_and_records_the_code(empty_hermes, mock_endpoint):
+    seed_many(empty_hermes, 2 * PAGE + 5)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.rows.pop("s0000")
-    fake_hermes.fail_list_after = 1
+    empty_hermes.rows.pop("s0000")
+    empty_hermes.fail_list_after = 1
     report = sync.sync(mock_endpoint, full=True)
     assert report.error_code == "session_db_unavailable"
     # An unfinished sweep proves nothing about missing rows.
@@ -179,14 +179,14 @@ def test_a_failure_mid_sweep_keeps_rows_and_records_the_code(fake_hermes, mock_e
     assert state.last_error_code == "session_db_unavailable" and state.running_since is None
 
 
-def test_only_one_sync_of_an_endpoint_runs_at_a_time(fake_hermes, mock_endpoint):
+def test_only_one_sync_of_an_endpoint_runs_at_a_time(empty_hermes, mock_endpoint):
     assert sync.acquire(mock_endpoint, False) is True
     report = sync.sync(mock_endpoint, full=True)
-    assert report.skipped and fake_hermes.list_calls == 0
+    assert report.skipped and empty_hermes.list_calls == 0
 
 
-def test_a_run_that_lost_its_lease_stops_and_writes_nothing(fake_hermes, mock_endpoint):
-    seed_many(fake_hermes, PAGE * 3)
+def test_a_run_that_lost_its_lease_stops_and_writes_nothing(empty_hermes, mock_endpoint):
+    seed_many(empty_hermes, PAGE * 3)
     thief = timezone.now() + timedelta(seconds=1)
 
     def stolen(progress):
@@ -199,11 +199,11 @@ def test_a_run_that_lost_its_lease_stops_and_writes_nothing(fake_hermes, mock_en
     # finish() did not clear the other process's lease, nor record a sweep.
     assert state.running_since == thief and state.last_full_at is None
     # It stopped at its next renewal: one page written, one fetched ahead (of 4 + 4).
-    assert fake_hermes.list_calls == 2
+    assert empty_hermes.list_calls == 2
 
 
-def test_the_management_command_syncs_and_reports(fake_hermes, mock_endpoint, capsys):
-    seed_lineage(fake_hermes)
+def test_the_management_command_syncs_and_reports(empty_hermes, mock_endpoint, capsys):
+    seed_lineage(empty_hermes)
     call_command("index_sync", "--full")
     out = capsys.readouterr().out
     assert "local: full sweep" in out and "+5 added" in out
@@ -213,15 +213,15 @@ def test_the_management_command_syncs_and_reports(fake_hermes, mock_endpoint, ca
         call_command("index_sync", "--endpoint", "nope")
 
 
-def test_search_pages_stay_stable_while_the_index_changes(fake_hermes, mock_endpoint):
-    seed_many(fake_hermes, 120)
+def test_search_pages_stay_stable_while_the_index_changes(empty_hermes, mock_endpoint):
+    seed_many(empty_hermes, 120)
     sync.sync(mock_endpoint, full=True)
     snapshot = IndexSyncState.objects.get(endpoint="local").generation
     first = queries.search(mock_endpoint, snapshot=snapshot, limit=50)
     assert first.total == 120 and first.next_after
     # Between page one and two: a row from page two gets activity, one is new.
-    fake_hermes.rows["s0030"].update(last_active=9e9)
-    fake_hermes.add("newer", at=9e9 + 5)
+    empty_hermes.rows["s0030"].update(last_active=9e9)
+    empty_hermes.add("newer", at=9e9 + 5)
     sync.sync(mock_endpoint, full=False)
     after = queries.parse_after(first.next_after)
     second = queries.search(mock_endpoint, snapshot=snapshot, after=after, limit=50)
@@ -234,8 +234,8 @@ def test_search_pages_stay_stable_while_the_index_changes(fake_hermes, mock_endp
     assert len(seen) == 120 - ("s0030" not in seen[:50])
 
 
-def test_search_filters(fake_hermes, mock_endpoint):
-    seed_lineage(fake_hermes)
+def test_search_filters(empty_hermes, mock_endpoint):
+    seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
 
     def ids(**filters):
@@ -250,10 +250,10 @@ def test_search_filters(fake_hermes, mock_endpoint):
     assert ids(q="con") == {"cont"}  # id substring
 
 
-def test_a_fork_recorded_after_its_child_was_indexed_relabels_it(fake_hermes, mock_endpoint):
-    seed_lineage(fake_hermes)
-    fake_hermes.end("par", "user_closed", 250.0)
-    fake_hermes.add("late", at=300.0, parent="par", source="api_server")
+def test_a_fork_recorded_after_its_child_was_indexed_relabels_it(empty_hermes, mock_endpoint):
+    seed_lineage(empty_hermes)
+    empty_hermes.end("par", "user_closed", 250.0)
+    empty_hermes.add("late", at=300.0, parent="par", source="api_server")
     sync.sync(mock_endpoint, full=True)
     assert indexed("late").kind == "delegate"  # nothing visible says otherwise
     remember_fork(mock_endpoint, "par", "late")
@@ -262,12 +262,12 @@ def test_a_fork_recorded_after_its_child_was_indexed_relabels_it(fake_hermes, mo
 
 
 def test_the_unfiltered_index_page_counts_the_present_sessions_once(
-    fake_hermes, mock_endpoint, login
+    empty_hermes, mock_endpoint, login
 ):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    seed_many(fake_hermes, 120)
+    seed_many(empty_hermes, 120)
     sync.sync(mock_endpoint, full=True)
     client = login("support")
     with CaptureQueriesContext(connection) as seen:

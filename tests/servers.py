@@ -1,4 +1,4 @@
-"""Misbehaving HTTP servers on a loopback socket, for the deadline tests.
+"""Misbehaving HTTP servers on a loopback socket, for the deadline and outage-page tests.
 
 Each accepts connections on ``127.0.0.1`` and answers every request the
 same way: ``trickle_body`` sends a complete header and then one body byte

@@ -19,15 +19,8 @@ from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession, KnownFork
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, unique
-from tests.peers import running_peer
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
-
-
-@pytest.fixture
-def two_peers(tmp_path):
-    with running_peer(tmp_path / "peer-a") as a, running_peer(tmp_path / "peer-b") as b:
-        yield a, b
 
 
 def point_local_at(settings, peer) -> Endpoint:
@@ -62,8 +55,10 @@ def search_ids(endpoint: Endpoint, q: str = "") -> set[str]:
     return {row["id"] for row in queries.search(endpoint, snapshot=0, q=q, limit=500).rows}
 
 
-def test_re_pointing_an_id_shows_only_the_new_servers_sessions(two_peers, settings, login, caplog):
-    peer_a, peer_b = two_peers
+def test_re_pointing_an_id_shows_only_the_new_servers_sessions(
+    fresh_peer_pair, settings, login, caplog
+):
+    peer_a, peer_b = fresh_peer_pair
     reviewer = login("reviewer")
 
     # Peer A behind "local": sessions, a fork through the dashboard, a full index.

@@ -22,7 +22,7 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.links import switch_url
 from tests.conftest import TEST_KEY
-from tests.operate.conftest import index, make
+from tests.peers import index, make
 from tests.samples import response
 
 pytestmark = pytest.mark.django_db

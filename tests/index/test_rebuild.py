@@ -25,13 +25,13 @@ def present_ids():
     )
 
 
-def test_a_sweep_missing_most_rows_rebuilds_in_one_pass(fake_hermes, mock_endpoint, caplog):
+def test_a_sweep_missing_most_rows_rebuilds_in_one_pass(empty_hermes, mock_endpoint, caplog):
     # More rows of the "other database" than one sweep could ever confirm.
-    seed(fake_hermes, "other-", MAX_CONFIRM + PAGE)
+    seed(empty_hermes, "other-", MAX_CONFIRM + PAGE)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.clear()
-    seed(fake_hermes, "mine-", 40)
-    fake_hermes.reset_counts()
+    empty_hermes.clear()
+    seed(empty_hermes, "mine-", 40)
+    empty_hermes.reset_counts()
 
     with caplog.at_level(logging.WARNING, logger="hermes_ui.index"):
         report = sync.sync(mock_endpoint, full=True)
@@ -39,7 +39,7 @@ def test_a_sweep_missing_most_rows_rebuilds_in_one_pass(fake_hermes, mock_endpoi
     assert report.rebuilt == MAX_CONFIRM + PAGE and report.unconfirmed == 0
     # No GET per vanished row; the only other reads are the 40 new sessions'
     # transcripts, for the content index.
-    reads = [path for method, path in fake_hermes.calls if method == "GET" and path != LIST]
+    reads = [path for method, path in empty_hermes.calls if method == "GET" and path != LIST]
     assert [path for path in reads if not path.endswith("/messages")] == []
     assert len(reads) == report.content_reads == 40
     assert present_ids() == {f"mine-{i:04d}" for i in range(40)}
@@ -50,28 +50,28 @@ def test_a_sweep_missing_most_rows_rebuilds_in_one_pass(fake_hermes, mock_endpoi
     assert any("belonged to another database" in r.getMessage() for r in caplog.records)
 
 
-def test_a_sweep_missing_exactly_half_still_confirms_each_row(fake_hermes, mock_endpoint):
-    seed(fake_hermes, "s", 20)
+def test_a_sweep_missing_exactly_half_still_confirms_each_row(empty_hermes, mock_endpoint):
+    seed(empty_hermes, "s", 20)
     sync.sync(mock_endpoint, full=True)
     for i in range(10):
-        fake_hermes.delete(f"s{i:04d}")
-    fake_hermes.reset_counts()
+        empty_hermes.delete(f"s{i:04d}")
+    empty_hermes.reset_counts()
 
     report = sync.sync(mock_endpoint, full=True)
 
     assert report.rebuilt == 0 and report.counts.vanished == 10
-    assert fake_hermes.get_calls == 10  # each one confirmed by a 404
+    assert empty_hermes.get_calls == 10  # each one confirmed by a 404
     gone = IndexedSession.objects.filter(vanished_at__isnull=False)
     assert set(gone.values_list("session_id", flat=True)) == {f"s{i:04d}" for i in range(10)}
 
 
-def test_a_rebuild_keeps_rows_that_were_seen_and_other_endpoints(fake_hermes, mock_endpoint):
-    seed(fake_hermes, "s", 10)
+def test_a_rebuild_keeps_rows_that_were_seen_and_other_endpoints(empty_hermes, mock_endpoint):
+    seed(empty_hermes, "s", 10)
     sync.sync(mock_endpoint, full=True)
     other = Endpoint("eu", "http://eu.test", TEST_KEY)
     sync.sync(other, full=True)  # the same fake answers for "eu": ten rows there too
     for i in range(2, 10):
-        fake_hermes.delete(f"s{i:04d}")
+        empty_hermes.delete(f"s{i:04d}")
 
     report = sync.sync(mock_endpoint, full=True)
 
@@ -82,16 +82,16 @@ def test_a_rebuild_keeps_rows_that_were_seen_and_other_endpoints(fake_hermes, mo
     assert IndexedSession.objects.filter(endpoint="eu").count() == 10
 
 
-def test_an_incremental_refresh_never_rebuilds(fake_hermes, mock_endpoint):
-    seed(fake_hermes, "s", 10)
+def test_an_incremental_refresh_never_rebuilds(empty_hermes, mock_endpoint):
+    seed(empty_hermes, "s", 10)
     sync.sync(mock_endpoint, full=True)
-    fake_hermes.clear()
+    empty_hermes.clear()
     report = sync.sync(mock_endpoint, full=False)
     assert report.rebuilt == 0 and len(present_ids()) == 10
 
 
-def test_a_new_url_behind_the_id_starts_a_fresh_index(fake_hermes, mock_endpoint, settings):
-    seed(fake_hermes, "s", 5)
+def test_a_new_url_behind_the_id_starts_a_fresh_index(empty_hermes, mock_endpoint, settings):
+    seed(empty_hermes, "s", 5)
     sync.sync(mock_endpoint, full=True)
     moved = Endpoint("local", "http://elsewhere.test:8642/", TEST_KEY)
     settings.HERMES_ENDPOINTS = {"local": moved}

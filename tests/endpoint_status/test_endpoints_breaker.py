@@ -37,7 +37,7 @@ class Hermes:
 
 
 @pytest.fixture
-def hermes(settings):
+def up_down_hermes(settings):
     settings.HERMES_ENDPOINTS = {"up": UP, "down": DOWN}
     settings.HERMES_ENDPOINT_ID = "up"
     settings.HERMES_BREAKER_FAILURES = 3
@@ -58,24 +58,24 @@ def page(login) -> str:
     return answer.content.decode()
 
 
-def test_every_breaker_starts_closed(hermes, login):
+def test_every_breaker_starts_closed(up_down_hermes, login):
     html = page(login)
     for endpoint_id in ("up", "down"):
         cell = breaker_cell(html, endpoint_id)
         assert 'data-breaker="closed"' in cell and ">closed<" in cell
 
 
-def test_failures_short_of_the_threshold_are_counted_on_a_closed_breaker(hermes, login):
+def test_failures_short_of_the_threshold_are_counted_on_a_closed_breaker(up_down_hermes, login):
     html = page(login)  # the page's own probe of ``down`` timed out: one failure
     assert "1 failed call in a row" in breaker_cell(html, "down")
     assert "0 failed calls in a row" in breaker_cell(html, "up")
 
 
-def test_an_open_breaker_shows_since_when_and_the_next_trial(hermes, login):
+def test_an_open_breaker_shows_since_when_and_the_next_trial(up_down_hermes, login):
     for _ in range(3):
         breaker.breaker_for(DOWN).failed()
     opened = timezone.localtime().strftime("%H:%M")
-    hermes.asked.clear()
+    up_down_hermes.asked.clear()
     html = page(login)
     cell = breaker_cell(html, "down")
     assert 'data-breaker="open"' in cell
@@ -86,7 +86,7 @@ def test_an_open_breaker_shows_since_when_and_the_next_trial(hermes, login):
     assert 25 <= int(match.group(2)) <= 30
     assert "3 failed calls in a row" in cell
     # The probe of ``down`` was refused by its breaker, and showing it tried nothing.
-    assert "down.test" not in hermes.asked
+    assert "down.test" not in up_down_hermes.asked
     assert 'data-breaker="closed"' in breaker_cell(html, "up")
 
 

@@ -74,7 +74,7 @@ def test_refresh_needs_a_post_with_csrf(peer_endpoint, users):
 
 @pytest.mark.django_db
 def test_zero_seconds_turns_syncing_off_but_retention_still_runs(
-    settings, fake_hermes, mock_endpoint, monkeypatch
+    settings, empty_hermes, mock_endpoint, monkeypatch
 ):
     settings.HERMES_INDEX_REFRESH_SECONDS = 0
     stop, purged = threading.Event(), []
@@ -88,7 +88,7 @@ def test_zero_seconds_turns_syncing_off_but_retention_still_runs(
     monkeypatch.setattr(threading, "Event", lambda: stop)
     call_command("index_refresher", stdout=out)
     assert "Index refresh is off" in out.getvalue() and "retention still runs" in out.getvalue()
-    assert purged == [True] and fake_hermes.list_calls == 0
+    assert purged == [True] and empty_hermes.list_calls == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -12,8 +12,8 @@ from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.web import database
 from tests.conftest import TEST_KEY
 from tests.peers import unreachable_url
-from tests.resilience import urls as outage_urls
-from tests.resilience.servers import slow_server
+from tests.servers import slow_server
+from tests.web import outage_urls
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +80,7 @@ def test_a_page_ends_by_its_budget_against_a_hermes_that_never_answers(settings,
 
 @pytest.fixture
 def outage_pages(settings):
-    settings.ROOT_URLCONF = "tests.resilience.urls"
+    settings.ROOT_URLCONF = "tests.web.outage_urls"
     outage_urls.calls.clear()
     yield Client(raise_request_exception=False)
     outage_urls.calls.clear()
