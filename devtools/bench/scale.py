@@ -17,18 +17,20 @@ messages, the bench profile), then in one run:
    to the watcher reading it, against the same number of turns read from
    the peer directly; a replay is a delta a watcher read twice.
 
-4. Capped cores: the same users and mix against 1 and then 3 workers on one
-   PostgreSQL + Redis, each worker process in a cgroup of its own capped at a
-   quarter of a core (CFS quota 25 ms per 100 ms period, and a high CPU
-   weight so that other work on the machine cannot eat that quarter), so
-   what the workers can do is fixed whatever else runs. As in (b), each
-   worker is a single-process uvicorn on a port of its own and users are
-   spread over them round robin. Redis is flushed before each count, so
-   both start cold; the ratio 3 / 1 is the scaling (target: at least 2.7x,
-   with no errors). The cgroups are removed afterwards, also when the run
-   fails or is stopped by SIGTERM. Without a writable cgroup cpu controller
-   (root, cgroup v1 ``cpu`` or v2 ``cpu.max``) the step says why and is
-   skipped.
+4. Capped cores: 1 worker and 3 workers, each worker process in a cgroup of
+   its own capped at a quarter of a core (CFS quota 25 ms per 100 ms period,
+   and a high CPU weight so that other work on the machine cannot eat that
+   quarter). Both are started side by side, each with its own Redis and the
+   one PostgreSQL, and get the same users and mix in alternating turns
+   (1 3 3 1 1 3 3 1), so a change in what else the machine does (other test
+   runs, another VM on the host) weighs on both alike: run one after the
+   other, the ratio moved by a third with the machine's load. As in (b),
+   each worker is a single-process uvicorn on a port of its own and users
+   are spread over them round robin. The ratio 3 / 1 is the scaling
+   (target: at least 2.7x, with no errors). The cgroups are removed
+   afterwards, also when the run fails or is stopped by SIGTERM. Without a
+   writable cgroup cpu controller (root, cgroup v1 ``cpu`` or v2
+   ``cpu.max``) the step says why and is skipped.
 
 The load generator is ``httpx.AsyncClient`` in this process, on loopback.
 ``SCALE_BENCH_USERS`` (50), ``SCALE_BENCH_SECONDS`` (60), ``SCALE_BENCH_TURNS``
@@ -70,6 +72,7 @@ RECONNECT_AFTER = 15  # deltas read before the watcher drops and resumes elsewhe
 REQUEST_TIMEOUT = 60.0
 CAPPED_WORKERS = (1, 3)  # step 4: worker counts, each worker capped at QUOTA_US per PERIOD_US
 QUOTA_US, PERIOD_US = 25_000, 100_000
+SLICES = 4  # step 4: each count's time is served in this many turns, alternating
 
 
 def _env_int(name: str, default: int) -> int:
@@ -242,14 +245,59 @@ def _load(stdout, label: str, setup, users: int, seconds: int) -> _Figures:
                  f"request {used['machine'] * per_request:.1f} ms, of it the dashboard "
                  f"{used['workers'] * per_request:.1f} ms and Hermes "
                  f"{used['peer'] * per_request:.1f} ms")  # fmt: skip
+    _write_latencies(stdout, setup, timings, errors)
+    return _Figures(rate, failed, used["workers"] * per_request)
+
+
+def _write_latencies(stdout, setup, timings, errors) -> None:
     for name, _ in MIX:
         values = sorted(timings[name])
-        stdout.write(f"  {name:13s} n={len(values):5d}  p50 {_pct(values, 50):7.0f} ms  "
-                     f"p95 {_pct(values, 95):7.0f} ms  p99 {_pct(values, 99):7.0f} ms  "
-                     f"errors {errors[name]}")  # fmt: skip
+        p50, p95, p99 = (_pct(values, p) for p in (50, 95, 99))
+        stdout.write(
+            f"  {name:13s} n={len(values):5d}  p50 {p50:7.0f} ms  p95 {p95:7.0f} ms  "
+            f"p99 {p99:7.0f} ms  errors {errors[name]}"
+        )
     for detail, n in sorted(setup.error_kinds.items()):
         stdout.write(f"  error: {detail} x{n}")
-    return _Figures(rate, failed, used["workers"] * per_request)
+
+
+def _load_in_turns(stdout, runs: list[tuple[str, object]], users: int, seconds: int):
+    """``users`` users against each setup for ``seconds`` in all, in ``SLICES`` turns
+    (A B B A A B B A), so a change in what else the machine does weighs on every setup
+    alike. One ``_Figures`` per setup."""
+    served = [(defaultdict(list), defaultdict(int)) for _ in runs]
+    spent = [dict.fromkeys(("elapsed", "workers", "machine", "peer"), 0.0) for _ in runs]
+    for turn in range(SLICES):
+        order = list(range(len(runs)))
+        for index in order if turn % 2 == 0 else reversed(order):
+            setup = runs[index][1]
+            before = _cpu_snapshot(setup)
+            timings, errors, elapsed = asyncio.run(_users(setup, users, seconds / SLICES))
+            after = _cpu_snapshot(setup)
+            for key in ("workers", "machine", "peer"):
+                spent[index][key] += after[key] - before[key]
+            spent[index]["elapsed"] += elapsed
+            for name, values in timings.items():
+                served[index][0][name] += values
+            for name, n in errors.items():
+                served[index][1][name] += n
+    figures = []
+    for (label, setup), (timings, errors), used in zip(runs, served, spent, strict=True):
+        total, elapsed = sum(len(v) for v in timings.values()), used["elapsed"]
+        rate, failed = total / elapsed, sum(errors.values())
+        per_request = 1000 / total if total else float("nan")
+        stdout.write(
+            f"{label}: {rate:.1f} requests/s ({total} in {elapsed:.1f} s), {failed} errors"
+        )
+        stdout.write(
+            f"  cores busy: {used['machine'] / elapsed:.2f} of {os.cpu_count()} (dashboard "
+            f"workers {used['workers'] / elapsed:.2f}, Hermes peer {used['peer'] / elapsed:.2f}); "
+            f"CPU per request: the dashboard {used['workers'] * per_request:.1f} ms, Hermes "
+            f"{used['peer'] * per_request:.1f} ms"
+        )
+        _write_latencies(stdout, setup, timings, errors)
+        figures.append(_Figures(rate, failed, used["workers"] * per_request))
+    return figures
 
 
 def _cpu_snapshot(setup) -> dict[str, float]:
@@ -485,7 +533,7 @@ async def _watch(client, url: str, last_id, arrivals: list, seen_words, stop_aft
 
 
 def _capped(stdout, peer, scratch: Path, users: int, seconds: int) -> None:
-    """1 then 3 workers, each in a cgroup of its own with a quarter of a core."""
+    """1 and 3 workers, each in a cgroup of its own with a quarter of a core, in turns."""
     from devtools.services import Postgres, Redis
 
     caps, reason = _CpuCaps.open()
@@ -495,29 +543,31 @@ def _capped(stdout, peer, scratch: Path, users: int, seconds: int) -> None:
         return
     stdout.write(
         f"capped workers: each worker process in a cgroup of its own ({caps.kind}, quota "
-        f"{QUOTA_US} us per {PERIOD_US} us period = {share:.2f} core) under {caps.base}"
+        f"{QUOTA_US} us per {PERIOD_US} us period = {share:.2f} core) under {caps.base}; "
+        f"{' and '.join(map(str, CAPPED_WORKERS))} workers, one PostgreSQL, a Redis each, "
+        f"loaded in turns ({SLICES} x {seconds / SLICES:.0f} s each)"
     )
-    figures: dict[int, _Figures] = {}
-    with caps, Postgres() as pg, Redis() as redis:
-        services = {"DATABASE_URL": pg.url, "REDIS_URL": redis.url}
+    with caps, Postgres() as pg, contextlib.ExitStack() as stack:
+        runs = []
         for workers in CAPPED_WORKERS:
+            redis = stack.enter_context(Redis())
+            services = {"DATABASE_URL": pg.url, "REDIS_URL": redis.url}
             setup = _Setup(scratch / "c", peer, services, workers=workers, caps=caps)
-            if not figures:
+            if not runs:
                 setup.prepare(stdout)
-            _flush_redis(redis.url)  # each count starts with cold caches
-            with setup:
-                _warm_up(setup)
-                periods, throttled = caps.throttling(setup.groups)
-                plural = "s" if workers > 1 else ""
-                label = f"(c) {workers} capped worker{plural} ({share:.2f} core each)"
-                figures[workers] = _load(
-                    stdout, f"{label}, PostgreSQL + Redis", setup, users, seconds
-                )
-                periods_after, throttled_after = caps.throttling(setup.groups)
-                periods, throttled = periods_after - periods, throttled_after - throttled
-                part = 100 * throttled / max(periods, 1)
-                stdout.write(f"  throttled in {throttled} of {periods} periods ({part:.0f} %)")
-    low, high = figures[CAPPED_WORKERS[0]], figures[CAPPED_WORKERS[-1]]
+            plural = "s" if workers > 1 else ""
+            runs.append((f"(c) {workers} capped worker{plural}, PostgreSQL + Redis", setup))
+        for _, setup in runs:
+            stack.enter_context(setup)
+            _warm_up(setup)
+        throttling = [caps.throttling(setup.groups) for _, setup in runs]
+        figures = _load_in_turns(stdout, runs, users, seconds)
+        for (label, setup), (periods, throttled) in zip(runs, throttling, strict=True):
+            periods_after, throttled_after = caps.throttling(setup.groups)
+            periods, throttled = periods_after - periods, throttled_after - throttled
+            part = 100 * throttled / max(periods, 1)
+            stdout.write(f"  {label}: throttled in {throttled} of {periods} periods ({part:.0f} %)")
+    low, high = figures[0], figures[-1]
     ratio = high.rate / low.rate if low.rate else float("nan")
     met = "met" if ratio >= 2.7 and low.errors == high.errors == 0 else "NOT met"
     stdout.write(
@@ -525,18 +575,10 @@ def _capped(stdout, peer, scratch: Path, users: int, seconds: int) -> None:
         f"({high.rate:.1f} / {low.rate:.1f} requests/s, errors {high.errors} / {low.errors}; "
         f"target: at least 2.7x with 0 errors: {met})"
     )
-    per_request = ", ".join(f"{n}w {f.dashboard_ms:.1f} ms" for n, f in figures.items())
+    per_request = ", ".join(
+        f"{n}w {f.dashboard_ms:.1f} ms" for n, f in zip(CAPPED_WORKERS, figures, strict=True)
+    )
     stdout.write(f"dashboard CPU per request, capped: {per_request}")
-
-
-def _flush_redis(url: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        client.flushdb()
-    finally:
-        client.close()
 
 
 def _warm_up(setup) -> None:
