@@ -363,6 +363,8 @@ async def _users(setup, users: int, seconds: int):
                     answer = await client.get(url)
                     ok = answer.status_code == 200
                     detail = f"{name}: HTTP {answer.status_code}"
+                    if not ok:
+                        detail += _page_title(answer.text)
                 except httpx.HTTPError as exc:
                     ok, detail = False, f"{name}: {type(exc).__name__}"
                 timings[name].append((time.perf_counter() - began) * 1000)
@@ -374,6 +376,12 @@ async def _users(setup, users: int, seconds: int):
     await asyncio.wait_for(asyncio.gather(*(user(i) for i in range(users))),
                            seconds + REQUEST_TIMEOUT + 10)  # fmt: skip
     return timings, errors, time.monotonic() - began
+
+
+def _page_title(html: str) -> str:
+    """`` (the page's title)``, which says which error it is, or nothing."""
+    found = re.search(r"<title>\s*([^<]{1,80}?)\s*(?:·[^<]*)?</title>", html)
+    return f" ({found.group(1)})" if found else ""
 
 
 def _pct(values: list[float], p: int) -> float:
