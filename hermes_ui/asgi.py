@@ -18,8 +18,7 @@ A page runs in its thread's own context (``contextvars``), which lasts as long
 as the thread, as under a WSGI server. a2wsgi alone would run each page in a
 fresh copy of the event loop's context, and Django keeps its cache objects per
 context: every page then built new Redis cache clients and opened a new Redis
-connection (about one per page, and most of the CPU that PostgreSQL + Redis
-cost over SQLite).
+connection (about one per page: a tenth of a worker's CPU per page with Redis).
 """
 
 from __future__ import annotations
