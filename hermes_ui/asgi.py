@@ -13,11 +13,18 @@ Nothing here handles a request itself: it picks one of Django's handlers by
 whether the URL's view is a coroutine function, and tells a page when its
 browser has gone away (``hermes_ui.gone`` in the scope; the Hermes client
 then starts nothing more for it).
+
+A page runs in its thread's own context (``contextvars``), which lasts as long
+as the thread, as under a WSGI server. a2wsgi alone would run each page in a
+fresh copy of the event loop's context, and Django keeps its cache objects per
+context: every page then built new Redis cache clients and opened a new Redis
+connection (about one per page: a tenth of a worker's CPU per page with Redis).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import threading
 
@@ -33,7 +40,51 @@ GONE = "hermes_ui.gone"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
 streams = get_asgi_application()
-pages = WSGIMiddleware(get_wsgi_application(), workers=settings.HERMES_UI_VIEW_THREADS)
+
+
+class _ThreadContext(threading.local):
+    context: contextvars.Context | None = None
+
+
+_thread = _ThreadContext()
+
+
+def _in_thread_context(app):
+    """The WSGI app, run (and its response read and closed) in its thread's own context."""
+
+    def call(environ, start_response):
+        if _thread.context is None:
+            _thread.context = contextvars.Context()  # empty, as a new thread's
+        context = _thread.context
+        return _InContext(context, context.run(app, environ, start_response))
+
+    return call
+
+
+class _InContext:
+    """A WSGI response whose chunks are read and which is closed in ``context``."""
+
+    def __init__(self, context: contextvars.Context, response):
+        self.context, self.response = context, response
+
+    def __iter__(self):
+        chunks = self.context.run(iter, self.response)
+        while True:
+            try:
+                chunk = self.context.run(next, chunks)
+            except StopIteration:
+                return
+            yield chunk
+
+    def close(self) -> None:
+        close = getattr(self.response, "close", None)
+        if close is not None:
+            self.context.run(close)
+
+
+pages = WSGIMiddleware(
+    _in_thread_context(get_wsgi_application()), workers=settings.HERMES_UI_VIEW_THREADS
+)
 
 
 def is_stream(path: str) -> bool:

@@ -257,7 +257,7 @@ HERMES_PAGE_DEADLINE = env_float("HERMES_PAGE_DEADLINE", 10.0, minimum=0.5)
 # Calls one worker may have in flight to one endpoint (see hermes_ui/hermes/bulkhead.py),
 # and how long a call over that waits for a slot before answering 503.
 HERMES_BULKHEAD = env_int("HERMES_BULKHEAD", max(1, HERMES_UI_VIEW_THREADS // 2), minimum=1)
-HERMES_BULKHEAD_WAIT = env_float("HERMES_BULKHEAD_WAIT", 0.1, minimum=0.0)
+HERMES_BULKHEAD_WAIT = env_float("HERMES_BULKHEAD_WAIT", 0.5, minimum=0.0)
 # Consecutive timeouts or connection failures that open an endpoint's breaker, and
 # how often an open breaker lets one trial call through (hermes_ui/hermes/breaker.py).
 HERMES_BREAKER_FAILURES = env_int("HERMES_BREAKER_FAILURES", 3, minimum=1)

@@ -151,3 +151,34 @@ def test_liveness_reads_no_session_even_for_a_signed_in_browser(
     client.force_login(user)
     with django_assert_num_queries(0):  # the database may be down: liveness must not ask it
         assert client.get("/healthz").status_code == 200
+
+
+def test_pages_on_one_thread_keep_their_django_cache_objects():
+    """Each view thread keeps one context, as under a WSGI server: Django's cache objects
+    (and so their Redis connections) last from page to page instead of being rebuilt."""
+    import threading
+
+    from django.core.cache import caches
+    from django.core.signals import request_finished, request_started
+
+    seen = []
+
+    def started(**kwargs):
+        seen.append(("started", threading.get_ident(), caches["default"]))
+
+    def finished(**kwargs):
+        seen.append(("finished", threading.get_ident(), caches["default"]))
+
+    request_started.connect(started)
+    request_finished.connect(finished)
+    try:
+        for _ in range(asgi.pages.executor._max_workers + 2):
+            asyncio.run(_call(asgi.application, _scope(session_url("local", "abc")), _empty_body()))
+    finally:
+        request_started.disconnect(started)
+        request_finished.disconnect(finished)
+    by_thread = {}
+    for _, thread, cache in seen:
+        by_thread.setdefault(thread, set()).add(id(cache))
+    assert all(len(objects) == 1 for objects in by_thread.values())
+    assert len(by_thread) < len(seen) // 2  # some thread served more than one page

@@ -17,21 +17,39 @@ messages, the bench profile), then in one run:
    to the watcher reading it, against the same number of turns read from
    the peer directly; a replay is a delta a watcher read twice.
 
+4. Capped cores: 1 worker and 3 workers, each worker process in a cgroup of
+   its own capped at a quarter of a core (CFS quota 25 ms per 100 ms period,
+   and a high CPU weight so that other work on the machine cannot eat that
+   quarter). Both are started side by side, each with its own Redis and the
+   one PostgreSQL, and get the same users and mix in alternating turns
+   (1 3 3 1 1 3 3 1), so a change in what else the machine does (other test
+   runs, another VM on the host) weighs on both alike: run one after the
+   other, the ratio moved by a third with the machine's load. As in (b),
+   each worker is a single-process uvicorn on a port of its own and users
+   are spread over them round robin. The ratio 3 / 1 is the scaling
+   (target: at least 2.7x, with no errors). The cgroups are removed
+   afterwards, also when the run fails or is stopped by SIGTERM. Without a
+   writable cgroup cpu controller (root, cgroup v1 ``cpu`` or v2
+   ``cpu.max``) the step says why and is skipped.
+
 The load generator is ``httpx.AsyncClient`` in this process, on loopback.
 ``SCALE_BENCH_USERS`` (50), ``SCALE_BENCH_SECONDS`` (60), ``SCALE_BENCH_TURNS``
 (20) and ``SCALE_BENCH_SESSIONS`` (10000) shorten a run. ``SCALE_BENCH_ONLY=page``
 runs only step 1 (with ``SCALE_BENCH_SESSIONS=100`` it takes seconds, for
-iterating on the session page). Step 1 also times the page through the worker
-(uvicorn, one browser), HTTP and the ASGI layer included.
+iterating on the session page), ``SCALE_BENCH_ONLY=capped`` only step 4, and
+``SCALE_BENCH_ONLY=uncapped`` steps 1 to 3. Step 1 also times the page through
+the worker (uvicorn, one browser), HTTP and the ASGI layer included.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
 import re
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -39,6 +57,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -51,6 +70,9 @@ LINEAGE_NODES = 20  # lineage pages of the first nodes of the 500-node bench lin
 TURN_WORDS = 40  # deltas per streamed turn, 200 ms apart
 RECONNECT_AFTER = 15  # deltas read before the watcher drops and resumes elsewhere
 REQUEST_TIMEOUT = 60.0
+CAPPED_WORKERS = (1, 3)  # step 4: worker counts, each worker capped at QUOTA_US per PERIOD_US
+QUOTA_US, PERIOD_US = 25_000, 100_000
+SLICES = 4  # step 4: each count's time is served in this many turns, alternating
 
 
 def _env_int(name: str, default: int) -> int:
@@ -60,13 +82,11 @@ def _env_int(name: str, default: int) -> int:
 
 def run(stdout) -> None:
     from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
-    from devtools.services import Postgres, Redis
 
+    only = os.environ.get("SCALE_BENCH_ONLY", "")
     users = _env_int("SCALE_BENCH_USERS", 50)
     seconds = _env_int("SCALE_BENCH_SECONDS", 60)
-    turns = _env_int("SCALE_BENCH_TURNS", 20)
     count = _env_int("SCALE_BENCH_SESSIONS", 10_000)
-    workers = _env_int("WEB_CONCURRENCY", os.cpu_count() or 1)
     with tempfile.TemporaryDirectory(prefix="hermes-bench-scale-") as scratch:
         home = Path(scratch) / "home"
         python = ensure_peer_venv()
@@ -78,25 +98,38 @@ def run(stdout) -> None:
             f"setup, closed loop; {os.cpu_count()} cores"
         )
         with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            single = _Setup(Path(scratch) / "a", peer, {}, workers=1)
-            single.prepare(stdout)
-            _page_cost(stdout, single)
-            figures = {}
-            with single:
-                _page_over_http(stdout, single)
-                if os.environ.get("SCALE_BENCH_ONLY") == "page":
-                    return
-                figures["a"] = _load(stdout, "(a) 1 worker, SQLite", single, users, seconds)
-            with Postgres() as pg, Redis() as redis:
-                services = {"DATABASE_URL": pg.url, "REDIS_URL": redis.url}
-                shared = _Setup(Path(scratch) / "b", peer, services, workers=workers)
-                shared.prepare(stdout)
-                with shared:
-                    label = f"(b) {workers} workers, PostgreSQL + Redis"
-                    figures["b"] = _load(stdout, label, shared, users, seconds)
-                    ratio = figures["b"] / figures["a"] if figures["a"] else float("nan")
-                    stdout.write(f"throughput (b) / (a): {ratio:.2f}x (target: at least 3x)")
-                    asyncio.run(_streams(stdout, peer, shared, turns))
+            if only != "capped":
+                _uncapped(stdout, peer, Path(scratch), users, seconds, only)
+            if only in ("", "capped"):
+                _capped(stdout, peer, Path(scratch), users, seconds)
+
+
+def _uncapped(stdout, peer, scratch: Path, users: int, seconds: int, only: str) -> None:
+    """Steps 1 to 3."""
+    from devtools.services import Postgres, Redis
+
+    turns = _env_int("SCALE_BENCH_TURNS", 20)
+    workers = _env_int("WEB_CONCURRENCY", os.cpu_count() or 1)
+    single = _Setup(scratch / "a", peer, {}, workers=1)
+    single.prepare(stdout)
+    _page_cost(stdout, single)
+    figures = {}
+    with single:
+        _page_over_http(stdout, single)
+        if only == "page":
+            return
+        figures["a"] = _load(stdout, "(a) 1 worker, SQLite", single, users, seconds)
+    with Postgres() as pg, Redis() as redis:
+        services = {"DATABASE_URL": pg.url, "REDIS_URL": redis.url}
+        shared = _Setup(scratch / "b", peer, services, workers=workers)
+        shared.prepare(stdout)
+        with shared:
+            label = f"(b) {workers} workers, PostgreSQL + Redis"
+            figures["b"] = _load(stdout, label, shared, users, seconds)
+            a, b = figures["a"].rate, figures["b"].rate
+            ratio = b / a if a else float("nan")
+            stdout.write(f"throughput (b) / (a): {ratio:.2f}x (target: at least 3x)")
+            asyncio.run(_streams(stdout, peer, shared, turns))
 
 
 # -- 1. the session page's own cost ---------------------------------------------
@@ -208,7 +241,14 @@ def _timed(action, *args) -> float:
 # -- 2. load ----------------------------------------------------------------------
 
 
-def _load(stdout, label: str, setup, users: int, seconds: int) -> float:
+@dataclass
+class _Figures:
+    rate: float  # requests per second
+    errors: int
+    dashboard_ms: float  # dashboard workers' CPU per request
+
+
+def _load(stdout, label: str, setup, users: int, seconds: int) -> _Figures:
     before = _cpu_snapshot(setup)
     timings, errors, elapsed = asyncio.run(_users(setup, users, seconds))
     used = {k: (v - before[k]) / elapsed for k, v in _cpu_snapshot(setup).items()}
@@ -227,16 +267,59 @@ def _load(stdout, label: str, setup, users: int, seconds: int) -> float:
         f"{used['workers'] * per_request:.1f} ms and Hermes "
         f"{used['peer'] * per_request:.1f} ms"
     )
+    _write_latencies(stdout, setup, timings, errors)
+    return _Figures(rate, failed, used["workers"] * per_request)
+
+
+def _write_latencies(stdout, setup, timings, errors) -> None:
     for name, _ in MIX:
         values = sorted(timings[name])
+        p50, p95, p99 = (_pct(values, p) for p in (50, 95, 99))
         stdout.write(
-            f"  {name:13s} n={len(values):5d}  p50 {_pct(values, 50):7.0f} ms  "
-            f"p95 {_pct(values, 95):7.0f} ms  p99 {_pct(values, 99):7.0f} ms  "
-            f"errors {errors[name]}"
+            f"  {name:13s} n={len(values):5d}  p50 {p50:7.0f} ms  p95 {p95:7.0f} ms  "
+            f"p99 {p99:7.0f} ms  errors {errors[name]}"
         )
     for detail, n in sorted(setup.error_kinds.items()):
         stdout.write(f"  error: {detail} x{n}")
-    return rate
+
+
+def _load_in_turns(stdout, runs: list[tuple[str, object]], users: int, seconds: int):
+    """``users`` users against each setup for ``seconds`` in all, in ``SLICES`` turns
+    (A B B A A B B A), so a change in what else the machine does weighs on every setup
+    alike. One ``_Figures`` per setup."""
+    served = [(defaultdict(list), defaultdict(int)) for _ in runs]
+    spent = [dict.fromkeys(("elapsed", "workers", "machine", "peer"), 0.0) for _ in runs]
+    for turn in range(SLICES):
+        order = list(range(len(runs)))
+        for index in order if turn % 2 == 0 else reversed(order):
+            setup = runs[index][1]
+            before = _cpu_snapshot(setup)
+            timings, errors, elapsed = asyncio.run(_users(setup, users, seconds / SLICES))
+            after = _cpu_snapshot(setup)
+            for key in ("workers", "machine", "peer"):
+                spent[index][key] += after[key] - before[key]
+            spent[index]["elapsed"] += elapsed
+            for name, values in timings.items():
+                served[index][0][name] += values
+            for name, n in errors.items():
+                served[index][1][name] += n
+    figures = []
+    for (label, setup), (timings, errors), used in zip(runs, served, spent, strict=True):
+        total, elapsed = sum(len(v) for v in timings.values()), used["elapsed"]
+        rate, failed = total / elapsed, sum(errors.values())
+        per_request = 1000 / total if total else float("nan")
+        stdout.write(
+            f"{label}: {rate:.1f} requests/s ({total} in {elapsed:.1f} s), {failed} errors"
+        )
+        stdout.write(
+            f"  cores busy: {used['machine'] / elapsed:.2f} of {os.cpu_count()} (dashboard "
+            f"workers {used['workers'] / elapsed:.2f}, Hermes peer {used['peer'] / elapsed:.2f}); "
+            f"CPU per request: the dashboard {used['workers'] * per_request:.1f} ms, Hermes "
+            f"{used['peer'] * per_request:.1f} ms"
+        )
+        _write_latencies(stdout, setup, timings, errors)
+        figures.append(_Figures(rate, failed, used["workers"] * per_request))
+    return figures
 
 
 def _cpu_snapshot(setup) -> dict[str, float]:
@@ -302,6 +385,8 @@ async def _users(setup, users: int, seconds: int):
                     answer = await client.get(url)
                     ok = answer.status_code == 200
                     detail = f"{name}: HTTP {answer.status_code}"
+                    if not ok:
+                        detail += _page_title(answer.text)
                 except httpx.HTTPError as exc:
                     ok, detail = False, f"{name}: {type(exc).__name__}"
                 timings[name].append((time.perf_counter() - began) * 1000)
@@ -314,6 +399,12 @@ async def _users(setup, users: int, seconds: int):
         asyncio.gather(*(user(i) for i in range(users))), seconds + REQUEST_TIMEOUT + 10
     )
     return timings, errors, time.monotonic() - began
+
+
+def _page_title(html: str) -> str:
+    """`` (the page's title)``, which says which error it is, or nothing."""
+    found = re.search(r"<title>\s*([^<]{1,80}?)\s*(?:·[^<]*)?</title>", html)
+    return f" ({found.group(1)})" if found else ""
 
 
 def _pct(values: list[float], p: int) -> float:
@@ -479,17 +570,222 @@ async def _watch(client, url: str, last_id, arrivals: list, seen_words, stop_aft
     return last_id
 
 
+# -- 4. capped cores ------------------------------------------------------------------
+
+
+def _capped(stdout, peer, scratch: Path, users: int, seconds: int) -> None:
+    """1 and 3 workers, each in a cgroup of its own with a quarter of a core, in turns."""
+    from devtools.services import Postgres, Redis
+
+    caps, reason = _CpuCaps.open()
+    share = QUOTA_US / PERIOD_US
+    if caps is None:
+        stdout.write(f"capped workers: skipped: {reason}")
+        return
+    stdout.write(
+        f"capped workers: each worker process in a cgroup of its own ({caps.kind}, quota "
+        f"{QUOTA_US} us per {PERIOD_US} us period = {share:.2f} core) under {caps.base}; "
+        f"{' and '.join(map(str, CAPPED_WORKERS))} workers, one PostgreSQL, a Redis each, "
+        f"loaded in turns ({SLICES} x {seconds / SLICES:.0f} s each)"
+    )
+    with caps, Postgres() as pg, contextlib.ExitStack() as stack:
+        runs = []
+        for workers in CAPPED_WORKERS:
+            redis = stack.enter_context(Redis())
+            services = {"DATABASE_URL": pg.url, "REDIS_URL": redis.url}
+            setup = _Setup(scratch / "c", peer, services, workers=workers, caps=caps)
+            if not runs:
+                setup.prepare(stdout)
+            plural = "s" if workers > 1 else ""
+            runs.append((f"(c) {workers} capped worker{plural}, PostgreSQL + Redis", setup))
+        for _, setup in runs:
+            stack.enter_context(setup)
+            _warm_up(setup)
+        throttling = [caps.throttling(setup.groups) for _, setup in runs]
+        figures = _load_in_turns(stdout, runs, users, seconds)
+        for (label, setup), (periods, throttled) in zip(runs, throttling, strict=True):
+            periods_after, throttled_after = caps.throttling(setup.groups)
+            periods, throttled = periods_after - periods, throttled_after - throttled
+            part = 100 * throttled / max(periods, 1)
+            stdout.write(f"  {label}: throttled in {throttled} of {periods} periods ({part:.0f} %)")
+    low, high = figures[0], figures[-1]
+    ratio = high.rate / low.rate if low.rate else float("nan")
+    met = "met" if ratio >= 2.7 and low.errors == high.errors == 0 else "NOT met"
+    stdout.write(
+        f"capped throughput {CAPPED_WORKERS[-1]}w / {CAPPED_WORKERS[0]}w: {ratio:.2f}x "
+        f"({high.rate:.1f} / {low.rate:.1f} requests/s, errors {high.errors} / {low.errors}; "
+        f"target: at least 2.7x with 0 errors: {met})"
+    )
+    per_request = ", ".join(
+        f"{n}w {f.dashboard_ms:.1f} ms" for n, f in zip(CAPPED_WORKERS, figures, strict=True)
+    )
+    stdout.write(f"dashboard CPU per request, capped: {per_request}")
+
+
+def _warm_up(setup) -> None:
+    """One request of each kind per worker, not measured: templates, imports, pools."""
+    rng = random.Random(-1)
+    urls = {}
+    while len(urls) < len(MIX):
+        name, url = _pick_url(rng, setup.sessions)
+        urls.setdefault(name, url)
+    for port in setup.ports:
+        base_url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base_url, cookies=setup.cookies, timeout=60) as browser:
+            for url in urls.values():
+                browser.get(url)
+
+
+class _CpuCaps:
+    """Cgroups with a CPU quota, one per process; all removed by ``close()``.
+
+    cgroup v1 (the ``cpu`` controller: ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``)
+    or v2 (``cpu.max``), created under this process's own cgroup. Processes still
+    in a group when it is closed are moved back to that cgroup first.
+    """
+
+    PREFIX = "hermes-ui-bench-"
+
+    def __init__(self, base: Path, kind: str):
+        self.base, self.kind = base, kind
+        self.created: list[Path] = []
+        self._previous_sigterm = None
+
+    @classmethod
+    def open(cls) -> tuple[_CpuCaps | None, str]:
+        """The caps, or ``None`` and why they cannot be had here."""
+        found = _cpu_cgroup_dir()
+        if found is None:
+            return None, "no cgroup cpu controller is mounted (neither v1 cpu nor v2 cpu.max)"
+        base, kind = found
+        caps = cls(base, kind)
+        caps._remove_stale()
+        try:
+            caps.close_group(caps.new_group())  # can a group be made and capped here?
+        except OSError as exc:
+            caps.close()
+            hint = "" if os.geteuid() == 0 else "; writing cgroups needs root"
+            return None, f"cannot create a capped cgroup under {base} ({kind}): {exc}{hint}"
+        return caps, ""
+
+    def new_group(self) -> Path:
+        """A new capped group; its ``cgroup.procs`` is where a process joins it."""
+        group = self.base / f"{self.PREFIX}{os.getpid()}-{len(self.created)}"
+        group.mkdir()
+        self.created.append(group)
+        # A high weight (ten times the default) makes sure the worker gets its quarter
+        # even when other work fills the machine; the quota alone caps it.
+        if self.kind == "v1":
+            (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+            (group / "cpu.cfs_quota_us").write_text(str(QUOTA_US))
+            (group / "cpu.shares").write_text("10240")
+        else:
+            (group / "cpu.max").write_text(f"{QUOTA_US} {PERIOD_US}")
+            (group / "cpu.weight").write_text("1000")
+        return group
+
+    def close_group(self, group: Path) -> None:
+        """Move what is left in ``group`` back to our own cgroup, then remove it."""
+        if not group.exists():
+            return
+        for _ in range(50):
+            try:
+                pids = (group / "cgroup.procs").read_text().split()
+                for pid in pids:
+                    with contextlib.suppress(OSError):  # it exited meanwhile
+                        (self.base / "cgroup.procs").write_text(pid)
+                group.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)  # a process is still leaving
+
+    def throttling(self, groups: list[Path]) -> tuple[int, int]:
+        """(periods, throttled periods) of these groups so far."""
+        periods = throttled = 0
+        for group in groups:
+            with contextlib.suppress(OSError):
+                stat = dict(line.split() for line in (group / "cpu.stat").read_text().splitlines())
+                periods += int(stat.get("nr_periods", 0))
+                throttled += int(stat.get("nr_throttled", 0))
+        return periods, throttled
+
+    def close(self) -> None:
+        for group in self.created:
+            self.close_group(group)
+
+    def _remove_stale(self) -> None:
+        """Groups left by a bench that was killed outright (SIGKILL)."""
+        for group in self.base.glob(f"{self.PREFIX}*"):
+            owner = group.name[len(self.PREFIX) :].split("-")[0]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                self.close_group(group)
+
+    def __enter__(self) -> _CpuCaps:
+        def stop(signum, frame):
+            raise SystemExit(128 + signum)  # unwind, so the groups are removed
+
+        self._previous_sigterm = signal.signal(signal.SIGTERM, stop)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.close()
+        finally:
+            signal.signal(signal.SIGTERM, self._previous_sigterm or signal.SIG_DFL)
+
+
+def _cpu_cgroup_dir() -> tuple[Path, str] | None:
+    """This process's cgroup directory of the cpu controller, and "v1" or "v2"."""
+    own = {}  # controller (or "" for v2) -> this process's cgroup path
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            own[controller] = path
+    v2 = None
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        root, point = fields[3], fields[4]
+        fstype, options = line.split(" - ", 1)[1].split()[0], line.split()[-1].split(",")
+        if fstype == "cgroup" and "cpu" in options and "cpu" in own:
+            return Path(point) / _below(own["cpu"], root), "v1"
+        if fstype == "cgroup2" and "" in own:
+            v2 = Path(point) / _below(own[""], root)
+    if v2 is not None and "cpu" in _words(v2 / "cgroup.controllers"):
+        if "cpu" not in _words(v2 / "cgroup.subtree_control"):
+            with contextlib.suppress(OSError):  # refused where the group has processes
+                (v2 / "cgroup.subtree_control").write_text("+cpu")
+        if "cpu" in _words(v2 / "cgroup.subtree_control"):
+            return v2, "v2"
+    return None
+
+
+def _below(path: str, root: str) -> str:
+    """``path`` relative to a mount's ``root`` (a container sees its own cgroup as /)."""
+    if root != "/" and (path == root or path.startswith(root + "/")):
+        path = path[len(root) :]
+    return path.lstrip("/")
+
+
+def _words(path: Path) -> list[str]:
+    try:
+        return path.read_text().split()
+    except OSError:
+        return []
+
+
 # -- plumbing -----------------------------------------------------------------------
 
 
 class _Setup:
     """One dashboard: its database, its caches, and its uvicorn workers (one port each)."""
 
-    def __init__(self, data_dir: Path, peer, services: dict, *, workers: int):
+    def __init__(self, data_dir: Path, peer, services: dict, *, workers: int, caps=None):
         from devtools.peer.launcher import free_port
 
-        data_dir.mkdir(parents=True)
+        data_dir.mkdir(parents=True, exist_ok=True)
         self.workers = workers
+        self.caps: _CpuCaps | None = caps  # each worker in a capped cgroup of its own
+        self.groups: list[Path] = []
         self.peer = peer
         self.services = services
         self.sessions = _env_int("SCALE_BENCH_SESSIONS", 10_000)
@@ -531,29 +827,25 @@ class _Setup:
         )
 
     def __enter__(self) -> _Setup:
-        for port in self.ports:
-            self.processes.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "uvicorn",
-                        "hermes_ui.asgi:application",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        str(port),
-                        "--no-access-log",
-                        "--log-level",
-                        "warning",
-                    ],
-                    env=self.env,
-                    cwd=REPO,
-                )
-            )
-        for port in self.ports:
-            _wait_healthy(f"http://127.0.0.1:{port}")
-        self.cookies = _login(f"http://127.0.0.1:{self.ports[0]}")
+        try:
+            for port in self.ports:
+                argv = [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application"]
+                argv += ["--host", "127.0.0.1", "--port", str(port)]
+                argv += ["--no-access-log", "--log-level", "warning"]
+                if self.caps is not None:
+                    # The shell joins the group, then becomes the worker (same pid): the
+                    # worker runs capped from its first instruction, its threads with it.
+                    group = self.caps.new_group()
+                    self.groups.append(group)
+                    join = 'echo $$ > "$0" && exec "$@"'
+                    argv = ["/bin/sh", "-c", join, str(group / "cgroup.procs"), *argv]
+                self.processes.append(subprocess.Popen(argv, env=self.env, cwd=REPO))
+            for port in self.ports:
+                _wait_healthy(f"http://127.0.0.1:{port}")
+            self.cookies = _login(f"http://127.0.0.1:{self.ports[0]}")
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -566,6 +858,8 @@ class _Setup:
                 process.kill()
                 process.wait(5)
         self.processes = []
+        for group in self.groups:
+            self.caps.close_group(group)
 
     def async_client(self, index: int) -> httpx.AsyncClient:
         """A browser of the bench user, pinned to worker ``index`` mod N."""
@@ -593,7 +887,7 @@ class _Setup:
 
 
 def _wait_healthy(base_url: str) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # a capped worker starts four times slower
     while time.monotonic() < deadline:
         try:
             if httpx.get(base_url + "/healthz", timeout=1).status_code == 200:

@@ -4,8 +4,10 @@ Without it, ten pages of one slow Hermes take ten of a worker's threads and
 the pages of every other endpoint queue behind them. Each endpoint may hold
 at most ``HERMES_BULKHEAD`` threads of a process at once (by default half of
 ``HERMES_UI_VIEW_THREADS``); a call over the cap waits at most
-``HERMES_BULKHEAD_WAIT`` (a tenth of a second by default, enough to ride out
-a burst against a healthy server) and then fails at once with 503.
+``HERMES_BULKHEAD_WAIT`` (half a second by default: enough to ride out a
+burst against a healthy server on a busy worker, where the capped scale bench
+saw 503s at a tenth of a second) and then fails with 503, long before the
+page's 10 s deadline.
 
 Only pages (calls made under a page budget, see ``deadline``) take a slot:
 background work (the index refresher, jobs) runs on threads of its own,
