@@ -48,3 +48,13 @@ class Recorder:
     @property
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self)
+
+
+# Every mutation of the client, as a call on a client: never retried, always one request.
+MUTATIONS = [
+    lambda c: c.create_session(idempotency_key="k"),
+    lambda c: c.patch_session("x", idempotency_key="k", title="t"),
+    lambda c: c.fork_session("x", idempotency_key="k"),
+    lambda c: c.delete_session("x", idempotency_key="k"),
+    lambda c: c.chat("x", message="hi"),
+]

@@ -18,7 +18,7 @@ from hermes_ui.hermes import breaker, deadline
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from tests.conftest import TEST_KEY
-from tests.samples import response
+from tests.samples import MUTATIONS, response
 from tests.servers import slow_server
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
@@ -186,13 +186,7 @@ def test_a_budget_shorter_than_one_attempt_allows_no_retry():
 
 @pytest.mark.parametrize(
     "call",
-    [
-        lambda c: c.create_session(idempotency_key="k"),
-        lambda c: c.patch_session("x", idempotency_key="k", title="t"),
-        lambda c: c.fork_session("x", idempotency_key="k"),
-        lambda c: c.delete_session("x", idempotency_key="k"),
-        lambda c: c.chat("x", message="hi"),
-    ],
+    MUTATIONS,
 )
 @pytest.mark.parametrize("failure", [httpx.ConnectError, httpx.ReadTimeout])
 def test_a_mutation_is_sent_once_even_with_time_to_spare(call, failure):

@@ -12,7 +12,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from tests.conftest import TEST_KEY
 from tests.fakes import raising
-from tests.samples import Recorder, raw_stream, response
+from tests.samples import MUTATIONS, Recorder, raw_stream, response
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
 
@@ -303,13 +303,7 @@ def test_transport_failure_on_a_read_retries_and_is_not_uncertain(exc):
 )
 @pytest.mark.parametrize(
     "call",
-    [
-        lambda c: c.create_session(idempotency_key="k"),
-        lambda c: c.patch_session("x", idempotency_key="k", title="t"),
-        lambda c: c.fork_session("x", idempotency_key="k"),
-        lambda c: c.delete_session("x", idempotency_key="k"),
-        lambda c: c.chat("x", message="hi"),
-    ],
+    MUTATIONS,
 )
 def test_transport_failure_or_timeout_on_a_mutation_is_uncertain_and_sent_once(exc, cls, call):
     client, rec = make(default=raising(exc), read_retries=3)
