@@ -41,6 +41,7 @@ serve: venv system-run
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: venv
 	$(BIN)/ruff format .

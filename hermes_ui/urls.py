@@ -9,7 +9,7 @@ from django.urls import include, path
 FEATURES = (
     "web",
     "sessions",
-    "lineage",
+    "lineage_page",
     "index",
     "changes",
     "chat",

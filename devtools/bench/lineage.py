@@ -57,8 +57,8 @@ def _measure() -> None:
 
     from devtools.peer import demo_ids
     from hermes_ui.accounts import ensure_user
-    from hermes_ui.index import picture, sync
-    from hermes_ui.lineage import render
+    from hermes_ui.index import sync
+    from hermes_ui.lineage_page import picture, render
     from hermes_ui.web.links import session_url
 
     raw = httpx.Client(

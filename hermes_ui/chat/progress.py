@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hermes_ui.sessions import transcript
+from hermes_ui.hermes import transcript
 
 THINKING_TOOL = "_thinking"
 # Hermes reports a failed model call as the answer text (no ``error`` event).

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
-from hermes_ui.sessions import transcript
+from hermes_ui.hermes import transcript
 
 # Word-level diffs are quadratic in the worst case: longer texts are shown whole.
 DIFF_MAX_CHARS = 20_000

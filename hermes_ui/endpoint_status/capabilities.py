@@ -11,21 +11,16 @@ from __future__ import annotations
 
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, FORK, STREAMING, missing_operations
 
-STREAMING = "session_chat_streaming"
-FORK = "session_fork"
-# The contract's nine operations, by the names ``endpoints`` reports them under.
-CONTRACT_OPERATIONS = (
-    "sessions",
-    "session_create",
-    "session",
-    "session_update",
-    "session_delete",
-    "session_messages",
-    "session_fork",
-    "session_chat",
-    "session_chat_stream",
-)
+__all__ = [
+    "CONTRACT_OPERATIONS",
+    "FORK",
+    "STREAMING",
+    "last_probe",
+    "missing_operations",
+    "offers",
+]
 
 
 def last_probe(endpoint: Endpoint) -> EndpointProbe | None:
@@ -38,7 +33,3 @@ def offers(endpoint: Endpoint, feature: str) -> bool:
     if probe is None or not probe.features:
         return True
     return probe.features.get(feature) is True
-
-
-def missing_operations(operations) -> list[str]:
-    return [name for name in CONTRACT_OPERATIONS if name not in set(operations or ())]

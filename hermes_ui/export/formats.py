@@ -24,7 +24,7 @@ from django.utils.html import escape
 
 from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.sessions.transcript import plain_text
+from hermes_ui.hermes.transcript import plain_text
 
 
 @dataclass

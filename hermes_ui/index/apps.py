@@ -30,4 +30,3 @@ class IndexConfig(AppConfig):
         erasers.register(
             "forks", "fork records", erase.erase_forks, models=[KnownFork], held=erase.held_forks
         )
-        erasers.register("drawings", "cached lineage drawings", erase.erase_drawings)

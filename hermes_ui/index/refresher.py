@@ -8,7 +8,8 @@ same sync in a one-off thread of the web process that took the request. A
 database lease (``IndexSyncState.running_since``, renewed as the sync
 progresses) makes sure only one sync per endpoint runs at a time across every
 process and host, whoever started it: a second one is skipped, not queued.
-The process's rounds (sync plus turn retention) are ``hermes_ui.background``.
+The process's rounds (sync plus turn retention) are the ``index_refresher``
+command's (``hermes_ui/management/commands/index_refresher.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 It runs on the transcript the session page already fetched (and cached), so
 a 3,000-message transcript is searched on the server and only the chunk that
 holds the current match is rendered. The text searched in each message is
-the content index's (``hermes_ui.index.content.message_text``); matching is a
+the content index's (``hermes_ui.hermes.transcript.message_text``); matching is a
 case-insensitive substring test.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_ui.index.content import message_text
+from hermes_ui.hermes.transcript import message_text
 
 MAX_LISTED = 200  # match links listed under the box
 

@@ -7,9 +7,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from hermes_ui import background
 from hermes_ui.chat import retention
 from hermes_ui.chat.models import Turn, TurnEvent
+from hermes_ui.management.commands import index_refresher as background
 
 
 def make_turn(session_id: str, *, days_old: float = 0, ep=None) -> Turn:

@@ -1,8 +1,7 @@
 """The pure parts of compare: the fork point, the word diff, the deltas."""
 
 from hermes_ui.compare import align, deltas
-from hermes_ui.hermes import Session
-from hermes_ui.sessions import transcript
+from hermes_ui.hermes import Session, transcript
 
 
 def msg(role, content, **extra):

@@ -6,9 +6,9 @@ import threading
 import pytest
 from django.core.management import call_command
 
-from hermes_ui import background
 from hermes_ui.index import refresher
 from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.management.commands import index_refresher as background
 
 pytestmark = pytest.mark.peer
 

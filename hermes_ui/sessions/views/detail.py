@@ -7,9 +7,9 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.sessions import find, transcript
+from hermes_ui.sessions import find
 from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes

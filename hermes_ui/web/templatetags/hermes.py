@@ -1,8 +1,8 @@
 from django import template
 from django.utils.html import format_html
 
+from hermes_ui.hermes import transcript
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.sessions import transcript
 from hermes_ui.web import links, timefmt
 from hermes_ui.web.markdown import render_markdown
 

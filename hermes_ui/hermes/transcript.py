@@ -1,4 +1,6 @@
-"""Turn the rows of ``session_messages`` into what the transcript template shows.
+"""Turn the rows of ``session_messages`` into what the transcript template shows,
+and into the searchable text of a message (``message_text``: what the content
+index and "find" look in).
 
 Nothing here escapes or marks anything safe: templates escape every value,
 and markdown goes through ``hermes_ui.web.markdown`` only.
@@ -9,6 +11,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.conf import settings
 
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,", re.IGNORECASE)
 # Only web links become anchors: any other scheme (``javascript:``, ``vbscript:``,
@@ -200,3 +204,34 @@ def page_around(rows: list[dict], message_id, size: int) -> tuple[int, list[dict
     chunk = rows[start : start + size]
     more = start + size < len(rows)
     return start, chunk, (chunk[-1].get("id") if chunk and more else None)
+
+
+# Snippets mark matches with these two characters (see ``snippets``); they are
+# removed from indexed text so a message cannot forge a highlight.
+MARK_START, MARK_END = "\x02", "\x03"
+_STRIP = str.maketrans({MARK_START: " ", MARK_END: " ", "\x00": " "})
+
+
+def message_text(row: dict, *, reasoning: bool | None = None, tool_chars: int | None = None) -> str:
+    """The searchable text of one ``session_messages`` row ("" when it has none)."""
+    if reasoning is None:
+        reasoning = settings.HERMES_INDEX_CONTENT_REASONING
+    if tool_chars is None:
+        tool_chars = settings.HERMES_INDEX_TOOL_RESULT_CHARS
+    pieces = [p.text for p in content_parts(row.get("content")) if p.kind != "image"]
+    if row.get("role") == "tool" or row.get("tool_call_id"):
+        name = row.get("tool_name")
+        body = "\n".join(pieces)[:tool_chars]
+        pieces = [str(name)] if isinstance(name, str) and name else []
+        pieces.append(body)
+    calls = row.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        pieces.append(str(function.get("name") or call.get("name") or ""))
+        arguments = function.get("arguments", call.get("arguments", ""))
+        pieces.append(arguments if isinstance(arguments, str) else str(arguments))
+    if reasoning:
+        pieces.append(str(row.get("reasoning") or row.get("reasoning_content") or ""))
+    return "\n".join(p for p in pieces if p).translate(_STRIP).strip()

@@ -21,10 +21,11 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.index import queries, sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage import display as d
-from hermes_ui.lineage import graph, render
+from hermes_ui.lineage import graph
 from hermes_ui.lineage.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
 from hermes_ui.lineage.tip import chain_of, resume_target
 from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage_page import render
 from hermes_ui.web import links
 
 PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page

@@ -1,0 +1,15 @@
+"""The lineage page, and the eraser of its cached drawings."""
+
+from django.apps import AppConfig
+
+
+class LineagePageConfig(AppConfig):
+    name = "hermes_ui.lineage_page"
+    label = "lineage_page"
+    verbose_name = "Lineage page"
+
+    def ready(self):
+        from hermes_ui import erasers
+        from hermes_ui.lineage_page import erase
+
+        erasers.register("drawings", "cached lineage drawings", erase.erase_drawings)

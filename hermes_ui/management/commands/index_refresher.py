@@ -1,0 +1,80 @@
+"""``manage.py index_refresher [--once] [--interval S]``: the background worker process.
+
+Its rounds: index refresh and turn retention, off the web process (``make run``
+and ``make serve`` start it beside uvicorn). Each round syncs every endpoint, unless
+``HERMES_INDEX_REFRESH_SECONDS`` is 0, and applies the chat turn retention
+(``chat.retention.purge``), which runs whatever the refresh interval.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections, connections
+
+from hermes_ui.chat import retention
+from hermes_ui.endpoints import all_endpoints
+from hermes_ui.index.refresher import sync_quietly
+
+log = logging.getLogger("hermes_ui.background")
+
+# With index refresh off, the worker still wakes this often to apply retention.
+RETENTION_ROUND_SECONDS = 3600.0
+
+
+def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
+    """Rounds now and every ``interval`` seconds (hourly when 0) until ``stop``; rounds run."""
+    rounds = 0
+    while not stop.is_set():
+        if interval > 0 or once:
+            for endpoint in all_endpoints():
+                sync_quietly(endpoint, None)
+        purge_quietly()
+        rounds += 1
+        if once:
+            break
+        stop.wait(interval if interval > 0 else RETENTION_ROUND_SECONDS)
+    return rounds
+
+
+def purge_quietly() -> None:
+    close_old_connections()
+    try:
+        counts = retention.purge()
+        if counts["turns"] or counts["events"]:
+            log.info("turn retention purged turns=%d events=%d", counts["turns"], counts["events"])
+    except Exception:
+        log.exception("turn retention failed")
+    finally:
+        connections.close_all()
+
+
+class Command(BaseCommand):
+    help = (
+        "Keep the session index fresh: sync every endpoint now and every "
+        "HERMES_INDEX_REFRESH_SECONDS, until stopped. Safe to run on several hosts: "
+        "a database lease lets one sync per endpoint run at a time."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--once", action="store_true", help="one round, then exit")
+        parser.add_argument(
+            "--interval", type=float, default=None, help="seconds between rounds (default: setting)"
+        )
+
+    def handle(self, *args, once=False, interval=None, **options):
+        interval = settings.HERMES_INDEX_REFRESH_SECONDS if interval is None else interval
+        if interval <= 0 and not once:
+            self.stdout.write(
+                "Index refresh is off (HERMES_INDEX_REFRESH_SECONDS=0); "
+                "turn retention still runs hourly."
+            )
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+        rounds = run(interval, stop, once=once)
+        self.stdout.write(f"index refresher stopped after {rounds} round(s)")
