@@ -47,8 +47,13 @@ class DashboardServer:
         self.process = None
 
     def manage(self, *args: str) -> None:
-        subprocess.run([sys.executable, str(REPO / "manage.py"), *args], env=self.env,
-                       check=True, capture_output=True, cwd=REPO)  # fmt: skip
+        subprocess.run(
+            [sys.executable, str(REPO / "manage.py"), *args],
+            env=self.env,
+            check=True,
+            capture_output=True,
+            cwd=REPO,
+        )
 
     def start(self, *, prepare: bool = True) -> "DashboardServer":
         """Migrate and create the users (``prepare``: not needed again on a shared database),
@@ -62,13 +67,19 @@ class DashboardServer:
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             uvicorn_argv("127.0.0.1", self.port, self.workers),
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
-        )  # fmt: skip
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+        )
         if self.refresher:
             self.refresher_process = subprocess.Popen(
                 [sys.executable, str(REPO / "manage.py"), "index_refresher"],
-                env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
-            )  # fmt: skip
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=REPO,
+            )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

@@ -81,8 +81,12 @@ def empty_hermes(fake_hermes):
 @pytest.fixture
 def users(db, django_user_model):
     made = {}
-    for name, role in [("support", "support"), ("reviewer", "reviewer"), ("admin", "admin"),
-                       ("admin2", "admin")]:  # fmt: skip
+    for name, role in [
+        ("support", "support"),
+        ("reviewer", "reviewer"),
+        ("admin", "admin"),
+        ("admin2", "admin"),
+    ]:
         user = django_user_model.objects.create_user(name, password=PASSWORD)
         set_role(user, role)
         made[name] = user

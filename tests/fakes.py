@@ -88,13 +88,31 @@ class FakeHermes:
         self.messages[sid] = [_message(sid, i) for i in range(1, count + 1)]
         return row
 
-    def add(self, session_id: str, *, at: float = DEFAULT_AT, parent: str | None = None,
-            source: str = "cli", marker: str | None = None, **fields) -> dict:  # fmt: skip
+    def add(
+        self,
+        session_id: str,
+        *,
+        at: float = DEFAULT_AT,
+        parent: str | None = None,
+        source: str = "cli",
+        marker: str | None = None,
+        **fields,
+    ) -> dict:
         """A new row started (and last active) ``at``, with two messages unless told."""
-        row = {**ROW, "id": session_id, "source": source, "title": None,
-               "parent_session_id": parent, "started_at": at, "ended_at": None,
-               "end_reason": None, "message_count": 2, "last_active": at,
-               "preview": f"preview of {session_id}", **fields}  # fmt: skip
+        row = {
+            **ROW,
+            "id": session_id,
+            "source": source,
+            "title": None,
+            "parent_session_id": parent,
+            "started_at": at,
+            "ended_at": None,
+            "end_reason": None,
+            "message_count": 2,
+            "last_active": at,
+            "preview": f"preview of {session_id}",
+            **fields,
+        }
         return self.put(row, marker)
 
     def end(self, session_id: str, reason: str, at: float) -> None:
@@ -103,8 +121,10 @@ class FakeHermes:
     def chat(self, session_id: str) -> None:
         """A turn lands: two more active messages and a bigger count."""
         n = len(self.messages[session_id])
-        self.messages[session_id] += [_message(session_id, n + 1, "x"),
-                                      _message(session_id, n + 2, "Echo: x")]  # fmt: skip
+        self.messages[session_id] += [
+            _message(session_id, n + 1, "x"),
+            _message(session_id, n + 2, "Echo: x"),
+        ]
         self.rows[session_id]["message_count"] = n + 2
 
     def delete(self, session_id: str) -> None:
@@ -112,9 +132,11 @@ class FakeHermes:
         stay with their parent cleared."""
         doomed = [session_id]
         for gone in doomed:  # grows while walking: delegates of delegates too
-            doomed += [sid for sid, row in self.rows.items()
-                       if row["parent_session_id"] == gone
-                       and self.markers.get(sid) == "delegate"]  # fmt: skip
+            doomed += [
+                sid
+                for sid, row in self.rows.items()
+                if row["parent_session_id"] == gone and self.markers.get(sid) == "delegate"
+            ]
         for gone in doomed:
             self.rows.pop(gone, None)
             self.markers.pop(gone, None)
@@ -137,13 +159,19 @@ class FakeHermes:
         if row["parent_session_id"] is None or self.markers.get(row["id"]) == "branch":
             return True
         parent = self.rows.get(row["parent_session_id"])
-        return bool(parent and parent["end_reason"] == "branched"
-                    and row["started_at"] >= (parent["ended_at"] or 0))  # fmt: skip
+        return bool(
+            parent
+            and parent["end_reason"] == "branched"
+            and row["started_at"] >= (parent["ended_at"] or 0)
+        )
 
     def _tip(self, row: dict) -> dict:
         while row["end_reason"] == "compression":
-            kids = [r for r in self.rows.values() if r["parent_session_id"] == row["id"]
-                    and r["id"] not in self.markers]  # fmt: skip
+            kids = [
+                r
+                for r in self.rows.values()
+                if r["parent_session_id"] == row["id"] and r["id"] not in self.markers
+            ]
             if not kids:
                 break
             row = max(kids, key=lambda r: r["last_active"])
@@ -158,10 +186,16 @@ class FakeHermes:
         for row in filter(self._listable, rows):
             tip = self._tip(row)
             # The projection keeps the root's identity, start and parent (sample 200).
-            shown.append(dict(row) if tip is row else {
-                **tip, "started_at": row["started_at"],
-                "parent_session_id": row["parent_session_id"], "_lineage_root_id": row["id"],
-            })  # fmt: skip
+            shown.append(
+                dict(row)
+                if tip is row
+                else {
+                    **tip,
+                    "started_at": row["started_at"],
+                    "parent_session_id": row["parent_session_id"],
+                    "_lineage_root_id": row["id"],
+                }
+            )
         return shown
 
     # -- the transport ------------------------------------------------------------
@@ -198,8 +232,13 @@ class FakeHermes:
         params = request.url.params
         limit, offset = int(params.get("limit", 50)), int(params.get("offset", 0))
         page = self.listing(params.get("include_children") == "true")[offset : offset + limit]
-        body = {"object": "list", "data": page, "limit": limit, "offset": offset,
-                "has_more": len(page) == limit}  # fmt: skip
+        body = {
+            "object": "list",
+            "data": page,
+            "limit": limit,
+            "offset": offset,
+            "has_more": len(page) == limit,
+        }
         return httpx.Response(200, json=body)
 
     def _delete(self, request: httpx.Request, sid: str) -> httpx.Response:
@@ -213,8 +252,9 @@ class FakeHermes:
         self.delete(sid)
         if self.fail_delete == "lost_answer":
             raise httpx.RemoteProtocolError("connection closed", request=request)
-        return httpx.Response(200, json={"object": "hermes.session.deleted", "id": sid,
-                                         "deleted": True})  # fmt: skip
+        return httpx.Response(
+            200, json={"object": "hermes.session.deleted", "id": sid, "deleted": True}
+        )
 
     # -- what was asked -------------------------------------------------------------
 

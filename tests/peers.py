@@ -197,8 +197,9 @@ def with_down(settings, endpoints):
 def make(endpoint: Endpoint, session_id: str, title: str | None = None, chat: bool = False):
     client = HermesClient(endpoint)
     try:
-        client.create_session(idempotency_key=mint_key(), session_id=session_id,
-                              title=title or session_id)  # fmt: skip
+        client.create_session(
+            idempotency_key=mint_key(), session_id=session_id, title=title or session_id
+        )
         if chat:
             client.chat(session_id, message="hello")
         return client.get_session(session_id)

@@ -18,8 +18,13 @@ def test_the_fingerprint_names_the_server_not_the_spelling():
     ]
     assert len({url_fingerprint(url) for url in same}) == 1
     assert url_fingerprint("https://h.test") == url_fingerprint("https://h.test:443/")
-    different = ["http://hermes.test:8642", "http://hermes.test:8643", "http://other.test:8642",
-                 "http://hermes.test:8642/b", "https://hermes.test:8642"]  # fmt: skip
+    different = [
+        "http://hermes.test:8642",
+        "http://hermes.test:8643",
+        "http://other.test:8642",
+        "http://hermes.test:8642/b",
+        "https://hermes.test:8642",
+    ]
     assert len({url_fingerprint(url) for url in different}) == len(different)
     assert len(url_fingerprint(same[0])) == 16
 
@@ -35,11 +40,21 @@ def test_the_public_url_carries_no_credentials():
 
 @pytest.mark.django_db
 def test_audit_events_keep_the_url_they_were_made_against(mock_endpoint, users, settings):
-    first = trail.record(users["admin"], capability="session_patch", endpoint="local",
-                         outcome="success", session_id="s1")  # fmt: skip
+    first = trail.record(
+        users["admin"],
+        capability="session_patch",
+        endpoint="local",
+        outcome="success",
+        session_id="s1",
+    )
     settings.HERMES_ENDPOINTS = {"local": Endpoint("local", "http://moved.test", TEST_KEY)}
-    second = trail.record(users["admin"], capability="session_patch", endpoint="local",
-                          outcome="success", session_id="s1")  # fmt: skip
+    second = trail.record(
+        users["admin"],
+        capability="session_patch",
+        endpoint="local",
+        outcome="success",
+        session_id="s1",
+    )
     first.refresh_from_db()
     assert (first.base_url, first.endpoint_fp) == ("http://hermes.test", mock_endpoint.fingerprint)
     assert second.base_url == "http://moved.test"
@@ -49,9 +64,14 @@ def test_audit_events_keep_the_url_they_were_made_against(mock_endpoint, users, 
 @pytest.mark.django_db
 def test_a_turn_of_another_server_is_not_shown_under_the_id(login, mock_endpoint, users, settings):
     turn = Turn.objects.create(
-        **mock_endpoint.scope(), requested_session_id="s1", target_session_id="s1",
-        user=users["support"], form_key="k1", message="hello", state="completed",
-    )  # fmt: skip
+        **mock_endpoint.scope(),
+        requested_session_id="s1",
+        target_session_id="s1",
+        user=users["support"],
+        form_key="k1",
+        message="hello",
+        state="completed",
+    )
     support = login("support")
     assert support.get(f"/e/local/turns/{turn.pk}/").status_code == 200
     settings.HERMES_ENDPOINTS = {"local": Endpoint("local", "http://moved.test", TEST_KEY)}

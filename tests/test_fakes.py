@@ -44,8 +44,9 @@ def test_a_page_is_full_when_it_has_more(http):
     first = http.get("/api/sessions", params={"limit": 10, "include_children": "true"})
     assert first.json()["has_more"] is True and len(first.json()["data"]) == 10
     total = len(listed(http, include_children="true"))
-    last = http.get("/api/sessions", params={"limit": 10, "offset": total - 3,
-                                                  "include_children": "true"})  # fmt: skip
+    last = http.get(
+        "/api/sessions", params={"limit": 10, "offset": total - 3, "include_children": "true"}
+    )
     assert last.json()["has_more"] is False and len(last.json()["data"]) == 3
 
 
@@ -74,8 +75,11 @@ def test_deleting_compression_links_moves_the_projection_as_captured(fake, http)
     after = sample("246_get_c1_after_root_delete")["body"]["session"]
     assert fake.get(c1)["parent_session_id"] == after["parent_session_id"] is None
     shown = next(r for r in listed(http) if r.get("_lineage_root_id") == c1)
-    captured = next(r for r in sample("247_list_after_root_delete")["body"]["data"]
-                    if r.get("_lineage_root_id") == c1)  # fmt: skip
+    captured = next(
+        r
+        for r in sample("247_list_after_root_delete")["body"]["data"]
+        if r.get("_lineage_root_id") == c1
+    )
     assert (
         (shown["id"], shown["started_at"])
         == (captured["id"], captured["started_at"])
@@ -83,8 +87,7 @@ def test_deleting_compression_links_moves_the_projection_as_captured(fake, http)
     )
     http.delete(f"/api/sessions/{tip}")
     alone = next(r for r in listed(http) if r["id"] == c1)
-    captured = next(r for r in sample("249_list_after_tip_delete")["body"]["data"]
-                    if r["id"] == c1)  # fmt: skip
+    captured = next(r for r in sample("249_list_after_tip_delete")["body"]["data"] if r["id"] == c1)
     assert "_lineage_root_id" not in alone and "_lineage_root_id" not in captured
 
 

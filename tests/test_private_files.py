@@ -34,9 +34,14 @@ def load_settings(data_dir: Path) -> subprocess.CompletedProcess:
     env.update(DJANGO_SETTINGS_MODULE="hermes_ui.settings", HERMES_UI_DATA_DIR=str(data_dir))
     code = "from django.conf import settings; print(len(settings.SECRET_KEY))"
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=60, preexec_fn=lambda: os.umask(0),
-    )  # fmt: skip
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.umask(0),
+    )
 
 
 def test_settings_make_a_private_data_folder_and_secret_key(tmp_path):

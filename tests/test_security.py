@@ -97,8 +97,12 @@ def test_production_requires_a_secret_key(tmp_path):
 
 
 def test_production_settings_values(tmp_path):
-    env = {**PRODUCTION, "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
-           "DJANGO_HSTS_SECONDS": "600", "DJANGO_SESSION_COOKIE_AGE": "3600"}  # fmt: skip
+    env = {
+        **PRODUCTION,
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        "DJANGO_HSTS_SECONDS": "600",
+        "DJANGO_SESSION_COOKIE_AGE": "3600",
+    }
     code = (
         "from django.conf import settings as s; print(s.SECURE_HSTS_SECONDS, "
         "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT, "
@@ -162,8 +166,9 @@ def test_the_lockout_cools_off(users, settings):
     client = Client()
     for _ in range(5):
         _try(client, "support", "wrong password")
-    AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.get().attempt_time
-                                 - timedelta(minutes=16))  # fmt: skip
+    AccessAttempt.objects.update(
+        attempt_time=AccessAttempt.objects.get().attempt_time - timedelta(minutes=16)
+    )
     assert _try(client, "support", "correct-horse-battery").status_code == 302
 
 
@@ -305,9 +310,13 @@ def test_django_and_uvicorn_loggers_all_go_through_the_redacting_filter(tmp_path
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
     clean.update(HERMES_UI_DATA_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="hermes_ui.settings")
     done = subprocess.run(
-        [sys.executable, "-c", _LOGGING_PROBE], env={**clean, **env}, capture_output=True,
-        text=True, cwd=REPO, timeout=120,
-    )  # fmt: skip
+        [sys.executable, "-c", _LOGGING_PROBE],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "BARE []" in output

@@ -20,16 +20,26 @@ def counting(outcome=Outcome.SUCCESS, delay=0.0):
             import time
 
             time.sleep(delay)
-        return idem.Result(outcome, http_status=200, result={"id": "child-1"},
-                           evidence={"session_id": "s1", "title": "secret title"})  # fmt: skip
+        return idem.Result(
+            outcome,
+            http_status=200,
+            result={"id": "child-1"},
+            evidence={"session_id": "s1", "title": "secret title"},
+        )
 
     return perform, calls
 
 
 def submit(user, perform, key="k" * 22, inputs=None):
-    return idem.run_once(capability="session_fork", endpoint_id="local", form_key=key,
-                         inputs=inputs or {"title": "A"}, user=user, perform=perform,
-                         session_id="s1")  # fmt: skip
+    return idem.run_once(
+        capability="session_fork",
+        endpoint_id="local",
+        form_key=key,
+        inputs=inputs or {"title": "A"},
+        user=user,
+        perform=perform,
+        session_id="s1",
+    )
 
 
 def test_a_repeat_returns_the_recorded_outcome_without_calling_again(users):

@@ -64,8 +64,9 @@ def test_select_all_matching_is_resolved_on_the_server_and_bounded(endpoints, lo
         make(a, sid)
     index(a)
     settings.HERMES_BULK_LIMIT = 2
-    review = login("support").post(reverse("bulk_close", kwargs={"endpoint": "a"}),
-                                   {"all": "1", "q": prefix})  # fmt: skip
+    review = login("support").post(
+        reverse("bulk_close", kwargs={"endpoint": "a"}), {"all": "1", "q": prefix}
+    )
     html = review.content.decode()
     assert review.status_code == 200 and 'id="selection-truncated"' in html
     assert len(re.findall(r'name="ids" value="' + prefix, html)) == 2
@@ -107,8 +108,9 @@ def test_bulk_deletion_of_five_with_one_changed_after_approval(endpoints, login,
     started = admin2.post(reverse("deletion_batch_execute", kwargs={"pk": batch.pk}))
     assert started.status_code == 302 and len(ran) == 1
     batch.refresh_from_db()
-    progress = admin2.get(reverse("deletion_batch", kwargs={"pk": batch.pk}),
-                          headers={"HX-Request": "true"}).content.decode()  # fmt: skip
+    progress = admin2.get(
+        reverse("deletion_batch", kwargs={"pk": batch.pk}), headers={"HX-Request": "true"}
+    ).content.decode()
     assert 'id="batch-progress"' in progress and "0 of 5 done" in progress
     assert 'hx-trigger="every 1s"' in progress
     # A second press does not start a second run.

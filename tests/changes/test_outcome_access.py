@@ -24,9 +24,12 @@ def _event(endpoint, user, capability, outcome, evidence):
 def test_an_outcome_page_is_for_its_actor_and_admins(users, login, colleague, recorder):
     recorder.routes[("GET", "/api/sessions/peer-demo")] = "030_get"
     event = _event(
-        recorder_endpoint(), users["support"], "session_patch", Outcome.SUCCESS,
+        recorder_endpoint(),
+        users["support"],
+        "session_patch",
+        Outcome.SUCCESS,
         {"session_id": "peer-demo", "op": "rename"},
-    )  # fmt: skip
+    )
     for url in (f"/e/local/changes/{event.pk}/", f"/e/local/changes/{event.pk}/check/"):
         assert login("support").get(url).status_code == 200, url
         assert login("admin").get(url).status_code == 200, url
@@ -47,9 +50,12 @@ def test_checking_a_fork_writes_only_on_a_post_and_credits_the_actor(users, logi
     recorder.routes[("GET", "/api/sessions/kid-1/messages")] = "090_messages"
     recorder.routes[("GET", "/api/sessions/peer-demo/messages")] = "090_messages"
     event = _event(
-        recorder_endpoint(), users["reviewer"], "session_fork", Outcome.UNCERTAIN,
+        recorder_endpoint(),
+        users["reviewer"],
+        "session_fork",
+        Outcome.UNCERTAIN,
         {"session_id": "peer-demo", "child_id": "kid-1", "attempted_at": 0},
-    )  # fmt: skip
+    )
     admin = login("admin")
     page = admin.get(f"/e/local/changes/{event.pk}/")
     assert page.status_code == 200 and 'data-check="Child created"' in page.content.decode()
@@ -64,9 +70,12 @@ def test_checking_a_fork_writes_only_on_a_post_and_credits_the_actor(users, logi
 
 def test_the_check_button_is_a_form_that_posts(users, login, recorder):
     event = _event(
-        recorder_endpoint(), users["reviewer"], "session_fork", Outcome.REFUSED,
+        recorder_endpoint(),
+        users["reviewer"],
+        "session_fork",
+        Outcome.REFUSED,
         {"session_id": "peer-demo"},
-    )  # fmt: skip
+    )
     html = login("reviewer").get(f"/e/local/changes/{event.pk}/").content.decode()
     form = html.split('id="reconcile"', 1)[1].split("</form>", 1)[0]
     assert f'method="post" action="/e/local/changes/{event.pk}/check/"' in form

@@ -61,8 +61,7 @@ def test_a_rotation_during_a_turn_is_told_and_the_next_turn_follows_it(
     )
 
 
-def test_a_turn_on_an_api_forked_parent_stays_on_the_parent(chat_db, settings, hermes_peer,
-                                                            login):  # fmt: skip
+def test_a_turn_on_an_api_forked_parent_stays_on_the_parent(chat_db, settings, hermes_peer, login):
     # session_messages resolves a parent into its newest API fork (forks carry
     # no branch marker); the turn must not silently land on the fork.
     import uuid

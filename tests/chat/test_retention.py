@@ -15,16 +15,30 @@ from hermes_ui.management.commands import index_refresher as background
 def make_turn(session_id: str, *, days_old: float = 0, ep=None) -> Turn:
     turn = Turn.objects.create(
         **(ep.scope() if ep else {"endpoint": "local"}),
-        requested_session_id=session_id, target_session_id=session_id,
-        form_key=f"key-{session_id}", state="completed", message=f"message of {session_id}",
-        system_message=f"system of {session_id}", answer=f"answer of {session_id}",
-        error_message=f"error of {session_id}", error_code="some_code", run_id="run-1",
-        input_tokens=3, output_tokens=4, total_tokens=7, event_count=2,
+        requested_session_id=session_id,
+        target_session_id=session_id,
+        form_key=f"key-{session_id}",
+        state="completed",
+        message=f"message of {session_id}",
+        system_message=f"system of {session_id}",
+        answer=f"answer of {session_id}",
+        error_message=f"error of {session_id}",
+        error_code="some_code",
+        run_id="run-1",
+        input_tokens=3,
+        output_tokens=4,
+        total_tokens=7,
+        event_count=2,
         finished_at=timezone.now(),
-    )  # fmt: skip
+    )
     for seq, name in enumerate(("run.started", "tool.started"), 1):
-        TurnEvent.objects.create(turn=turn, seq=seq, name=name, received_at=1.0,
-                                 data={"arguments": f"argument of {session_id}"})  # fmt: skip
+        TurnEvent.objects.create(
+            turn=turn,
+            seq=seq,
+            name=name,
+            received_at=1.0,
+            data={"arguments": f"argument of {session_id}"},
+        )
     Turn.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(days=days_old))
     turn.refresh_from_db()
     return turn
@@ -32,8 +46,13 @@ def make_turn(session_id: str, *, days_old: float = 0, ep=None) -> Turn:
 
 def text_of(turn: Turn) -> tuple:
     turn.refresh_from_db()
-    return (turn.message, turn.system_message, turn.answer, turn.error_message,
-            [e.data for e in turn.events.all()])  # fmt: skip
+    return (
+        turn.message,
+        turn.system_message,
+        turn.answer,
+        turn.error_message,
+        [e.data for e in turn.events.all()],
+    )
 
 
 @pytest.mark.django_db

@@ -105,8 +105,12 @@ def test_cancel_closes_the_stream_and_is_not_a_rollback(chat_db, on_peer, login)
     assert "cancelled" in page and "not a rollback" in page
     # Hermes keeps running the agent after the stream closed: the answer
     # lands in the transcript anyway, which is why a cancel is no rollback.
-    until(lambda: answered(on_peer, session_id, "slow15"), 15,
-          "Hermes did not finish the cancelled turn", interval=0.3)  # fmt: skip
+    until(
+        lambda: answered(on_peer, session_id, "slow15"),
+        15,
+        "Hermes did not finish the cancelled turn",
+        interval=0.3,
+    )
     # By now Hermes has sent every event it ever would, and the relay is idle:
     # had the stream still been read, the rest of the answer would be stored.
     assert relay.wait_idle(10)

@@ -130,8 +130,10 @@ def test_a_verdict_is_stored_audited_shown_and_leaves_the_review_list(login, rev
     assert all(html.escape(k)[:30] in todo for k in kids)
 
     secret_reason = "B keeps the budget; call me at jo@example.com"
-    answer = reviewer.post("/e/local/compare/verdict/", {"a": kids[0], "b": kids[1], "choice": "b",
-                                                          "reason": secret_reason})  # fmt: skip
+    answer = reviewer.post(
+        "/e/local/compare/verdict/",
+        {"a": kids[0], "b": kids[1], "choice": "b", "reason": secret_reason},
+    )
     assert answer.status_code == 302
     verdict = Verdict.objects.get()
     assert verdict.preferred_id == kids[1] and verdict.reason == secret_reason

@@ -16,16 +16,25 @@ def new_url(session_id: str, endpoint: str = "local") -> str:
 
 
 def request_deletion(client, session_id: str, reason: str = "Customer asked us to erase it"):
-    answer = client.post(reverse("deletion_new", kwargs={"endpoint": "local"}),
-                         {"session": session_id, "reason": reason})  # fmt: skip
+    answer = client.post(
+        reverse("deletion_new", kwargs={"endpoint": "local"}),
+        {"session": session_id, "reason": reason},
+    )
     assert answer.status_code == 302, answer.content.decode()[:2000]
     return DeletionRequest.objects.get(pk=int(answer["Location"].rstrip("/").rsplit("/", 1)[1]))
 
 
-def decide(client, pk: int, decision: str = "approve", rule: str = "owner_request",
-           comment: str = "Verified the owner's ticket"):  # fmt: skip
-    return client.post(reverse("deletion_decide", kwargs={"pk": pk}),
-                       {"decision": decision, "policy_rule": rule, "comment": comment})  # fmt: skip
+def decide(
+    client,
+    pk: int,
+    decision: str = "approve",
+    rule: str = "owner_request",
+    comment: str = "Verified the owner's ticket",
+):
+    return client.post(
+        reverse("deletion_decide", kwargs={"pk": pk}),
+        {"decision": decision, "policy_rule": rule, "comment": comment},
+    )
 
 
 def execute(client, pk: int, **extra):

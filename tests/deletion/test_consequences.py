@@ -13,8 +13,10 @@ def ids(items):
 def test_delegates_cascade_recursively_and_the_branch_survives_as_the_provider_did():
     found = compute(ROWS, "fx_del_parent")
     # What the real provider did with this very fixture (samples 240-242).
-    gone = {sample(f"242_get_{sid}")["request"]["path"].rsplit("/", 1)[1]
-            for sid in ("fx_del_delegate1", "fx_del_delegate2", "fx_del_grandchild")}  # fmt: skip
+    gone = {
+        sample(f"242_get_{sid}")["request"]["path"].rsplit("/", 1)[1]
+        for sid in ("fx_del_delegate1", "fx_del_delegate2", "fx_del_grandchild")
+    }
     assert all(sample(f"242_get_{sid}")["status"] == 404 for sid in gone)
     assert ids(found.cascade) == gone
     kept = sample("241_get_fixture_branch")["body"]["session"]
@@ -64,8 +66,10 @@ def test_an_unlisted_target_uses_its_own_row_and_a_leaf_has_no_consequences():
 
 
 def test_a_parent_loop_ends():
-    rows = [{"id": "a", "parent_session_id": "b", "source": "subagent"},
-            {"id": "b", "parent_session_id": "a", "source": "subagent"}]  # fmt: skip
+    rows = [
+        {"id": "a", "parent_session_id": "b", "source": "subagent"},
+        {"id": "b", "parent_session_id": "a", "source": "subagent"},
+    ]
     found = compute(rows, "a")
     assert ids(found.cascade) == {"b"}
 
@@ -75,6 +79,9 @@ def test_as_dict_round_trips_through_json():
 
     data = json.loads(json.dumps(compute(ROWS, "fx_del_parent").as_dict()))
     assert data["target_id"] == "fx_del_parent"
-    assert {c["id"] for c in data["cascade"]} == {"fx_del_delegate1", "fx_del_delegate2",
-                                                   "fx_del_grandchild"}  # fmt: skip
+    assert {c["id"] for c in data["cascade"]} == {
+        "fx_del_delegate1",
+        "fx_del_delegate2",
+        "fx_del_grandchild",
+    }
     assert data["listed_rows"] == len(ROWS)

@@ -20,20 +20,29 @@ def _sources():
 def _calls(path: Path, name: str) -> list[int]:
     """Lines where ``name`` is called or referenced as an attribute (``x.name``)."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and node.attr == name]  # fmt: skip
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == name
+    ]
 
 
 def test_delete_session_is_called_only_by_the_execution_of_an_approved_request():
-    sites = {p.relative_to(PACKAGE).as_posix(): lines for p in _sources()
-             if (lines := _calls(p, "delete_session"))}  # fmt: skip
+    sites = {
+        p.relative_to(PACKAGE).as_posix(): lines
+        for p in _sources()
+        if (lines := _calls(p, "delete_session"))
+    }
     assert list(sites) == ["deletion/execute.py"], sites
     assert len(sites["deletion/execute.py"]) == 1
     # ...and that one call sits in the function run under the approval's idempotency key.
     tree = ast.parse(EXECUTE.read_text())
-    owner = next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
-                 and any(isinstance(n, ast.Attribute) and n.attr == "delete_session"
-                         for n in ast.walk(f)))  # fmt: skip
+    owner = next(
+        f
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef)
+        and any(isinstance(n, ast.Attribute) and n.attr == "delete_session" for n in ast.walk(f))
+    )
     assert owner.name == "_delete"
 
 
@@ -48,9 +57,13 @@ def test_the_benchmark_deletes_only_on_the_scratch_peer_it_starts():
 
 def test_no_other_code_sends_an_http_delete():
     pattern = re.compile(r"""["']DELETE["']|httpx\.delete\(|method\s*=\s*["']delete""", re.I)
-    offenders = [f"{p.relative_to(PACKAGE)}:{n}" for p in _sources() if p != CLIENT
-                 for n, line in enumerate(p.read_text().splitlines(), 1)
-                 if pattern.search(line)]  # fmt: skip
+    offenders = [
+        f"{p.relative_to(PACKAGE)}:{n}"
+        for p in _sources()
+        if p != CLIENT
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert offenders == []
     # Templates cannot send DELETE either (no hx-delete anywhere).
     assert [p.name for p in TEMPLATES.rglob("*.html") if "hx-delete" in p.read_text()] == []

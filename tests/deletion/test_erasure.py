@@ -25,22 +25,37 @@ BRANCH = "fx_del_branch"
 def plant(ep, session_id: str, *, parent: str = "", kind: str = "root") -> Turn:
     """A finished turn with two events, an index row and a fork record for one session."""
     turn = Turn.objects.create(
-        **ep.scope(), requested_session_id=session_id, target_session_id=session_id,
-        form_key=f"key-{session_id}", state="completed", message=f"secret of {session_id}",
+        **ep.scope(),
+        requested_session_id=session_id,
+        target_session_id=session_id,
+        form_key=f"key-{session_id}",
+        state="completed",
+        message=f"secret of {session_id}",
         answer=f"Echo: secret of {session_id}",
-    )  # fmt: skip
+    )
     for seq, name in enumerate(("run.started", "tool.started"), 1):
         data = {"arguments": f"arg of {session_id}"}
         TurnEvent.objects.create(turn=turn, seq=seq, name=name, data=data, received_at=0.0)
     now = timezone.now()
     IndexedSession.objects.create(
-        **ep.scope(), session_id=session_id, title=f"title of {session_id}",
-        preview=f"secret of {session_id}", parent_session_id=parent, kind=kind,
-        digest="d", first_seen_at=now, last_seen_at=now,
-    )  # fmt: skip
+        **ep.scope(),
+        session_id=session_id,
+        title=f"title of {session_id}",
+        preview=f"secret of {session_id}",
+        parent_session_id=parent,
+        kind=kind,
+        digest="d",
+        first_seen_at=now,
+        last_seen_at=now,
+    )
     KnownFork.objects.create(**ep.scope(), parent_id=session_id, child_id=f"fork-of-{session_id}")
-    ContentMessage.objects.create(**ep.scope(), session_id=session_id, message_id=1, role="user",
-                                  text=f"secret of {session_id}")  # fmt: skip
+    ContentMessage.objects.create(
+        **ep.scope(),
+        session_id=session_id,
+        message_id=1,
+        role="user",
+        text=f"secret of {session_id}",
+    )
     return turn
 
 
@@ -75,10 +90,18 @@ def test_execution_erases_the_session_and_its_delegates_and_keeps_the_survivor(
     assert case.status == Status.EXECUTED
     assert held(TARGET) == NOTHING and held(DELEGATE) == NOTHING
     assert held(BRANCH) == ALL  # it survives in Hermes, so its copies stay
-    assert case.result["erased"] == {"turns": 2, "turn_events": 4, "index_rows": 2,
-                                     "content_messages": 2, "forks": 2, "transcripts": 0,
-                                     "drawings": 0, "verdicts": 0, "change_records": 0,
-                                     "relay_streams": 0}  # fmt: skip
+    assert case.result["erased"] == {
+        "turns": 2,
+        "turn_events": 4,
+        "index_rows": 2,
+        "content_messages": 2,
+        "forks": 2,
+        "transcripts": 0,
+        "drawings": 0,
+        "verdicts": 0,
+        "change_records": 0,
+        "relay_streams": 0,
+    }
     shown = page(admin2, case.pk)
     assert "Erased from this dashboard" in shown and "<strong>2</strong> chat turns" in shown
     assert "<strong>4</strong> chat turn events" in shown
@@ -93,13 +116,23 @@ def test_verdicts_and_recorded_titles_of_a_deleted_session_are_erased(
     login, fake_hermes, mock_endpoint, clock, users
 ):
     plant(mock_endpoint, TARGET)
-    Verdict.objects.create(**mock_endpoint.scope(), first_id=BRANCH, second_id=TARGET,
-                           preferred_id=TARGET, reason="secret verdict reason",
-                           user=users["reviewer"], username="reviewer")  # fmt: skip
+    Verdict.objects.create(
+        **mock_endpoint.scope(),
+        first_id=BRANCH,
+        second_id=TARGET,
+        preferred_id=TARGET,
+        reason="secret verdict reason",
+        user=users["reviewer"],
+        username="reviewer",
+    )
     record = IdempotencyRecord.objects.create(
-        capability="session_patch", endpoint="local", key="k-erase", session_id=TARGET,
-        outcome="success", result={"id": TARGET, "title": "secret recorded title"},
-    )  # fmt: skip
+        capability="session_patch",
+        endpoint="local",
+        key="k-erase",
+        session_id=TARGET,
+        outcome="success",
+        result={"id": TARGET, "title": "secret recorded title"},
+    )
     case = request_deletion(login("support"), TARGET)
     decide(login("admin"), case.pk)
     execute(login("admin2"), case.pk)

@@ -194,21 +194,37 @@ def world(users, recorder, monkeypatch):
     # The matrix checks who gets through, not the sync itself: no background thread.
     monkeypatch.setattr(refresher, "sync_in_background", lambda endpoint, full: None)
     turn_row = Turn.objects.create(
-        endpoint="local", requested_session_id=SID, target_session_id=SID, user=users["support"],
-        form_key="matrix-turn", message="hello", state=TurnState.COMPLETED,
-    )  # fmt: skip
+        endpoint="local",
+        requested_session_id=SID,
+        target_session_id=SID,
+        user=users["support"],
+        form_key="matrix-turn",
+        message="hello",
+        state=TurnState.COMPLETED,
+    )
     case = DeletionRequest.objects.create(
-        endpoint="local", session_id=SID, requester=users["support"], requester_name="support",
-        reason="matrix", created_at=timezone.now(),
-        snapshot={"row": {"id": SID}, "active_message_count": 0, "digest": "0" * 64,
-                  "resolved_session_id": SID},
-        consequences={"cascade": [], "survivors": [], "listed_rows": 1},
-    )  # fmt: skip
-    bulk = DeletionBatch.objects.create(
-        endpoint="local", endpoint_fp=get_endpoint("local").fingerprint,
-        requester=users["support"], requester_name="support", reason="matrix",
+        endpoint="local",
+        session_id=SID,
+        requester=users["support"],
+        requester_name="support",
+        reason="matrix",
         created_at=timezone.now(),
-    )  # fmt: skip
+        snapshot={
+            "row": {"id": SID},
+            "active_message_count": 0,
+            "digest": "0" * 64,
+            "resolved_session_id": SID,
+        },
+        consequences={"cascade": [], "survivors": [], "listed_rows": 1},
+    )
+    bulk = DeletionBatch.objects.create(
+        endpoint="local",
+        endpoint_fp=get_endpoint("local").fingerprint,
+        requester=users["support"],
+        requester_name="support",
+        reason="matrix",
+        created_at=timezone.now(),
+    )
     events = {
         name: AuditEvent.objects.create(
             user=users["reviewer"],

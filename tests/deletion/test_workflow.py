@@ -54,12 +54,18 @@ def test_support_requests_admin_approves_admin2_executes(login, fake_hermes, clo
     assert {d["id"]: d["state"] for d in case.result["deleted"]} == dict.fromkeys(
         {TARGET, *DELEGATES}, "gone"
     )
-    assert case.result["survivors"] == [{"id": "fx_del_branch", "kind": "branch",
-                                         "parent_session_id": None, "state": "root"}]  # fmt: skip
+    assert case.result["survivors"] == [
+        {"id": "fx_del_branch", "kind": "branch", "parent_session_id": None, "state": "root"}
+    ]
     result = page(support, case.pk)
     assert "✓ gone (404)" in result and "✓ parent cleared, a root now" in result
-    for kept in ["request_dump_*", ".jsonl", "Long-term memory", "Stored Responses objects",
-                 "External tool effects"]:  # fmt: skip
+    for kept in [
+        "request_dump_*",
+        ".jsonl",
+        "Long-term memory",
+        "Stored Responses objects",
+        "External tool effects",
+    ]:
         assert kept in result
     assert session_url("local", "fx_del_branch") in result
 
@@ -298,8 +304,10 @@ def test_a_request_needs_a_reason_and_an_existing_session(login, fake_hermes):
 def test_one_open_request_per_session(login, fake_hermes, clock):
     support = login("support")
     first = request_deletion(support, TARGET)
-    again = login("reviewer").post(reverse("deletion_new", kwargs={"endpoint": "local"}),
-                                   {"session": TARGET, "reason": "me too"})  # fmt: skip
+    again = login("reviewer").post(
+        reverse("deletion_new", kwargs={"endpoint": "local"}),
+        {"session": TARGET, "reason": "me too"},
+    )
     assert again.status_code == 302 and again["Location"].endswith(f"/deletions/{first.pk}/")
     assert DeletionRequest.objects.count() == 1
 
@@ -330,20 +338,27 @@ def test_requesters_see_their_own_requests_and_admins_see_all(login, fake_hermes
 def test_htmx_steps_swap_the_case_block(login, fake_hermes, clock):
     case = request_deletion(login("support"), TARGET)
     admin = login("admin")
-    approved = admin.post(reverse("deletion_decide", kwargs={"pk": case.pk}),
-                          {"decision": "approve", "policy_rule": "owner_request",
-                           "comment": "ok"}, HTTP_HX_REQUEST="true")  # fmt: skip
+    approved = admin.post(
+        reverse("deletion_decide", kwargs={"pk": case.pk}),
+        {"decision": "approve", "policy_rule": "owner_request", "comment": "ok"},
+        HTTP_HX_REQUEST="true",
+    )
     assert approved.status_code == 200
     assert approved.content.decode().lstrip().startswith('<section id="case"')
     assert 'id="execute"' in approved.content.decode()
     # A refusal answers 409 with the case block and its reason (base.html has htmx swap it).
-    again = admin.post(reverse("deletion_decide", kwargs={"pk": case.pk}),
-                       {"decision": "approve", "policy_rule": "owner_request",
-                        "comment": "ok"}, HTTP_HX_REQUEST="true")  # fmt: skip
+    again = admin.post(
+        reverse("deletion_decide", kwargs={"pk": case.pk}),
+        {"decision": "approve", "policy_rule": "owner_request", "comment": "ok"},
+        HTTP_HX_REQUEST="true",
+    )
     assert again.status_code == 409 and 'id="refusal"' in again.content.decode()
     assert again.content.decode().lstrip().startswith('<section id="case"')
-    bad = admin.post(reverse("deletion_decide", kwargs={"pk": case.pk}),
-                     {"decision": "maybe"}, HTTP_HX_REQUEST="true")  # fmt: skip
+    bad = admin.post(
+        reverse("deletion_decide", kwargs={"pk": case.pk}),
+        {"decision": "maybe"},
+        HTTP_HX_REQUEST="true",
+    )
     assert bad.status_code == 400 and bad.content.decode().lstrip().startswith('<section id="case"')
     swapped = execute(admin, case.pk, HTTP_HX_REQUEST="true")
     assert swapped.status_code == 200 and 'id="result"' in swapped.content.decode()
@@ -391,8 +406,10 @@ def test_the_htmx_request_form_redirects_on_success_and_swaps_errors_in_place(
 
 def test_hermes_down_while_requesting_records_nothing_and_says_so(login, fake_hermes, clock):
     with use_transport(httpx.MockTransport(_down)):
-        answer = login("support").post(reverse("deletion_new", kwargs={"endpoint": "local"}),
-                                       {"session": TARGET, "reason": "gone"})  # fmt: skip
+        answer = login("support").post(
+            reverse("deletion_new", kwargs={"endpoint": "local"}),
+            {"session": TARGET, "reason": "gone"},
+        )
     assert answer.status_code == 502 and "Hermes is unreachable" in answer.content.decode()
     assert DeletionRequest.objects.count() == 0
 
@@ -407,8 +424,9 @@ def test_hermes_failing_under_the_htmx_request_form_answers_its_status_in_place(
 
     url = reverse("deletion_new", kwargs={"endpoint": "local"})
     with use_transport(httpx.MockTransport(messages_fail)):
-        answer = login("support").post(url, {"session": TARGET, "reason": "gone"},
-                                       HTTP_HX_REQUEST="true")  # fmt: skip
+        answer = login("support").post(
+            url, {"session": TARGET, "reason": "gone"}, HTTP_HX_REQUEST="true"
+        )
     body = answer.content.decode()
     assert answer.status_code == 502 and 'id="request-form"' in body
     assert 'id="hermes-error"' in body and "gone</textarea>" in body  # the form as typed

@@ -79,8 +79,11 @@ def test_an_open_breaker_shows_since_when_and_the_next_trial(up_down_hermes, log
     html = page(login)
     cell = breaker_cell(html, "down")
     assert 'data-breaker="open"' in cell
-    match = re.search(r"not answering</span> since <time[^>]*>(\d\d:\d\d)</time>; "
-                      r"next trial in (\d+) s", cell)  # fmt: skip
+    match = re.search(
+        r"not answering</span> since <time[^>]*>(\d\d:\d\d)</time>; "
+        r"next trial in (\d+) s",
+        cell,
+    )
     assert match, cell
     assert match.group(1) in {opened, timezone.localtime().strftime("%H:%M")}
     assert 25 <= int(match.group(2)) <= 30

@@ -81,9 +81,30 @@ def test_hostile_content_is_escaped_in_every_format(login, review_client, fmt):
         assert answer["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'"
         tags = re.findall(r"<(/?[a-zA-Z!][^>]*)>", text)
         names = {re.match(r"/?!?([a-zA-Z]+[0-9]?)", t).group(1).lower() for t in tags}
-        assert names <= {"doctype", "html", "head", "meta", "title", "style", "body", "h1", "h2",
-                         "dl", "dt", "dd", "code", "section", "article", "div", "b", "pre", "p",
-                         "details", "summary", "footer"}  # fmt: skip
+        assert names <= {
+            "doctype",
+            "html",
+            "head",
+            "meta",
+            "title",
+            "style",
+            "body",
+            "h1",
+            "h2",
+            "dl",
+            "dt",
+            "dd",
+            "code",
+            "section",
+            "article",
+            "div",
+            "b",
+            "pre",
+            "p",
+            "details",
+            "summary",
+            "footer",
+        }
         assert not any(re.search(r"\b(src|href|on\w+)\s*=", t, re.IGNORECASE) for t in tags)
         assert text.rstrip().endswith("</html>")
         assert sha_before(body, b"<p>SHA-256") in text.splitlines()[-1]
@@ -133,8 +154,12 @@ def test_lineage_export_holds_the_whole_tree(login, review_client, review_endpoi
 
 
 def test_dot_ids_and_bad_formats(login, review_client):
-    assert login("admin").get(session_url("local", ids.TOOL_SESSION, "session_export",
-                                          format="pdf")).status_code == 400  # fmt: skip
+    assert (
+        login("admin")
+        .get(session_url("local", ids.TOOL_SESSION, "session_export", format="pdf"))
+        .status_code
+        == 400
+    )
     answer = login("admin").get(session_url("local", "..", "session_export", format="md"))
     assert answer.status_code == 404  # no such session on the peer: an error page, not a file
 

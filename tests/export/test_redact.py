@@ -31,9 +31,15 @@ def test_each_shape_is_masked_and_counted(text, kind):
 
 @pytest.mark.parametrize(
     "text",
-    ["order 4111 1111 1111 1112", "on 2026-11-01 at 10:15", "host 192.168.10.20",
-     "ts 1796212043", "version 0.19.0", "see sk-short"],
-)  # fmt: skip
+    [
+        "order 4111 1111 1111 1112",
+        "on 2026-11-01 at 10:15",
+        "host 192.168.10.20",
+        "ts 1796212043",
+        "version 0.19.0",
+        "see sk-short",
+    ],
+)
 def test_lookalikes_are_kept(text):
     redactor = Redactor(True)
     assert redactor.text(text) == text
@@ -45,8 +51,13 @@ def test_luhn():
 
 
 def test_only_text_fields_of_a_message_are_masked_and_off_means_untouched():
-    row = {"id": 7, "role": "user", "session_id": "a@b.cd", "content": "mail a@b.cd",
-           "tool_calls": [{"function": {"arguments": '{"to": "x@y.org"}'}}]}  # fmt: skip
+    row = {
+        "id": 7,
+        "role": "user",
+        "session_id": "a@b.cd",
+        "content": "mail a@b.cd",
+        "tool_calls": [{"function": {"arguments": '{"to": "x@y.org"}'}}],
+    }
     redactor = Redactor(True)
     out = message(redactor, row)
     assert out["session_id"] == "a@b.cd" and out["id"] == 7
@@ -91,18 +102,43 @@ def test_a_long_local_part_keeps_at_most_its_last_64_characters_visible_and_runs
 RUN = 200_000
 LIMIT_SECONDS = 1.0
 UNITS = {
-    "letters": "a", "capitals": "Z", "digits": "7", "dots": ".", "dashes": "-",
-    "underscores": "_", "plus signs": "+", "percent signs": "%", "at signs": "@",
-    "spaces": " ", "newlines": "\n", "non-ascii digits": "²", "accents": "é",
-    "local-part mix": "a1._%+-", "letters and digits": "a1", "words and dashes": "ab-",
-    "letters and dots": "a.", "letters and at signs": "a@", "at dot": "@a.",
-    "digits and spaces": "1 ", "digits and dashes": "1-", "digits and dots": "1.",
-    "plus and digits": "+1", "plus, digit, space": "+1 ", "bracketed digits": "(1)",
-    "area codes": "(12) ", "sk- prefixes": "sk-", "sk- segments": "sk-a",
-    "GitHub prefixes": "ghp_", "GitHub PAT prefixes": "github_pat_", "Slack prefixes": "xoxb-",
-    "AWS prefixes": "AKIA", "Google prefixes": "AIza", "Hugging Face prefixes": "hf_",
-    "Bearer words": "Bearer ", "bearer and tabs": "bearer\t",
-}  # fmt: skip
+    "letters": "a",
+    "capitals": "Z",
+    "digits": "7",
+    "dots": ".",
+    "dashes": "-",
+    "underscores": "_",
+    "plus signs": "+",
+    "percent signs": "%",
+    "at signs": "@",
+    "spaces": " ",
+    "newlines": "\n",
+    "non-ascii digits": "²",
+    "accents": "é",
+    "local-part mix": "a1._%+-",
+    "letters and digits": "a1",
+    "words and dashes": "ab-",
+    "letters and dots": "a.",
+    "letters and at signs": "a@",
+    "at dot": "@a.",
+    "digits and spaces": "1 ",
+    "digits and dashes": "1-",
+    "digits and dots": "1.",
+    "plus and digits": "+1",
+    "plus, digit, space": "+1 ",
+    "bracketed digits": "(1)",
+    "area codes": "(12) ",
+    "sk- prefixes": "sk-",
+    "sk- segments": "sk-a",
+    "GitHub prefixes": "ghp_",
+    "GitHub PAT prefixes": "github_pat_",
+    "Slack prefixes": "xoxb-",
+    "AWS prefixes": "AKIA",
+    "Google prefixes": "AIza",
+    "Hugging Face prefixes": "hf_",
+    "Bearer words": "Bearer ",
+    "bearer and tabs": "bearer\t",
+}
 
 
 def _repeat(unit: str, length: int = RUN) -> str:

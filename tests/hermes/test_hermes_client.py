@@ -68,8 +68,19 @@ def test_cr_lf_nul_in_path_ids_are_refused_before_any_request(bad, call):
     assert rec.requests == []
 
 
-BAD_NEW_IDS = ["   ", "x" * 257, "tab\there", "bell\x07", "a/b", "..", "x..y", "a\\b", "C:evil",
-               "d:", "ü:drive"]  # fmt: skip
+BAD_NEW_IDS = [
+    "   ",
+    "x" * 257,
+    "tab\there",
+    "bell\x07",
+    "a/b",
+    "..",
+    "x..y",
+    "a\\b",
+    "C:evil",
+    "d:",
+    "ü:drive",
+]
 
 
 @pytest.mark.parametrize("bad", BAD_NEW_IDS)
@@ -161,37 +172,91 @@ def test_per_operation_timeouts_follow_the_contract():
 @pytest.mark.parametrize(
     ("route", "sample", "call", "cls", "code", "status"),
     [
-        (("POST", "/api/sessions"), "012_create_duplicate_id",
-         lambda c: c.create_session(idempotency_key="k", session_id="peer-demo"),
-         e.Conflict, "session_exists", 409),
-        (("POST", "/api/sessions"), "013_create_duplicate_title",
-         lambda c: c.create_session(idempotency_key="k", title="Demo session"),
-         e.BadRequest, "invalid_title", 400),
-        (("POST", "/api/sessions"), "021_create_bad_id_a_b_",
-         lambda c: c.create_session(idempotency_key="k", session_id="ok-locally"),
-         e.BadRequest, "invalid_session_id", 400),
-        (("PATCH", "/api/sessions/peer-demo"), "041_patch_unknown_field",
-         lambda c: c.patch_session("peer-demo", idempotency_key="k", title="x"),
-         e.BadRequest, "unsupported_session_field", 400),
-        (("PATCH", "/api/sessions/peer-demo"), "044_patch_title_dup",
-         lambda c: c.patch_session("peer-demo", idempotency_key="k", title="x"),
-         e.BadRequest, "invalid_title", 400),
-        (("POST", "/api/sessions/peer-demo/chat"), "064_chat_missing_message",
-         lambda c: c.chat("peer-demo", message="x"), e.BadRequest, "missing_message", 400),
-        (("GET", "/api/sessions/peer-demo"), "002_auth_wrong",
-         lambda c: c.get_session("peer-demo"), e.Unauthorized, "invalid_api_key", 401),
-        (("GET", "/api/sessions/peer-demo"), "031_get_404",
-         lambda c: c.get_session("peer-demo"), e.NotFound, "session_not_found", 404),
-        (("POST", "/api/sessions/fork-src/fork"), "106_fork_existing_id",
-         lambda c: c.fork_session("fork-src", idempotency_key="k", child_id="x"),
-         e.Conflict, "session_exists", 409),
-        (("POST", "/api/sessions/fork-src/fork"), "108_fork_dup_title",
-         lambda c: c.fork_session("fork-src", idempotency_key="k", title="x"),
-         e.BadRequest, "invalid_title", 400),
+        (
+            ("POST", "/api/sessions"),
+            "012_create_duplicate_id",
+            lambda c: c.create_session(idempotency_key="k", session_id="peer-demo"),
+            e.Conflict,
+            "session_exists",
+            409,
+        ),
+        (
+            ("POST", "/api/sessions"),
+            "013_create_duplicate_title",
+            lambda c: c.create_session(idempotency_key="k", title="Demo session"),
+            e.BadRequest,
+            "invalid_title",
+            400,
+        ),
+        (
+            ("POST", "/api/sessions"),
+            "021_create_bad_id_a_b_",
+            lambda c: c.create_session(idempotency_key="k", session_id="ok-locally"),
+            e.BadRequest,
+            "invalid_session_id",
+            400,
+        ),
+        (
+            ("PATCH", "/api/sessions/peer-demo"),
+            "041_patch_unknown_field",
+            lambda c: c.patch_session("peer-demo", idempotency_key="k", title="x"),
+            e.BadRequest,
+            "unsupported_session_field",
+            400,
+        ),
+        (
+            ("PATCH", "/api/sessions/peer-demo"),
+            "044_patch_title_dup",
+            lambda c: c.patch_session("peer-demo", idempotency_key="k", title="x"),
+            e.BadRequest,
+            "invalid_title",
+            400,
+        ),
+        (
+            ("POST", "/api/sessions/peer-demo/chat"),
+            "064_chat_missing_message",
+            lambda c: c.chat("peer-demo", message="x"),
+            e.BadRequest,
+            "missing_message",
+            400,
+        ),
+        (
+            ("GET", "/api/sessions/peer-demo"),
+            "002_auth_wrong",
+            lambda c: c.get_session("peer-demo"),
+            e.Unauthorized,
+            "invalid_api_key",
+            401,
+        ),
+        (
+            ("GET", "/api/sessions/peer-demo"),
+            "031_get_404",
+            lambda c: c.get_session("peer-demo"),
+            e.NotFound,
+            "session_not_found",
+            404,
+        ),
+        (
+            ("POST", "/api/sessions/fork-src/fork"),
+            "106_fork_existing_id",
+            lambda c: c.fork_session("fork-src", idempotency_key="k", child_id="x"),
+            e.Conflict,
+            "session_exists",
+            409,
+        ),
+        (
+            ("POST", "/api/sessions/fork-src/fork"),
+            "108_fork_dup_title",
+            lambda c: c.fork_session("fork-src", idempotency_key="k", title="x"),
+            e.BadRequest,
+            "invalid_title",
+            400,
+        ),
     ],
-)  # fmt: skip
-def test_provider_rejections_are_typed_by_code_and_definitive(route, sample, call, cls, code,
-                                                              status):  # fmt: skip
+)
+def test_provider_rejections_are_typed_by_code_and_definitive(
+    route, sample, call, cls, code, status
+):
     client, rec = make({route: sample})
     with pytest.raises(cls) as info:
         call(client)

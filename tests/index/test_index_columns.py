@@ -6,8 +6,15 @@ from hermes_ui.index.store import storable_id
 
 
 def test_text_loses_nul_and_out_of_range_numbers_become_unknown():
-    cols = rows.columns({"title": "a\x00b", "message_count": 2**31, "input_tokens": 2**63,
-                         "tool_call_count": 7, "output_tokens": 2**40})  # fmt: skip
+    cols = rows.columns(
+        {
+            "title": "a\x00b",
+            "message_count": 2**31,
+            "input_tokens": 2**63,
+            "tool_call_count": 7,
+            "output_tokens": 2**40,
+        }
+    )
     assert cols["title"] == "ab"
     assert cols["message_count"] is None and cols["input_tokens"] is None
     assert cols["tool_call_count"] == 7 and cols["output_tokens"] == 2**40

@@ -112,6 +112,7 @@ def test_re_pointing_an_id_shows_only_the_new_servers_sessions(
     assert gone.status_code == 404
 
     # The audit trail keeps both forks, each with the server it was made on.
-    urls = dict(AuditEvent.objects.filter(capability="session_fork").values_list(
-        "session_id", "base_url"))  # fmt: skip
+    urls = dict(
+        AuditEvent.objects.filter(capability="session_fork").values_list("session_id", "base_url")
+    )
     assert urls == {a_parent: peer_a.base_url, b_parent: peer_b.base_url}

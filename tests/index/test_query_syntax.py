@@ -8,8 +8,11 @@ from hermes_ui.lineage.classify import KINDS
 
 
 def test_words_phrases_prefixes_and_every_filter():
-    q = parse('refund "credit note" deploy* source:telegram kind:branch open:yes role:user '
-              "after:2026-11-01 before:2026-12-01", kinds=KINDS)  # fmt: skip
+    q = parse(
+        'refund "credit note" deploy* source:telegram kind:branch open:yes role:user '
+        "after:2026-11-01 before:2026-12-01",
+        kinds=KINDS,
+    )
     assert q.terms == [
         Term("refund"),
         Term("credit note", phrase=True),

@@ -40,8 +40,13 @@ def test_a_full_sync_indexes_every_row_with_its_kind_and_visibility(empty_hermes
     report = sync.sync(mock_endpoint, full=True)
     assert report.error_code == "" and report.counts.added == 5
     kinds = dict(IndexedSession.objects.values_list("session_id", "kind"))
-    assert kinds == {"root": "root", "cont": "continuation", "dele": "delegate",
-                     "par": "root", "br": "branch"}  # fmt: skip
+    assert kinds == {
+        "root": "root",
+        "cont": "continuation",
+        "dele": "delegate",
+        "par": "root",
+        "br": "branch",
+    }
     assert indexed("root").visible_in_default_list
     assert indexed("root").default_list_id == "cont"  # the default list shows it as its tip
     assert indexed("cont").lineage_root_id == "root"
@@ -129,15 +134,25 @@ def test_changes_made_through_the_dashboard_are_read_back_at_once(
     sync.sync(mock_endpoint, full=True)
     # A rename (no new activity, so it stays below unchanged rows) ...
     empty_hermes.rows["par"]["title"] = "Renamed"
-    trail.record(users["support"], capability="session_patch", endpoint="local",
-                 outcome="success", session_id="par")  # fmt: skip
+    trail.record(
+        users["support"],
+        capability="session_patch",
+        endpoint="local",
+        outcome="success",
+        session_id="par",
+    )
     # ... a fork of an old, already closed session (copied message times) ...
     empty_hermes.add("fork", at=110.0, parent="root", source="api_server")
     remember_fork(mock_endpoint, "root", "fork")
     # ... and a deletion of a parent with a delegate below it.
     empty_hermes.delete("cont")
-    trail.record(users["admin"], capability="session_delete", endpoint="local",
-                 outcome="success", session_id="cont")  # fmt: skip
+    trail.record(
+        users["admin"],
+        capability="session_delete",
+        endpoint="local",
+        outcome="success",
+        session_id="cont",
+    )
     empty_hermes.reset_counts()
     report = sync.sync(mock_endpoint, full=False)
     assert report.list_calls == 1
@@ -225,8 +240,9 @@ def test_search_pages_stay_stable_while_the_index_changes(empty_hermes, mock_end
     sync.sync(mock_endpoint, full=False)
     after = queries.parse_after(first.next_after)
     second = queries.search(mock_endpoint, snapshot=snapshot, after=after, limit=50)
-    third = queries.search(mock_endpoint, snapshot=snapshot,
-                           after=queries.parse_after(second.next_after), limit=50)  # fmt: skip
+    third = queries.search(
+        mock_endpoint, snapshot=snapshot, after=queries.parse_after(second.next_after), limit=50
+    )
     seen = [r["id"] for r in first.rows + second.rows + third.rows]
     assert len(seen) == len(set(seen))  # nothing twice
     assert "newer" not in seen and "s0030" not in seen[50:]
@@ -275,9 +291,10 @@ def test_the_unfiltered_index_page_counts_the_present_sessions_once(
     assert page.status_code == 200
     assert "120 matching sessions" in page.content.decode()
     counts = [
-        q["sql"] for q in seen.captured_queries
+        q["sql"]
+        for q in seen.captured_queries
         if q["sql"].startswith("SELECT COUNT(*)") and "index_indexedsession" in q["sql"]
-    ]  # fmt: skip
+    ]
     assert len(counts) == 1, counts  # the freshness line's count is the table's total
     # A filter still gets its own count.
     with CaptureQueriesContext(connection) as seen:

@@ -5,8 +5,12 @@ import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
-KIND_COLORS = {"#0b5cad": "continuation", "#c77700": "branch", "#7a3db8": "delegate",
-               "#a4161a": "orphan"}  # fmt: skip
+KIND_COLORS = {
+    "#0b5cad": "continuation",
+    "#c77700": "branch",
+    "#7a3db8": "delegate",
+    "#a4161a": "orphan",
+}
 
 
 def svg_in(html: str) -> ET.Element:

@@ -18,9 +18,11 @@ INDEXED = re.compile(r"\bIndexed\b")
 def refreshing_dashboard(tmp_path_factory, hermes_peer):
     """Its own uvicorn app, with the refresher process on a short interval."""
     server = DashboardServer(
-        tmp_path_factory.mktemp("lineage-ui"), hermes_peer,
-        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "2"}, refresher=True,
-    ).start()  # fmt: skip
+        tmp_path_factory.mktemp("lineage-ui"),
+        hermes_peer,
+        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "2"},
+        refresher=True,
+    ).start()
     yield server
     server.stop()
 

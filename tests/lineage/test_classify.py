@@ -14,8 +14,15 @@ from hermes_ui.lineage.classify import (
 
 
 def row(session_id, parent=None, **fields):
-    return {"id": session_id, "parent_session_id": parent, "source": "cli", "started_at": 100.0,
-            "ended_at": None, "end_reason": None, **fields}  # fmt: skip
+    return {
+        "id": session_id,
+        "parent_session_id": parent,
+        "source": "cli",
+        "started_at": 100.0,
+        "ended_at": None,
+        "end_reason": None,
+        **fields,
+    }
 
 
 def test_no_parent_is_a_root():

@@ -26,9 +26,17 @@ NASTY = [
 
 
 def row(session_id, parent=None, **fields):
-    return {"id": session_id, "parent_session_id": parent, "source": "cli", "title": None,
-            "started_at": 100.0, "ended_at": None, "end_reason": None, "message_count": 3,
-            **fields}  # fmt: skip
+    return {
+        "id": session_id,
+        "parent_session_id": parent,
+        "source": "cli",
+        "title": None,
+        "started_at": 100.0,
+        "ended_at": None,
+        "end_reason": None,
+        "message_count": 3,
+        **fields,
+    }
 
 
 def draw(rows, current, tip=None, **options):
@@ -37,8 +45,9 @@ def draw(rows, current, tip=None, **options):
     root = tree.root_of(current)
     if kinds[root] == "orphan":
         options["former_parent_id"] = tree.get(root)["former_parent_id"]
-    shown = display.build(tree, kinds, root_id=root, current_id=current, tip_id=tip or current,
-                          **options)  # fmt: skip
+    shown = display.build(
+        tree, kinds, root_id=root, current_id=current, tip_id=tip or current, **options
+    )
     return shown, graph.to_dot(
         shown,
         url_for=lambda i: session_url("local", i),
@@ -101,9 +110,12 @@ def test_every_node_links_to_its_session_page_with_the_id_encoded():
 
 
 def test_edges_are_styled_by_kind():
-    rows = [row("r", end_reason="compression", ended_at=150.0), row("c", "r"),
-            row("s", "c", source="subagent"),
-            row("p", "c", end_reason="branched", ended_at=1.0)]  # fmt: skip
+    rows = [
+        row("r", end_reason="compression", ended_at=150.0),
+        row("c", "r"),
+        row("s", "c", source="subagent"),
+        row("p", "c", end_reason="branched", ended_at=1.0),
+    ]
     rows.append(row("b", "p", started_at=200.0))
     _, source = draw(rows, "c")
     assert 'color="#0b5cad", style="solid"' in source  # continuation
@@ -121,8 +133,10 @@ def test_current_session_and_live_tip_are_highlighted():
 
 
 def test_a_big_delegate_fan_out_folds_into_a_counted_node_that_expands():
-    rows = [row("p", title="Parent", end_reason="branched", ended_at=150.0),
-            row("b", "p", started_at=200.0)]  # fmt: skip
+    rows = [
+        row("p", title="Parent", end_reason="branched", ended_at=150.0),
+        row("b", "p", started_at=200.0),
+    ]
     rows += [row(f"d{i}", "p", source="subagent") for i in range(8)]
     rows += [row("dd", "d3", source="subagent")]
     shown, source = draw(rows, "p", threshold=5)
@@ -166,5 +180,8 @@ def test_the_indented_list_nests_like_the_tree():
     shown, _ = draw(rows, "r")
     entries = shown.entries()
     assert [(e.item.id, e.depth, e.opens, e.closes) for e in entries] == [
-        ("r", 0, True, 0), ("a", 1, True, 0), ("a1", 2, False, 1), ("b", 1, False, 1)
-    ]  # fmt: skip
+        ("r", 0, True, 0),
+        ("a", 1, True, 0),
+        ("a1", 2, False, 1),
+        ("b", 1, False, 1),
+    ]

@@ -60,8 +60,9 @@ def test_the_index_holds_every_seeded_lineage_with_its_kind(synced):
     assert kind(ids.DELEGATE_BRANCH) == "branch"
     row = IndexedSession.objects.get(endpoint="local", session_id=ids.COMPRESSION_ROOT)
     assert row.visible_in_default_list and row.default_list_id == ids.COMPRESSION_TIP
-    hidden = IndexedSession.objects.filter(session_id__in=ids.HIDDEN_BY_DEFAULT,
-                                           visible_in_default_list=True)  # fmt: skip
+    hidden = IndexedSession.objects.filter(
+        session_id__in=ids.HIDDEN_BY_DEFAULT, visible_in_default_list=True
+    )
     assert not hidden.exists()
     assert not IndexedSession.objects.filter(session_id=ids.ARCHIVED).exists()  # never listed
 

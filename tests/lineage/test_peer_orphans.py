@@ -53,8 +53,13 @@ def test_a_deletion_made_through_the_dashboard_shows_without_a_sweep(fresh_peer,
     endpoint = endpoint_for(settings, fresh_peer)
     sync.sync(endpoint, full=True)
     HermesClient(endpoint).delete_session(ids.COMPRESSION_C1, idempotency_key=mint_key())
-    trail.record(users["admin"], capability="session_delete", endpoint="local",
-                 outcome="success", session_id=ids.COMPRESSION_C1)  # fmt: skip
+    trail.record(
+        users["admin"],
+        capability="session_delete",
+        endpoint="local",
+        outcome="success",
+        session_id=ids.COMPRESSION_C1,
+    )
     report = sync.sync(endpoint, full=False)
     assert not report.full and report.list_calls <= 2
     assert row(ids.COMPRESSION_C1).vanished_at is not None

@@ -5,8 +5,16 @@ from hermes_ui.lineage.tree import Tree
 
 
 def row(session_id, parent=None, **fields):
-    return {"id": session_id, "parent_session_id": parent, "source": "cli", "started_at": 100.0,
-            "ended_at": None, "end_reason": None, "last_active": 100.0, **fields}  # fmt: skip
+    return {
+        "id": session_id,
+        "parent_session_id": parent,
+        "source": "cli",
+        "started_at": 100.0,
+        "ended_at": None,
+        "end_reason": None,
+        "last_active": 100.0,
+        **fields,
+    }
 
 
 def compressed(session_id, parent=None, at=100.0):
@@ -14,8 +22,15 @@ def compressed(session_id, parent=None, at=100.0):
 
 
 def test_children_descendants_ancestors_and_root():
-    tree = Tree([row("r"), row("a", "r", started_at=2), row("b", "r", started_at=1),
-                 row("a1", "a"), row("x")])  # fmt: skip
+    tree = Tree(
+        [
+            row("r"),
+            row("a", "r", started_at=2),
+            row("b", "r", started_at=1),
+            row("a1", "a"),
+            row("x"),
+        ]
+    )
     assert tree.children_of("r") == ["b", "a"]  # by start time
     assert tree.descendants("r") == ["b", "a", "a1"]
     assert tree.ancestors("a1") == ["a", "r"]
@@ -47,10 +62,13 @@ def test_an_uncompressed_session_is_its_own_tip():
 
 
 def test_the_provider_prefers_a_compressed_child_then_an_open_one():
-    rows = [compressed("r"),
-            row("stale", "r", end_reason="ws_orphan_reap", ended_at=900, last_active=999),
-            row("open", "r", last_active=500),
-            compressed("again", "r", at=300), row("end", "again", last_active=400)]  # fmt: skip
+    rows = [
+        compressed("r"),
+        row("stale", "r", end_reason="ws_orphan_reap", ended_at=900, last_active=999),
+        row("open", "r", last_active=500),
+        compressed("again", "r", at=300),
+        row("end", "again", last_active=400),
+    ]
     assert compression_tip(Tree(rows), "r") == "end"
     assert compression_tip(Tree(rows[:3]), "r") == "open"
     assert compression_tip(Tree(rows[:2]), "r") == "stale"
@@ -67,19 +85,24 @@ def test_among_equals_the_latest_activity_then_start_then_id_wins():
 
 
 def test_branches_delegates_and_tool_rows_are_not_continuations():
-    rows = [compressed("r"),
-            row("listed", "r", visible_in_default_list=True, last_active=999),
-            row("sub", "r", source="subagent", last_active=998),
-            row("tool", "r", source="tool", last_active=997),
-            row("real", "r", last_active=1)]  # fmt: skip
+    rows = [
+        compressed("r"),
+        row("listed", "r", visible_in_default_list=True, last_active=999),
+        row("sub", "r", source="subagent", last_active=998),
+        row("tool", "r", source="tool", last_active=997),
+        row("real", "r", last_active=1),
+    ]
     assert compression_tip(Tree(rows), "r") == "real"
     assert compression_tip(Tree(rows[:4]), "r") == "r"
 
 
 def test_an_unmarked_api_fork_can_capture_the_tip_like_in_hermes():
     """The provider cannot tell an API fork from a continuation; neither can we."""
-    rows = [compressed("r"), row("cont", "r", end_reason="cli_close", ended_at=300),
-            row("fork", "r", source="api_server", last_active=50)]  # fmt: skip
+    rows = [
+        compressed("r"),
+        row("cont", "r", end_reason="cli_close", ended_at=300),
+        row("fork", "r", source="api_server", last_active=50),
+    ]
     assert compression_tip(Tree(rows), "r") == "fork"
 
 

@@ -47,8 +47,14 @@ def workers(scale_env, hermes_peer, tmp_path_factory):
 
 def manage(env: dict, peer, *args: str) -> subprocess.CompletedProcess:
     full = {**DashboardServer(REPO, peer).env, **env}
-    return subprocess.run([sys.executable, str(REPO / "manage.py"), *args], env=full,
-                          capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        env=full,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
 
 
 def logged_in(server, username: str = "support") -> httpx.Client:

@@ -28,13 +28,27 @@ def main() -> None:
 def _index() -> None:
     ep = get_endpoint("local")
     rows = [
-        {"id": "pg-probe-1", "title": "Billing REPORT\x00 with a NUL", "source": "cli",
-         "message_count": 2**40, "input_tokens": 2**70, "preview": "p" * 500,
-         "started_at": 1.0, "ended_at": None},
-        {"id": "pg-probe-2", "title": "Ärger im Büro", "source": "api_server",
-         "message_count": 3, "started_at": 2.0, "ended_at": 3.0, "end_reason": "user_exit"},
+        {
+            "id": "pg-probe-1",
+            "title": "Billing REPORT\x00 with a NUL",
+            "source": "cli",
+            "message_count": 2**40,
+            "input_tokens": 2**70,
+            "preview": "p" * 500,
+            "started_at": 1.0,
+            "ended_at": None,
+        },
+        {
+            "id": "pg-probe-2",
+            "title": "Ärger im Büro",
+            "source": "api_server",
+            "message_count": 3,
+            "started_at": 2.0,
+            "ended_at": 3.0,
+            "end_reason": "user_exit",
+        },
         {"id": "x" * 400, "title": "an id longer than the column"},
-    ]  # fmt: skip
+    ]
     store.upsert(ep, rows, 1, listed=True)
     print("ok index-upsert")
     found = queries.search(ep, snapshot=1, q="billing report")
@@ -77,15 +91,40 @@ def _content() -> None:
     from hermes_ui.index.query_syntax import parse
 
     ep = get_endpoint("local")
-    store.upsert(ep, [
-        {"id": "pg-content-a", "title": "Refund thread", "source": "cli", "message_count": 4,
-         "started_at": 10.0, "ended_at": None},
-        {"id": "pg-content-root", "title": "Compressed away", "source": "telegram",
-         "message_count": 2, "started_at": 11.0, "ended_at": 12.0, "end_reason": "compression"},
-        {"id": "pg-content-tip", "title": "Deployment tip", "source": "telegram",
-         "message_count": 2, "started_at": 12.0, "ended_at": 13.0, "end_reason": "user_exit",
-         "parent_session_id": "pg-content-root"},
-    ], 2, listed=True)  # fmt: skip
+    store.upsert(
+        ep,
+        [
+            {
+                "id": "pg-content-a",
+                "title": "Refund thread",
+                "source": "cli",
+                "message_count": 4,
+                "started_at": 10.0,
+                "ended_at": None,
+            },
+            {
+                "id": "pg-content-root",
+                "title": "Compressed away",
+                "source": "telegram",
+                "message_count": 2,
+                "started_at": 11.0,
+                "ended_at": 12.0,
+                "end_reason": "compression",
+            },
+            {
+                "id": "pg-content-tip",
+                "title": "Deployment tip",
+                "source": "telegram",
+                "message_count": 2,
+                "started_at": 12.0,
+                "ended_at": 13.0,
+                "end_reason": "user_exit",
+                "parent_session_id": "pg-content-root",
+            },
+        ],
+        2,
+        listed=True,
+    )
     a = [
         _msg(1, "user", "Where is my refund for order 4242?\x00", 2),
         _msg(2, "assistant", "Your refund went out as a credit note yesterday.", 2),
@@ -97,12 +136,14 @@ def _content() -> None:
         _msg(1, "user", "Credit note asked for in the deployment review", 20),
         _msg(2, "assistant", "Deploying now; the credit note follows.", 20),
     ]
-    client = _Transcripts({
-        "pg-content-a": {"session_id": "pg-content-a", "data": a},
-        # Hermes resolves a compression root to its tip: one transcript, stored once.
-        "pg-content-root": {"session_id": "pg-content-tip", "data": tip},
-        "pg-content-tip": {"session_id": "pg-content-tip", "data": tip},
-    })  # fmt: skip
+    client = _Transcripts(
+        {
+            "pg-content-a": {"session_id": "pg-content-a", "data": a},
+            # Hermes resolves a compression root to its tip: one transcript, stored once.
+            "pg-content-root": {"session_id": "pg-content-tip", "data": tip},
+            "pg-content-tip": {"session_id": "pg-content-tip", "data": tip},
+        }
+    )
     todo = [(sid, "sig") for sid in ("pg-content-a", "pg-content-root", "pg-content-tip")]
     report = content_store.read(ep, client, todo, lambda done, total: None)
     assert (report.reads, report.messages) == (3, 7), report
@@ -110,8 +151,9 @@ def _content() -> None:
     print("ok content-store")
 
     def found(text, **options):
-        page = content_search.search(ep, parse(text), after=options.pop("after", None),
-                                     limit=options.pop("limit", 20))  # fmt: skip
+        page = content_search.search(
+            ep, parse(text), after=options.pop("after", None), limit=options.pop("limit", 20)
+        )
         return page, {r.session_id: r for r in page.results}
 
     page, by_id = found("refund")
@@ -153,7 +195,9 @@ def _content() -> None:
     later, _ = found("credit", limit=1, after=content_search.parse_after(first.next_after))
     assert len(later.results) == 1 and later.next_after is None, later
     assert {first.results[0].session_id, later.results[0].session_id} == {
-        "pg-content-a", "pg-content-tip"}  # fmt: skip
+        "pg-content-a",
+        "pg-content-tip",
+    }
     print("ok content-paging")
     html = _marked(found("alert")[1]["pg-content-a"])
     assert "<script>" not in html and "&lt;script&gt;<mark>alert</mark>(&#x27;x&#x27;)" in html, (
@@ -173,16 +217,27 @@ def _turn_lock() -> None:
     from hermes_ui.chat.models import Turn, TurnEvent
 
     ep = get_endpoint("local")
-    fields = {**ep.scope(), "requested_session_id": "pg-probe-1", "target_session_id": "pg-probe-1",
-              "message": "hi", "runner": "probe", "state": "streaming"}  # fmt: skip
+    fields = {
+        **ep.scope(),
+        "requested_session_id": "pg-probe-1",
+        "target_session_id": "pg-probe-1",
+        "message": "hi",
+        "runner": "probe",
+        "state": "streaming",
+    }
     turn = Turn.objects.create(form_key="probe-1", **fields)
     try:
         with transaction.atomic():
             Turn.objects.create(form_key="probe-2", **{**fields, "state": "pending"})
     except IntegrityError:
         print("ok turn-lock")
-    TurnEvent.objects.create(turn=turn, seq=1, name="assistant.delta",
-                             data={"delta": "caf\u00e9 \U0001f600"}, received_at=1.0)  # fmt: skip
+    TurnEvent.objects.create(
+        turn=turn,
+        seq=1,
+        name="assistant.delta",
+        data={"delta": "caf\u00e9 \U0001f600"},
+        received_at=1.0,
+    )
     assert TurnEvent.objects.get(turn=turn).data["delta"].endswith("\U0001f600")
     # A model's output may carry NUL, which PostgreSQL refuses in text and JSON.
     chat_store.save_events([(turn.pk, (2, "assistant.delta", {"delta": "a\x00b"}, 2.0))])

@@ -21,8 +21,9 @@ def test_a_cancel_posted_to_another_worker_stops_the_owners_turn(workers, hermes
     read_stream(other, turn_id, stop_at=lambda f: "slow2" in answer_text(f))
     page = other.get(f"/e/local/turns/{turn_id}/").text
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    answer = other.post(f"/e/local/turns/{turn_id}/cancel/", headers={"HX-Request": "true",
-                        "X-CSRFToken": token})  # fmt: skip
+    answer = other.post(
+        f"/e/local/turns/{turn_id}/cancel/", headers={"HX-Request": "true", "X-CSRFToken": token}
+    )
     assert answer.status_code == 204, answer.text[:300]
     # Worker b has no relay for the turn: only the owner's heartbeat can stop it.
     frames = read_stream(other, turn_id)

@@ -16,8 +16,9 @@ def fresh_database(backends, tmp_path):
     """``DATABASE_URL`` of a new, empty database in the suite's cluster."""
     name = f"fresh_{secrets.token_hex(4)}"
     base = backends["DATABASE_URL"].rsplit("/", 1)[0]
-    with psycopg.connect(base.replace("postgres://", "postgresql://") + "/postgres",
-                         autocommit=True) as conn:  # fmt: skip
+    with psycopg.connect(
+        base.replace("postgres://", "postgresql://") + "/postgres", autocommit=True
+    ) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     yield {**backends, "DATABASE_URL": f"{base}/{name}", "HERMES_UI_DATA_DIR": str(tmp_path)}
 
@@ -37,10 +38,17 @@ def test_migrations_apply_reverse_and_match_the_models(fresh_database, hermes_pe
 
 
 def _project_apps_with_migrations(env, peer) -> list[str]:
-    listed = manage(env, peer, "shell", "-c", (
-        "import importlib.util as u; from django.apps import apps; "
-        "print('labels:', *[a.label for a in apps.get_app_configs() "
-        "if a.name.startswith('hermes_ui') and u.find_spec(a.name + '.migrations')])"))  # fmt: skip
+    listed = manage(
+        env,
+        peer,
+        "shell",
+        "-c",
+        (
+            "import importlib.util as u; from django.apps import apps; "
+            "print('labels:', *[a.label for a in apps.get_app_configs() "
+            "if a.name.startswith('hermes_ui') and u.find_spec(a.name + '.migrations')])"
+        ),
+    )
     line = next(x for x in listed.stdout.splitlines() if x.startswith("labels:"))
     labels = line.split()[1:]
     assert {"audit", "chat", "deletion", "index"} <= set(labels), listed.stdout + listed.stderr
@@ -52,9 +60,21 @@ def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, herme
     assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
     done = manage(env, hermes_peer, "shell", "-c", "from tests.scale.pg_probe import main; main()")
     assert done.returncode == 0, done.stderr[-3000:]
-    checks = ("every-model", "index-upsert", "index-search", "content-store", "content-words",
-              "content-phrase", "content-prefix", "content-filters", "content-paging",
-              "content-escaping", "content-erasure", "turn-lock", "turn-events")  # fmt: skip
+    checks = (
+        "every-model",
+        "index-upsert",
+        "index-search",
+        "content-store",
+        "content-words",
+        "content-phrase",
+        "content-prefix",
+        "content-filters",
+        "content-paging",
+        "content-escaping",
+        "content-erasure",
+        "turn-lock",
+        "turn-events",
+    )
     for check in checks:
         assert f"ok {check}" in done.stdout, done.stdout
 

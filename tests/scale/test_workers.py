@@ -37,8 +37,11 @@ def read_stream(client: httpx.Client, turn_id: int, *, last_id=None, stop_at=Non
                 field, _, value = line.partition(":")
                 current.setdefault(field, []).append(value.removeprefix(" "))
             elif line == "" and "event" in current:
-                frame = (current["event"][0], current.get("id", [None])[0],
-                         "\n".join(current.get("data", [])))  # fmt: skip
+                frame = (
+                    current["event"][0],
+                    current.get("id", [None])[0],
+                    "\n".join(current.get("data", [])),
+                )
                 frames.append(frame)
                 current = {}
                 if frame[0] == "end" or (stop_at and stop_at(frames)):
@@ -113,8 +116,12 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
 
     env = {**DashboardServer(REPO, hermes_peer).env, **scale_env}
     argv = [sys.executable, str(REPO / "manage.py"), "index_refresher", "--once", "-v", "2"]
-    racers = [subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True) for _ in range(2)]  # fmt: skip
+    racers = [
+        subprocess.Popen(
+            argv, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        for _ in range(2)
+    ]
     outputs = [r.communicate(timeout=180)[0] for r in racers]
     assert all(r.returncode == 0 for r in racers), outputs
     logs = "\n".join(outputs)
@@ -122,9 +129,14 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
     # alongside, would have been a sweep too. One sweep and one skip or one
     # later incremental prove the lease held across processes.
     assert logs.count("full sweep") == 1, logs
-    state = manage(scale_env, hermes_peer, "shell", "-c",
-                   "from hermes_ui.index.models import IndexSyncState as S;"
-                   "print('sweeps', S.objects.get(endpoint='local').sweep)")  # fmt: skip
+    state = manage(
+        scale_env,
+        hermes_peer,
+        "shell",
+        "-c",
+        "from hermes_ui.index.models import IndexSyncState as S;"
+        "print('sweeps', S.objects.get(endpoint='local').sweep)",
+    )
     assert "sweeps 1" in state.stdout, state.stdout + state.stderr
 
 

@@ -125,8 +125,9 @@ def test_a_full_verification_run_with_finish(endpoints, users, login):
     # Everything happened on b; a never heard of the verification session.
     with pytest.raises(e.NotFound):
         read(endpoints["a"], report.session_id)
-    assert set(AuditEvent.objects.filter(session_id=report.session_id)
-               .values_list("endpoint", flat=True)) == {"b"}  # fmt: skip
+    assert set(
+        AuditEvent.objects.filter(session_id=report.session_id).values_list("endpoint", flat=True)
+    ) == {"b"}
     # Ids, keys and codes; no title, message or key.
     text = str(report.steps)
     assert "Verification verify-" not in text and "integration check. Reply" not in text

@@ -30,19 +30,23 @@ for (const name of ["alert", "confirm", "prompt"]) {
 
 def _hostile_lineage(dashboard) -> tuple[str, str]:
     """A parent and its fork on the peer, with hostile titles and a hostile message."""
-    client = HermesClient(Endpoint("local", dashboard.env["HERMES_API_URL"],
-                                   dashboard.env["HERMES_API_KEY"]))  # fmt: skip
+    client = HermesClient(
+        Endpoint("local", dashboard.env["HERMES_API_URL"], dashboard.env["HERMES_API_KEY"])
+    )
     try:
         tag = secrets.token_hex(3)
         parent = client.create_session(
-            idempotency_key=mint_key(), session_id=f"hostile-{tag}",
+            idempotency_key=mint_key(),
+            session_id=f"hostile-{tag}",
             title=f"<script>alert(4)</script> {tag}",
-        ).id  # fmt: skip
+        ).id
         client.chat(parent, message="<img src=x onerror=alert(6)> [x](javascript:alert(7))")
         child = client.fork_session(
-            parent, idempotency_key=mint_key(), child_id=f"hostile-kid-{tag}",
+            parent,
+            idempotency_key=mint_key(),
+            child_id=f"hostile-kid-{tag}",
             title=f"<img src=x onerror=alert(5)> {tag}",
-        ).id  # fmt: skip
+        ).id
     finally:
         client.close()
     return parent, child

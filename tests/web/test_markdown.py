@@ -13,10 +13,22 @@ PLAIN = [
     'It\'s "quoted" (50% of $3) at a/b @me; ok? yes: fine.',
 ]
 MARKUP = [
-    "**bold**", "1. a list", "2) another", "- item", " indented", "    code", "trailing  \nbreak",
-    "<script>alert(1)</script>", "a & b", "# heading", "x\n===", "[x](https://example.org)",
-    "tab\there", "text\r\nwith CR", "ünïcode",
-]  # fmt: skip
+    "**bold**",
+    "1. a list",
+    "2) another",
+    "- item",
+    " indented",
+    "    code",
+    "trailing  \nbreak",
+    "<script>alert(1)</script>",
+    "a & b",
+    "# heading",
+    "x\n===",
+    "[x](https://example.org)",
+    "tab\there",
+    "text\r\nwith CR",
+    "ünïcode",
+]
 
 
 @pytest.mark.parametrize("text", PLAIN)

@@ -30,8 +30,7 @@ def open_breaker(endpoint):
 
 
 @pytest.mark.parametrize("url", [LIST, DETAIL])
-def test_an_open_breaker_answers_a_503_banner_with_retry_after(recorder, mock_endpoint, login,
-                                                                url):  # fmt: skip
+def test_an_open_breaker_answers_a_503_banner_with_retry_after(recorder, mock_endpoint, login, url):
     open_breaker(mock_endpoint)
     answer = login("support").get(url)
     assert answer.status_code == 503

@@ -20,8 +20,18 @@ from tests.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
-TRICKY = ["x/fork", "x/edit", "x/lineage", "x/messages", "x/chat", ".", "..", "a%2Fb", "a//b",
-          "ünï 会话"]  # fmt: skip
+TRICKY = [
+    "x/fork",
+    "x/edit",
+    "x/lineage",
+    "x/messages",
+    "x/chat",
+    ".",
+    "..",
+    "a%2Fb",
+    "a//b",
+    "ünï 会话",
+]
 # URL name -> the action segment that comes before the id.
 ACTIONS = {
     "session_messages": "messages",
@@ -87,8 +97,9 @@ def test_forking_x_fork_forks_x_fork(login, tricky_peer, fresh_peer):
     answer = reviewer.post(url, {"key": mint_key(), "child_id": child, "title": ""})
     assert answer.status_code == 302
     headers = {"Authorization": f"Bearer {fresh_peer.key}"}
-    row = httpx.get(f"{fresh_peer.base_url}/api/sessions/{encode_path_id(child)}",
-                    headers=headers, timeout=30).json()["session"]  # fmt: skip
+    row = httpx.get(
+        f"{fresh_peer.base_url}/api/sessions/{encode_path_id(child)}", headers=headers, timeout=30
+    ).json()["session"]
     assert row["parent_session_id"] == "x/fork"
     # And the dotted ids reach their own fork form through the query route.
     form = _page(reviewer, session_url("local", "..", "session_fork"))

@@ -14,8 +14,16 @@ pytestmark = pytest.mark.django_db
 
 
 def list_payload(rows, limit=50, offset=0):
-    return httpx.Response(200, json={"object": "list", "data": rows, "limit": limit,
-                                     "offset": offset, "has_more": len(rows) == limit})  # fmt: skip
+    return httpx.Response(
+        200,
+        json={
+            "object": "list",
+            "data": rows,
+            "limit": limit,
+            "offset": offset,
+            "has_more": len(rows) == limit,
+        },
+    )
 
 
 def list_response(payload):
@@ -23,8 +31,15 @@ def list_response(payload):
 
 
 def row(i, **extra):
-    return {"id": f"s{i}", "source": "cli", "title": f"Session {i}", "message_count": i,
-            "last_active": 1796212000.0 - i, "preview": f"preview {i}", **extra}  # fmt: skip
+    return {
+        "id": f"s{i}",
+        "source": "cli",
+        "title": f"Session {i}",
+        "message_count": i,
+        "last_active": 1796212000.0 - i,
+        "preview": f"preview {i}",
+        **extra,
+    }
 
 
 # -- access ---------------------------------------------------------------------
@@ -76,8 +91,13 @@ def test_next_page_advances_by_the_returned_count(login, recorder):
 
 
 def test_a_short_page_stops_paging_even_if_has_more_says_otherwise(login, recorder):
-    payload = {"object": "list", "data": [row(1), row(2)], "limit": 10, "offset": 0,
-               "has_more": True}  # fmt: skip
+    payload = {
+        "object": "list",
+        "data": [row(1), row(2)],
+        "limit": 10,
+        "offset": 0,
+        "has_more": True,
+    }
     recorder.routes[("GET", "/api/sessions")] = httpx.Response(200, json=payload)
     page = login("support").get("/e/local/sessions/?limit=10").content.decode()
     assert "End of list" in page
@@ -251,8 +271,9 @@ def long_transcript(n=2100):
     base = sample("090_messages")["body"]["data"][0]
     rows = []
     for i in range(1, n + 1):
-        message = dict(base, id=i, content=f"message number {i}",
-                       role="user" if i % 2 else "assistant")  # fmt: skip
+        message = dict(
+            base, id=i, content=f"message number {i}", role="user" if i % 2 else "assistant"
+        )
         rows.append(message)
     return {"object": "list", "session_id": "long", "data": rows}
 
@@ -312,14 +333,25 @@ def test_odd_ids_round_trip_through_the_url(login, recorder, session_id):
         (raising(httpx.ConnectError), 502, "Hermes is unreachable"),
         (raising(httpx.ReadTimeout), 504, "Hermes is not answering"),
         (lambda r: response("002_auth_wrong"), 502, "refused the dashboard"),
-        (lambda r: httpx.Response(503, json={"error": {"code": "session_db_unavailable",
-                                                       "message": "Session database unavailable"}}),
-         503, "cannot open its session database"),
+        (
+            lambda r: httpx.Response(
+                503,
+                json={
+                    "error": {
+                        "code": "session_db_unavailable",
+                        "message": "Session database unavailable",
+                    }
+                },
+            ),
+            503,
+            "cannot open its session database",
+        ),
         (lambda r: httpx.Response(200, text="not json"), 502, "unexpected answer"),
     ],
-)  # fmt: skip
-def test_hermes_failures_render_as_banners_with_a_fitting_status(login, recorder, answer, status,
-                                                                 text):  # fmt: skip
+)
+def test_hermes_failures_render_as_banners_with_a_fitting_status(
+    login, recorder, answer, status, text
+):
     recorder.default = answer
     support = login("support")
     for url in ["/e/local/sessions/", session_url("local", "peer-demo")]:
