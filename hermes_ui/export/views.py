@@ -1,18 +1,11 @@
 """Download a session, or its whole lineage, as JSON, Markdown or HTML."""
 
-import re
-
 from asgiref.sync import sync_to_async
 from django import forms
-from django.core.handlers.asgi import ASGIRequest
-from django.http import StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
-from hermes_ui.audit import trail
-from hermes_ui.audit.models import AuditEvent, Outcome
-from hermes_ui.audit.redact import evidence as clean_evidence
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.export import limits, members, stream
+from hermes_ui.export import download, limits, members, record, stream
 from hermes_ui.export.formats import WRITERS, ExportDoc
 from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes import HermesError, client_for
@@ -20,11 +13,6 @@ from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.web.errors import too_many
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
-
-CAPABILITY = "session_export"
-# A download is a file, not a page of this app: it may style itself, nothing else.
-EXPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'"
-
 
 _ON = {"1", "true", "on", "yes"}
 _OFF = {"0", "false", "off", "no"}
@@ -116,41 +104,7 @@ def _export(request, ep, session_id, query, slot):
         "lineage": lineage,
         "sessions": len(plan.ids),
     }
-    event = trail.record(
-        request.user,
-        capability=CAPABILITY,
-        endpoint=ep.id,
-        outcome=Outcome.RUNNING,
-        session_id=session_id,
-        evidence=facts,
-    )
-
-    def finish(sha256, finished):
-        done = {
-            **facts,
-            "masked": redactor.count,
-            "sha256": sha256,
-            "stage": "finished" if finished else "interrupted",
-        }
-        AuditEvent.objects.filter(pk=event.pk).update(
-            outcome=Outcome.SUCCESS if finished else Outcome.UNCERTAIN,
-            evidence=clean_evidence(done),
-        )
-
+    finish = record.start(request.user, ep, session_id, facts, redactor)
     writer = WRITERS[fmt]
     chunks = slot.stream(stream.hashed(writer.body(doc), writer.trailer, finish))
-    response = StreamingHttpResponse(
-        stream.as_async(chunks) if isinstance(request, ASGIRequest) else chunks,
-        content_type=writer.content_type,
-    )
-    name = f"hermes-{_file_part(session_id)}{'-lineage' if lineage else ''}.{writer.extension}"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    response["Content-Security-Policy"] = EXPORT_CSP
-    response["X-Content-Type-Options"] = "nosniff"
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-def _file_part(session_id: str) -> str:
-    part = re.sub(r"[^A-Za-z0-9_-]+", "_", session_id).strip("_")[:80]
-    return part or "session"
+    return download.attachment(request, writer, chunks, session_id=session_id, lineage=lineage)

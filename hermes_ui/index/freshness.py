@@ -9,9 +9,10 @@ from datetime import datetime
 from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.index.queries import present
-from hermes_ui.index.sync import LEASE, PAGE
+from hermes_ui.index.sync import PAGE
 
 
 def age(moment: datetime | None, now: datetime | None = None) -> str:

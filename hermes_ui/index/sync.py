@@ -1,5 +1,11 @@
 """Keeping the index in step with an endpoint's session lists.
 
+The sweep and the one-session refresh live here; the lease that keeps two
+syncs of an endpoint apart is ``lease``, the endpoint's state row
+``sync_state``, PostgreSQL's statistics ``maintenance``, and the memory of
+parents Hermes does not know ``missing_parents``. Their public names stay
+importable from this module.
+
 A *full sweep* pages the whole administrative list (``include_children=true``,
 200 rows a call, the most the provider returns) and the whole default list
 (for visibility), de-duplicates by id, and treats every indexed row it did
@@ -36,11 +42,10 @@ import logging
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import Q, Value
+from django.db import transaction
+from django.db.models import Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -48,18 +53,19 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
-from hermes_ui.index import content_store, store, touched
-from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, IndexSyncState
+from hermes_ui.index import content_store, missing_parents, store, touched
+from hermes_ui.index.lease import LeaseLost, acquire
+from hermes_ui.index.maintenance import refresh_statistics
+from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.index.sync_state import due_full, state_for
 
 log = logging.getLogger("hermes_ui.index")
 
 PAGE = 200
 # Rows one sync writes after which PostgreSQL's statistics are refreshed.
 ANALYZE_AFTER = 1000
-LEASE = timedelta(minutes=5)  # a sync that stopped heart-beating this long is dead
 MAX_CONFIRM = 300  # possibly-deleted rows confirmed by GET per sweep
 MAX_DANGLING = 20  # unlisted parents fetched by id per sync
-_missing_parents: dict[tuple[str, str, str], float] = {}
 
 
 @dataclass
@@ -105,47 +111,6 @@ class Report:
                 f"messages written, {self.content_dropped} dropped"
             )
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
-
-
-def state_for(endpoint: Endpoint) -> IndexSyncState:
-    """The index state of this endpoint identity; the first use of a new one replaces the old."""
-    state, created = IndexSyncState.objects.get_or_create(
-        **endpoint.scope(), defaults={"base_url": endpoint.public_url}
-    )
-    if created:
-        _replace_older(endpoint, state)
-    return state
-
-
-def _replace_older(endpoint: Endpoint, state: IndexSyncState) -> None:
-    """The URL behind ``endpoint.id`` changed: drop the old server's index, say so."""
-    older = list(
-        IndexSyncState.objects.filter(endpoint=endpoint.id).exclude(pk=state.pk).order_by("pk")
-    )
-    if not older:
-        return
-    previous = older[-1].base_url or "(not recorded)"
-    # URLs without credentials (``public_url``), never the key.
-    log.warning(
-        "index endpoint=%s now points at %s instead of %s: another Hermes database; "
-        "its index is dropped and a fresh one starts",
-        endpoint.id,
-        endpoint.public_url,
-        previous,
-    )
-    IndexedSession.objects.filter(endpoint=endpoint.id).exclude(
-        endpoint_fp=endpoint.fingerprint
-    ).delete()
-    IndexSyncState.objects.filter(pk__in=[o.pk for o in older]).delete()
-    state.replaced_url, state.replaced_at = previous, timezone.now()
-    state.save(update_fields=["replaced_url", "replaced_at"])
-
-
-def due_full(state: IndexSyncState) -> bool:
-    if state.last_full_at is None:
-        return True
-    age = timezone.now() - state.last_full_at
-    return age.total_seconds() >= settings.HERMES_INDEX_FULL_SWEEP_SECONDS
 
 
 def sync(
@@ -221,44 +186,6 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
     if update:
         IndexSyncState.objects.filter(pk=state.pk).update(**update)
     return counts
-
-
-def refresh_statistics() -> None:
-    """PostgreSQL: let the planner see freshly filled index tables.
-
-    Until statistics are gathered, PostgreSQL plans as if the tables were
-    nearly empty: a word search walked every message instead of the GIN index,
-    and counting the transcripts read for vanished sessions took 22 s at 10,000
-    sessions instead of milliseconds. VACUUM also sets the visibility map, so
-    counting the present sessions (every index page does) reads the index
-    alone: 1 ms instead of a 4 ms scan at 10,000 sessions. Autovacuum gets
-    there within minutes; a sync that wrote thousands of rows does not wait
-    for it. SQLite needs none.
-    """
-    if connection.vendor != "postgresql":
-        return
-    # VACUUM cannot run inside a transaction block; ANALYZE can.
-    command = "ANALYZE" if connection.in_atomic_block else "VACUUM (ANALYZE)"
-    with connection.cursor() as cursor:
-        for model in (IndexedSession, ContentSession, ContentMessage):
-            cursor.execute(f"{command} {model._meta.db_table}")
-
-
-class LeaseLost(Exception):
-    """Another process took this endpoint's sync lease: this run stops writing."""
-
-
-def acquire(endpoint: Endpoint, full: bool) -> bool:
-    """Take the endpoint's sync lease; False when a live sync holds it."""
-    state_for(endpoint)
-    now = timezone.now()
-    free = Q(running_since__isnull=True) | Q(running_since__lt=now - LEASE)
-    progress = {"phase": "starting", "pages": 0, "rows": 0}
-    return bool(
-        IndexSyncState.objects.filter(free, **endpoint.scope()).update(
-            running_since=now, running_full=full, progress=progress
-        )
-    )
 
 
 class _Run:
@@ -415,15 +342,14 @@ class _Run:
             .distinct()[: MAX_DANGLING * 5]
         )
         now = time.monotonic()
-        key = (self.endpoint.id, self.endpoint.fingerprint)
-        wanted = [p for p in dangling if now - _missing_parents.get((*key, p), -1e9) > 3600]
+        wanted = [p for p in dangling if not missing_parents.recent(self.endpoint, p, now)]
         wanted = wanted[:MAX_DANGLING]
         for parent_id in wanted:
             self.report.get_calls += 1
             try:
                 row = self.client.get_session(parent_id).as_row()
             except (e.NotFound, e.InvalidInput):
-                _missing_parents[(*key, parent_id)] = now
+                missing_parents.remember(self.endpoint, parent_id, now)
                 continue
             self.report.counts.add(store.upsert(self.endpoint, [row], self.gen, listed=False))
 

@@ -1,8 +1,5 @@
 """Search and list sessions from the dashboard's index, and refresh it."""
 
-from dataclasses import replace
-from urllib.parse import urlencode
-
 from django.conf import settings
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -11,7 +8,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.index import content_search, content_store, freshness, queries, refresher
+from hermes_ui.index import freshness, listing, refresher
 from hermes_ui.index.forms import IndexQuery
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
@@ -26,69 +23,35 @@ def index_list(request, endpoint):
     form = IndexQuery(request.GET)
     fresh = freshness.of(ep)
     template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
-    sources = queries.sources(ep, version=(fresh.generation, fresh.total))
-    context = {
-        "endpoint": ep,
-        "form": form,
-        "fresh": fresh,
-        "sources": sources,
-        "bulk_limit": settings.HERMES_BULK_LIMIT,
-    }
+    context = listing.page_context(ep, form, fresh)
     if not form.is_valid():
         return render(request, template, context, status=400)
     params = form.cleaned_data
-    # The box's own filters (``source:`` …) apply unless the selects say otherwise.
-    query = params["query"]
-    query = replace(
-        query,
-        source=params["source"] or query.source,
-        kind=params["kind"] or query.kind,
-        state=params["state"] or query.state,
+    query = listing.effective_query(params)
+    paging = listing.Paging(
+        reverse("index_list", kwargs={"endpoint": ep.id}), listing.active_filters(params)
     )
-    filters = {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
-    base = reverse("index_list", kwargs={"endpoint": ep.id})
-    first_url = base + ("?" + urlencode(filters) if filters else "")
     context.update(
-        filters=filters, first_url=first_url, query=query, content_on=settings.HERMES_INDEX_CONTENT
+        filters=paging.filters,
+        first_url=paging.url(),
+        query=query,
+        content_on=settings.HERMES_INDEX_CONTENT,
     )
     content = query.has_text and settings.HERMES_INDEX_CONTENT
     table_only = bool(request.htmx and params["table"])
     if content and not table_only:
-        found = content_search.search(ep, query, after=params["cafter"], limit=CONTENT_PAGE_SIZE)
-        content_search.link(ep, found)
-        done, total = content_store.completeness(ep, total=fresh.total)
-        later = {**filters, "cafter": found.next_after}
-        context.update(
-            found=found,
-            content_done=done,
-            content_total=total,
-            content_next_url=base + "?" + urlencode(later) if found.next_after else None,
+        hits = listing.transcript_hits(
+            ep, query, paging, after=params["cafter"], limit=CONTENT_PAGE_SIZE, total=fresh.total
         )
+        context.update(hits)
     if params["cafter"] is not None:
         return render(request, template, context)  # a later page of transcripts only
     if content and not params["table"] and params["after"] is None:
         # Transcript hits come first; the id/title/preview table loads when
         # scrolled to (or by its link without JavaScript).
-        context["table_url"] = base + "?" + urlencode({**filters, "table": "on"})
+        context["table_url"] = paging.url(table="on")
         return render(request, template, context)
-    snapshot = params["snap"] if params["after"] else fresh.generation
-    page = queries.search(
-        ep,
-        snapshot=snapshot,
-        q=query.plain_text if query.terms else "",
-        source=query.source,
-        kind=query.kind,
-        state=query.state,
-        after=params["after"],
-        limit=PAGE_SIZE,
-        present_total=fresh.total,
-    )
-    later = {**filters, "snap": page.snapshot, "after": page.next_after}
-    context.update(
-        page=page,
-        next_url=base + "?" + urlencode(later) if page.next_after else None,
-        paging=params["after"] is not None,
-    )
+    context.update(listing.title_matches(ep, query, paging, params, fresh=fresh, limit=PAGE_SIZE))
     if table_only:
         return render(request, "lineage/_title_matches.html", context)
     return render(request, template, context)

@@ -9,7 +9,7 @@ from django.views.decorators.vary import vary_on_headers
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.sessions import find
+from hermes_ui.sessions import find, transcript_pages
 from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
@@ -54,63 +54,12 @@ def session_detail(request, endpoint, session_id):
     finding = find.find(rows, where["find"], where.get("hit")) if where.get("find") else None
     if finding and finding.focus_id is not None and where.get("hit") is None:
         # The box was just submitted: go to the first match, anchored.
-        return redirect(_find_url(ep.id, session_id, finding, finding.current))
+        return redirect(transcript_pages.find_url(ep.id, session_id, finding, finding.current))
     focus_id = finding.focus_id if finding else where.get("upto")
-    size = settings.HERMES_MESSAGES_PAGE_SIZE
-    start, chunk, next_after = transcript.page_around(rows, focus_id, size)
-    resolved_id = messages["session_id"]
-    context = {
-        "endpoint": ep,
-        "session": session,
-        "session_id": session_id,
-        "resolved_id": resolved_id,
-        "resolved_differs": resolved_id != session_id,
-        "tip_url": links.session_url(ep.id, resolved_id),
-        "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
-        "message_total": len(rows),
-        "transcript": transcript.build(chunk, _calls_before(rows, start)),
-        "next_url": _next_url(ep.id, session_id, next_after),
-        "focus_id": focus_id,
-        "window_first": start + 1,
-        "window_last": start + len(chunk),
-        # The chunk before this one, when the page opened further down.
-        "earlier_url": (
-            links.session_url(ep.id, session_id, upto=rows[start - 1].get("id"))
-            + f"#msg-{rows[start - 1].get('id')}"
-        )
-        if start
-        else None,
-        "find": _find_context(ep.id, session_id, finding),
-    }
+    context = transcript_pages.detail_context(
+        ep, session_id, session, messages, finding=finding, focus_id=focus_id
+    )
     return render(request, "sessions/detail.html", context)
-
-
-def _calls_before(rows: list, start: int) -> dict:
-    """Tool calls made before a chunk, so its results name the call they answer."""
-    return {c.call_id: c for m in transcript.build(rows[:start]) for c in m.tool_calls}
-
-
-def _find_url(endpoint_id: str, session_id: str, finding, position: int) -> str:
-    message_id = finding.matches[position - 1]
-    url = links.session_url(endpoint_id, session_id, find=finding.text, hit=position)
-    return f"{url}#msg-{message_id}"
-
-
-def _find_context(endpoint_id: str, session_id: str, finding) -> dict | None:
-    if finding is None:
-        return None
-
-    def url(position):
-        return _find_url(endpoint_id, session_id, finding, position) if position else None
-
-    return {
-        "text": finding.text,
-        "count": finding.count,
-        "current": finding.current,
-        "previous_url": url(finding.previous),
-        "next_url": url(finding.next),
-        "listed": [(n, mid, url(n)) for n, mid in finding.listed],
-    }
 
 
 @require_GET
@@ -136,22 +85,16 @@ def session_messages(request, endpoint, session_id):
     rows = messages["data"]
     chunk, next_after = transcript.page_after(rows, after, settings.HERMES_MESSAGES_PAGE_SIZE)
     earlier = rows[: rows.index(chunk[0])] if chunk else []
-    known_calls = _calls_before(rows, len(earlier))
+    known_calls = transcript_pages.calls_before(rows, len(earlier))
     context = {
         "endpoint": ep,
         "session_id": session_id,
         "resolved_id": messages["session_id"],
         "transcript": transcript.build(chunk, known_calls),
-        "next_url": _next_url(ep.id, session_id, next_after),
+        "next_url": transcript_pages.next_url(ep.id, session_id, next_after),
         "session_url": links.session_url(ep.id, session_id),
         "message_total": len(rows),
         "first_number": len(earlier) + 1,
     }
     template = "sessions/messages.html#chunk" if request.htmx else "sessions/messages.html"
     return render(request, template, context)
-
-
-def _next_url(endpoint_id: str, session_id: str, after) -> str | None:
-    if after is None:
-        return None
-    return links.session_url(endpoint_id, session_id, "session_messages", after=after)

@@ -1,0 +1,35 @@
+"""The sync lease: one sync of an endpoint at a time, across processes.
+
+A sync holds it by heart-beating ``running_since`` on the state row; every
+write of that row is fenced by the value it last wrote.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Q
+from django.utils import timezone
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.index.models import IndexSyncState
+from hermes_ui.index.sync_state import state_for
+
+LEASE = timedelta(minutes=5)  # a sync that stopped heart-beating this long is dead
+
+
+class LeaseLost(Exception):
+    """Another process took this endpoint's sync lease: this run stops writing."""
+
+
+def acquire(endpoint: Endpoint, full: bool) -> bool:
+    """Take the endpoint's sync lease; False when a live sync holds it."""
+    state_for(endpoint)
+    now = timezone.now()
+    free = Q(running_since__isnull=True) | Q(running_since__lt=now - LEASE)
+    progress = {"phase": "starting", "pages": 0, "rows": 0}
+    return bool(
+        IndexSyncState.objects.filter(free, **endpoint.scope()).update(
+            running_since=now, running_full=full, progress=progress
+        )
+    )

@@ -1,0 +1,82 @@
+"""What the index page shows for a valid query: its filters, transcript hits and table."""
+
+from dataclasses import dataclass, replace
+from urllib.parse import urlencode
+
+from django.conf import settings
+
+from hermes_ui.index import content_search, content_store, queries
+from hermes_ui.index.query_syntax import Query
+
+
+@dataclass(frozen=True)
+class Paging:
+    """The page's own URL and the filters every link from it keeps."""
+
+    base: str
+    filters: dict
+
+    def url(self, **extra) -> str:
+        params = {**self.filters, **extra}
+        return self.base + "?" + urlencode(params) if params else self.base
+
+
+def page_context(ep, form, fresh) -> dict:
+    """What every answer of the index page shows, valid query or not."""
+    return {
+        "endpoint": ep,
+        "form": form,
+        "fresh": fresh,
+        "sources": queries.sources(ep, version=(fresh.generation, fresh.total)),
+        "bulk_limit": settings.HERMES_BULK_LIMIT,
+    }
+
+
+def effective_query(params: dict) -> Query:
+    """The box's own filters (``source:`` …) apply unless the selects say otherwise."""
+    query = params["query"]
+    return replace(
+        query,
+        source=params["source"] or query.source,
+        kind=params["kind"] or query.kind,
+        state=params["state"] or query.state,
+    )
+
+
+def active_filters(params: dict) -> dict:
+    return {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
+
+
+def transcript_hits(ep, query: Query, paging: Paging, *, after, limit, total) -> dict:
+    """One page of transcript matches, linked to the sessions they belong to."""
+    found = content_search.search(ep, query, after=after, limit=limit)
+    content_search.link(ep, found)
+    done, total = content_store.completeness(ep, total=total)
+    return {
+        "found": found,
+        "content_done": done,
+        "content_total": total,
+        "content_next_url": paging.url(cafter=found.next_after) if found.next_after else None,
+    }
+
+
+def title_matches(ep, query: Query, paging: Paging, params: dict, *, fresh, limit) -> dict:
+    """One page of the id/title/preview table, read from one snapshot of the index."""
+    snapshot = params["snap"] if params["after"] else fresh.generation
+    page = queries.search(
+        ep,
+        snapshot=snapshot,
+        q=query.plain_text if query.terms else "",
+        source=query.source,
+        kind=query.kind,
+        state=query.state,
+        after=params["after"],
+        limit=limit,
+        present_total=fresh.total,
+    )
+    later = {"snap": page.snapshot, "after": page.next_after}
+    return {
+        "page": page,
+        "next_url": paging.url(**later) if page.next_after else None,
+        "paging": params["after"] is not None,
+    }

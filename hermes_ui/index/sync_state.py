@@ -1,0 +1,54 @@
+"""An endpoint's sync state row: one per endpoint identity (id and base URL)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.utils import timezone
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.index.models import IndexedSession, IndexSyncState
+
+log = logging.getLogger("hermes_ui.index")
+
+
+def state_for(endpoint: Endpoint) -> IndexSyncState:
+    """The index state of this endpoint identity; the first use of a new one replaces the old."""
+    state, created = IndexSyncState.objects.get_or_create(
+        **endpoint.scope(), defaults={"base_url": endpoint.public_url}
+    )
+    if created:
+        _replace_older(endpoint, state)
+    return state
+
+
+def _replace_older(endpoint: Endpoint, state: IndexSyncState) -> None:
+    """The URL behind ``endpoint.id`` changed: drop the old server's index, say so."""
+    older = list(
+        IndexSyncState.objects.filter(endpoint=endpoint.id).exclude(pk=state.pk).order_by("pk")
+    )
+    if not older:
+        return
+    previous = older[-1].base_url or "(not recorded)"
+    # URLs without credentials (``public_url``), never the key.
+    log.warning(
+        "index endpoint=%s now points at %s instead of %s: another Hermes database; "
+        "its index is dropped and a fresh one starts",
+        endpoint.id,
+        endpoint.public_url,
+        previous,
+    )
+    IndexedSession.objects.filter(endpoint=endpoint.id).exclude(
+        endpoint_fp=endpoint.fingerprint
+    ).delete()
+    IndexSyncState.objects.filter(pk__in=[o.pk for o in older]).delete()
+    state.replaced_url, state.replaced_at = previous, timezone.now()
+    state.save(update_fields=["replaced_url", "replaced_at"])
+
+
+def due_full(state: IndexSyncState) -> bool:
+    if state.last_full_at is None:
+        return True
+    age = timezone.now() - state.last_full_at
+    return age.total_seconds() >= settings.HERMES_INDEX_FULL_SWEEP_SECONDS

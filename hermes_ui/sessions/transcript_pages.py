@@ -1,0 +1,71 @@
+"""What a session's page and its transcript chunks show: windows, find, links."""
+
+from django.conf import settings
+
+from hermes_ui.hermes import transcript
+from hermes_ui.web import links
+
+
+def detail_context(ep, session_id: str, session, messages: dict, *, finding, focus_id) -> dict:
+    """The session page around ``focus_id`` (a find match, or the ``upto`` message)."""
+    rows = messages["data"]
+    size = settings.HERMES_MESSAGES_PAGE_SIZE
+    start, chunk, next_after = transcript.page_around(rows, focus_id, size)
+    resolved_id = messages["session_id"]
+    return {
+        "endpoint": ep,
+        "session": session,
+        "session_id": session_id,
+        "resolved_id": resolved_id,
+        "resolved_differs": resolved_id != session_id,
+        "tip_url": links.session_url(ep.id, resolved_id),
+        "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
+        "message_total": len(rows),
+        "transcript": transcript.build(chunk, calls_before(rows, start)),
+        "next_url": next_url(ep.id, session_id, next_after),
+        "focus_id": focus_id,
+        "window_first": start + 1,
+        "window_last": start + len(chunk),
+        # The chunk before this one, when the page opened further down.
+        "earlier_url": (
+            links.session_url(ep.id, session_id, upto=rows[start - 1].get("id"))
+            + f"#msg-{rows[start - 1].get('id')}"
+        )
+        if start
+        else None,
+        "find": find_context(ep.id, session_id, finding),
+    }
+
+
+def calls_before(rows: list, start: int) -> dict:
+    """Tool calls made before a chunk, so its results name the call they answer."""
+    return {c.call_id: c for m in transcript.build(rows[:start]) for c in m.tool_calls}
+
+
+def find_url(endpoint_id: str, session_id: str, finding, position: int) -> str:
+    message_id = finding.matches[position - 1]
+    url = links.session_url(endpoint_id, session_id, find=finding.text, hit=position)
+    return f"{url}#msg-{message_id}"
+
+
+def find_context(endpoint_id: str, session_id: str, finding) -> dict | None:
+    if finding is None:
+        return None
+
+    def url(position):
+        return find_url(endpoint_id, session_id, finding, position) if position else None
+
+    return {
+        "text": finding.text,
+        "count": finding.count,
+        "current": finding.current,
+        "previous_url": url(finding.previous),
+        "next_url": url(finding.next),
+        "listed": [(n, mid, url(n)) for n, mid in finding.listed],
+    }
+
+
+def next_url(endpoint_id: str, session_id: str, after) -> str | None:
+    if after is None:
+        return None
+    return links.session_url(endpoint_id, session_id, "session_messages", after=after)
