@@ -100,12 +100,27 @@ class NewIdField(forms.CharField):
 
 
 class RenameForm(KeyedForm):
-    title = TitleField(help_text="Leave empty to remove the title.")
+    title = TitleField(
+        label="New title",
+        help_text="Hermes removes control characters and collapses runs of spaces; at most 100 "
+        "characters remain. An empty title removes it. Titles are unique on this endpoint: only "
+        "Hermes can tell whether another session already has it, and it will say so here.",
+        widget=forms.TextInput(attrs={"size": 60, "autofocus": True}),
+    )
 
 
 class CloseForm(KeyedForm):
-    reason = forms.ChoiceField(choices=[*COMMON_REASONS, (OTHER, "Other reason (type it)")])
-    other = forms.CharField(required=False, max_length=MAX_REASON_LENGTH, label="Other reason")
+    reason = forms.ChoiceField(
+        label="Close reason",
+        choices=[*COMMON_REASONS, (OTHER, "Other reason (type it)")],
+        widget=forms.RadioSelect,
+    )
+    other = forms.CharField(
+        required=False,
+        max_length=MAX_REASON_LENGTH,
+        label="Other reason",
+        widget=forms.TextInput(attrs={"placeholder": "e.g. handoff_to_human"}),
+    )
 
     def clean(self):
         data = super().clean()
@@ -135,6 +150,8 @@ class WithheldTextarea(forms.Textarea):
 
 
 class CreateForm(KeyedForm):
+    mark_optional = True  # the field template adds "optional" to the labels
+
     session_id = NewIdField(
         label="Id",
         help_text=f"Leave empty and Hermes generates one (<code>api_…</code>). {_ID_RULES}",
@@ -173,6 +190,8 @@ class CreateForm(KeyedForm):
 
 
 class ForkForm(KeyedForm):
+    mark_optional = True
+
     child_id = NewIdField(
         label="Child id",
         help_text="Leave empty and Hermes generates one. At most 256 characters; no control "
