@@ -29,6 +29,7 @@ class RequestForm(forms.Form):
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[(APPROVE, "Approve"), (REJECT, "Reject")])
     policy_rule = forms.ChoiceField(
+        label="Policy rule applied",
         choices=[
             ("", "Choose the rule you apply…"),
             ("Grounds to delete", list(APPROVE_RULES.items())),
@@ -40,6 +41,7 @@ class DecisionForm(forms.Form):
         max_length=MAX_TEXT,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Required: the evidence of your decision.",
         error_messages={"required": "Add a comment: it is the evidence of your decision."},
     )
 
