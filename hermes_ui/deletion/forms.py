@@ -19,8 +19,11 @@ class RequestForm(forms.Form):
         max_length=MAX_TEXT,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Required. The reviewer decides on it; the audit trail keeps only its "
+        "fingerprint.",
         error_messages={"required": "Give a reason: the reviewer decides on it."},
     )
+    reason.error_id = "reason-error"  # the id pages and tests know (form_rendering)
 
     def clean_reason(self):
         return _no_controls(self.cleaned_data["reason"], "reason")
