@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.forms",  # its widget templates, for the TemplatesSetting form renderer
     "django_htmx",
     "template_partials",
     "csp",
@@ -106,6 +107,9 @@ HERMES_UI_VIEW_THREADS = env_int("HERMES_UI_VIEW_THREADS", 4, minimum=1)
 # A page's request body must arrive within this many seconds (it is read before
 # the page takes a thread); its size is bounded by DATA_UPLOAD_MAX_MEMORY_SIZE.
 HERMES_UI_BODY_SECONDS = env_float("HERMES_UI_BODY_SECONDS", 10.0, minimum=0.5)
+
+# Fields render through templates/partials/field.html ({{ field.as_field_group }}).
+FORM_RENDERER = "hermes_ui.form_rendering.HermesFormRenderer"
 
 TEMPLATES = [
     {

@@ -100,12 +100,27 @@ class NewIdField(forms.CharField):
 
 
 class RenameForm(KeyedForm):
-    title = TitleField(help_text="Leave empty to remove the title.")
+    title = TitleField(
+        label="New title",
+        help_text="Hermes removes control characters and collapses runs of spaces; at most 100 "
+        "characters remain. An empty title removes it. Titles are unique on this endpoint: only "
+        "Hermes can tell whether another session already has it, and it will say so here.",
+        widget=forms.TextInput(attrs={"size": 60, "autofocus": True}),
+    )
 
 
 class CloseForm(KeyedForm):
-    reason = forms.ChoiceField(choices=[*COMMON_REASONS, (OTHER, "Other reason (type it)")])
-    other = forms.CharField(required=False, max_length=MAX_REASON_LENGTH, label="Other reason")
+    reason = forms.ChoiceField(
+        label="Close reason",
+        choices=[*COMMON_REASONS, (OTHER, "Other reason (type it)")],
+        widget=forms.RadioSelect,
+    )
+    other = forms.CharField(
+        required=False,
+        max_length=MAX_REASON_LENGTH,
+        label="Other reason",
+        widget=forms.TextInput(attrs={"placeholder": "e.g. handoff_to_human"}),
+    )
 
     def clean(self):
         data = super().clean()
@@ -121,20 +136,46 @@ class CloseForm(KeyedForm):
         return data
 
 
+_ID_RULES = (
+    "At most 256 characters; no control characters, <code>..</code>, <code>/</code>, "
+    "<code>\\</code> or drive prefix like <code>C:</code>."
+)
+
+
+class WithheldTextarea(forms.Textarea):
+    """A textarea that never sends its text back: a refused system prompt is not echoed."""
+
+    def format_value(self, value):
+        return None
+
+
 class CreateForm(KeyedForm):
-    session_id = NewIdField(label="Id", help_text="Leave empty and Hermes generates one.")
-    title = TitleField(help_text="Unique on this endpoint, at most 100 characters.")
+    mark_optional = True  # the field template adds "optional" to the labels
+
+    session_id = NewIdField(
+        label="Id",
+        help_text=f"Leave empty and Hermes generates one (<code>api_…</code>). {_ID_RULES}",
+        widget=forms.TextInput(attrs={"size": 50}),
+    )
+    title = TitleField(
+        help_text="Control characters are removed and runs of spaces collapse, as Hermes does; "
+        "at most 100 characters remain. Unique on this endpoint.",
+        widget=forms.TextInput(attrs={"size": 60}),
+    )
     model = forms.CharField(
         required=False,
         max_length=MAX_MODEL_LENGTH,
-        help_text="Leave empty for the endpoint's advertised model.",
+        widget=forms.TextInput(attrs={"size": 40}),
+        help_text="Stored as the session's metadata; empty means the endpoint's advertised model. "
+        "Hermes' chat does not route turns by it.",
     )
     system_prompt = forms.CharField(
         required=False,
         strip=False,
         max_length=MAX_SYSTEM_PROMPT,
-        widget=forms.Textarea(attrs={"rows": 6}),
-        help_text="Stored by Hermes; the dashboard never shows it back, only that one exists.",
+        widget=WithheldTextarea(attrs={"rows": 6, "cols": 80}),
+        help_text="Stored by Hermes. The dashboard never shows it back, logs it or records it: "
+        "afterwards you only see that one exists.",
     )
 
     def clean_model(self):
@@ -149,8 +190,20 @@ class CreateForm(KeyedForm):
 
 
 class ForkForm(KeyedForm):
-    child_id = NewIdField(label="Child id", help_text="Leave empty and Hermes generates one.")
+    mark_optional = True
+
+    child_id = NewIdField(
+        label="Child id",
+        help_text="Leave empty and Hermes generates one. At most 256 characters; no control "
+        "characters, <code>..</code>, <code>/</code>, <code>\\</code> or drive prefix "
+        "(the create rules, stricter than Hermes' own fork checks).",
+        widget=forms.TextInput(attrs={"size": 50}),
+    )
     title = TitleField(
         label="Child title",
-        help_text="Leave empty and Hermes derives the next title of the lineage (X #2).",
+        help_text="Leave empty and Hermes derives the next title of the lineage "
+        "(“X #2” for a parent titled X). Cleaned like every title; at most 100 characters; "
+        "unique on this endpoint.",
+        # The page's browser tests and links address it as #id_fork_title.
+        widget=forms.TextInput(attrs={"size": 60, "id": "id_fork_title"}),
     )

@@ -19,8 +19,11 @@ class RequestForm(forms.Form):
         max_length=MAX_TEXT,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Required. The reviewer decides on it; the audit trail keeps only its "
+        "fingerprint.",
         error_messages={"required": "Give a reason: the reviewer decides on it."},
     )
+    reason.error_id = "reason-error"  # the id pages and tests know (form_rendering)
 
     def clean_reason(self):
         return _no_controls(self.cleaned_data["reason"], "reason")
@@ -29,6 +32,7 @@ class RequestForm(forms.Form):
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[(APPROVE, "Approve"), (REJECT, "Reject")])
     policy_rule = forms.ChoiceField(
+        label="Policy rule applied",
         choices=[
             ("", "Choose the rule you apply…"),
             ("Grounds to delete", list(APPROVE_RULES.items())),
@@ -40,6 +44,7 @@ class DecisionForm(forms.Form):
         max_length=MAX_TEXT,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Required: the evidence of your decision.",
         error_messages={"required": "Add a comment: it is the evidence of your decision."},
     )
 
