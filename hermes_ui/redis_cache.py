@@ -2,7 +2,8 @@
 
 Every cache here holds copies (transcripts, rendered drawings) that the
 dashboard can rebuild, so a failed command is a miss: ``get`` returns its
-default, a write is dropped. ``hermes_ui.redis_link`` logs the outage once,
+default, a write is dropped. A delete still fails: erasure must know when a
+copy could not be removed. ``hermes_ui.redis_link`` logs the outage once,
 keeps requests from paying a connect timeout each while it lasts, and logs
 the recovery; nothing needs a restart.
 
@@ -71,5 +72,5 @@ class ForgivingRedisCache(RedisCache):
     set = _forgiving(_nothing)(RedisCache.set)
     set_many = _forgiving(_all_keys_failed)(RedisCache.set_many)
     touch = _forgiving(_false)(RedisCache.touch)
-    delete = _forgiving(_false)(RedisCache.delete)
-    delete_many = _forgiving(_nothing)(RedisCache.delete_many)
+    # ``delete`` and ``delete_many`` are not forgiven: only erasure deletes, and an
+    # erasure that could not reach Redis must fail, not report copies gone that are not.

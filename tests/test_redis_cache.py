@@ -40,8 +40,6 @@ def use_every_command(cache):
     assert cache.add("k", "v") is False
     assert cache.set_many({"k": 1, "j": 2}) == ["k", "j"]
     assert cache.touch("k") is False
-    assert cache.delete("k") is False
-    assert cache.delete_many(["k", "j"]) is None
 
 
 def test_an_unreachable_redis_is_a_cache_miss_logged_once(redis_at, caplog):
@@ -84,3 +82,14 @@ def test_values_round_trip_again_when_redis_is_back(redis_at, monkeypatch, caplo
             assert cache.add("j", 2) is True and cache.get("j") == 2
     assert len(outage_lines(caplog, "redis unreachable")) == 1
     assert len(outage_lines(caplog, "redis is back")) == 1
+
+
+def test_a_delete_that_cannot_reach_redis_fails_for_erasure_to_see(redis_at):
+    import redis
+
+    cache = caches["default"]
+    # Only erasure deletes: a copy left in Redis must not be reported as erased.
+    with pytest.raises(redis.RedisError):
+        cache.delete("k")
+    with pytest.raises(redis.RedisError):
+        cache.delete_many(["k", "j"])
