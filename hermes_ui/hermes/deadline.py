@@ -45,16 +45,6 @@ def budget(seconds: float, gone: threading.Event | None = None) -> Iterator[Budg
         _budget.reset(token)
 
 
-@contextlib.contextmanager
-def unbounded() -> Iterator[None]:
-    """No page budget inside the block (work a page hands to a background job)."""
-    token = _budget.set(None)
-    try:
-        yield
-    finally:
-        _budget.reset(token)
-
-
 def current() -> Budget | None:
     return _budget.get()
 
