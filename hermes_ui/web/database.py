@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.db import InterfaceError, OperationalError, connections
 from django.template.loader import render_to_string
 
 from hermes_ui.web.errors import whole_page
@@ -25,10 +25,7 @@ _FLAG = "hermes_ui_database_unreachable"
 
 def unreachable(exc: BaseException | None) -> bool:
     """Is ``exc`` the database being unreachable (rather than a bug in a query)?"""
-    if isinstance(exc, OperationalError | InterfaceError):
-        return True
-    # psycopg_pool's PoolTimeout when raised outside Django's error wrapper.
-    return isinstance(exc, DatabaseError) and type(exc).__name__ == "PoolTimeout"
+    return isinstance(exc, OperationalError | InterfaceError) or _waited_for_pool(exc)
 
 
 def outage_response(request):
