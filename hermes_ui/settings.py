@@ -72,6 +72,11 @@ INSTALLED_APPS = [
     "hermes_ui.endpoint_status",
     "hermes_ui.verification",
     "hermes_ui.jobs",
+    "hermes_ui.review",
+    "hermes_ui.usage",
+    "hermes_ui.tags",
+    "hermes_ui.saved_views",
+    "hermes_ui.watermarks",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.

@@ -20,6 +20,11 @@ FEATURES = (
     "endpoint_status",
     "bulk",
     "jobs",
+    "review",
+    "usage",
+    "tags",
+    "saved_views",
+    "watermarks",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_ui.audit.models import Outcome
-from hermes_ui.bulk.selection import member_key
 from hermes_ui.changes import apply
 from hermes_ui.db_steps import release_connections
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for
+from hermes_ui.index.selection import member_key
 
 CLOSED, ALREADY, FAILED, UNCERTAIN = "closed", "already closed", "refused", "uncertain"
 

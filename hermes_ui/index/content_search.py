@@ -31,7 +31,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.index import content, snippets
+from hermes_ui.index import content, facets, snippets
 from hermes_ui.index.content_store import FTS_TABLE
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 from hermes_ui.index.queries import api_row, present
@@ -112,7 +112,7 @@ def _stamp(day: date) -> float:
     return float(calendar.timegm(day.timetuple()))
 
 
-def _filters(ep: Endpoint, query: Query) -> tuple[str, list]:
+def _filters(ep: Endpoint, query: Query, user=None) -> tuple[str, list]:
     sql, params = ["m.endpoint = %s", "m.endpoint_fp = %s"], [ep.id, ep.fingerprint]
     if query.role:
         sql.append("m.role = %s")
@@ -123,8 +123,8 @@ def _filters(ep: Endpoint, query: Query) -> tuple[str, list]:
     if query.before:
         sql.append("m.timestamp < %s")
         params.append(_stamp(query.before))
-    if query.source or query.kind or query.state:
-        rows = present(ep)
+    if query.has_filters:
+        rows = facets.restrict(present(ep), ep, query.facets, user)
         if query.source:
             rows = rows.filter(source=query.source)
         if query.kind:
@@ -167,12 +167,15 @@ def _ranked(where: str) -> str:
     )
 
 
-def search(ep: Endpoint, query: Query, *, after: tuple[float, str] | None, limit: int) -> Page:
-    """One page of transcripts matching ``query`` (which must have text)."""
+def search(
+    ep: Endpoint, query: Query, *, after: tuple[float, str] | None, limit: int, user=None
+) -> Page:
+    """One page of transcripts matching ``query`` (which must have text), for ``user``
+    (whose feature filters, such as ``new:yes``, may depend on who asks)."""
     match = ts_query(query) if connection.vendor == "postgresql" else fts5_query(query)
     if not match:
         return Page([], 0, 0, None)
-    where, params = _filters(ep, query)
+    where, params = _filters(ep, query, user)
     with connection.cursor() as cursor:
         args = [match, *params, WINDOW + 1]
         if connection.vendor == "postgresql":

@@ -5,8 +5,11 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from hermes_ui.index import content_search, content_store, queries
+from hermes_ui.index import badges, content_search, content_store, queries
 from hermes_ui.index.query_syntax import Query
+
+PAGE_SIZE = 50  # sessions per page of the id/title/preview table
+CONTENT_PAGE_SIZE = 20  # transcripts per page of results
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,13 @@ def active_filters(params: dict) -> dict:
     return {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
 
 
-def transcript_hits(ep, query: Query, paging: Paging, *, after, limit, total) -> dict:
+def transcript_hits(ep, query: Query, paging: Paging, params: dict, fresh, user) -> dict:
     """One page of transcript matches, linked to the sessions they belong to."""
-    found = content_search.search(ep, query, after=after, limit=limit)
+    found = content_search.search(
+        ep, query, after=params["cafter"], limit=CONTENT_PAGE_SIZE, user=user
+    )
     content_search.link(ep, found)
-    done, total = content_store.completeness(ep, total=total)
+    done, total = content_store.completeness(ep, total=fresh.total)
     return {
         "found": found,
         "content_done": done,
@@ -60,7 +65,7 @@ def transcript_hits(ep, query: Query, paging: Paging, *, after, limit, total) ->
     }
 
 
-def title_matches(ep, query: Query, paging: Paging, params: dict, *, fresh, limit) -> dict:
+def title_matches(ep, query: Query, paging: Paging, params: dict, fresh, user) -> dict:
     """One page of the id/title/preview table, read from one snapshot of the index."""
     snapshot = params["snap"] if params["after"] else fresh.generation
     page = queries.search(
@@ -71,9 +76,12 @@ def title_matches(ep, query: Query, paging: Paging, params: dict, *, fresh, limi
         kind=query.kind,
         state=query.state,
         after=params["after"],
-        limit=limit,
+        limit=PAGE_SIZE,
         present_total=fresh.total,
+        facets=query.facets,
+        user=user,
     )
+    badges.attach(ep, page.rows, user)
     later = {"snap": page.snapshot, "after": page.next_after}
     return {
         "page": page,

@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db.models import Q
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.index import facets as feature_filters
 from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 
@@ -127,11 +128,14 @@ def search(
     after: tuple[float, int] | None = None,
     limit: int = 50,
     present_total: int | None = None,
+    facets=(),
+    user=None,
 ) -> Page:
     """``present_total``: every present row counted already (the freshness line
-    does), which is this first page's total when nothing filters it."""
-    unfiltered = not (q or source or kind or state) and after is None
-    rows = present(ep)
+    does), which is this first page's total when nothing filters it.
+    ``facets``: the feature filters of the query (``index.facets``), for ``user``."""
+    unfiltered = not (q or source or kind or state or facets) and after is None
+    rows = feature_filters.restrict(present(ep), ep, facets, user)
     if q:
         rows = rows.filter(
             Q(session_id__icontains=q) | Q(title__icontains=q) | Q(preview__icontains=q)

@@ -8,6 +8,9 @@ Words, ``"phrases"`` and ``prefix*`` must all occur in one message.
 ``role:`` and ``after:``/``before:`` (dates, ``YYYY-MM-DD``) the message.
 A value may be quoted (``source:"my bot"``). Anything else with a colon is
 searched as text. Mistakes become messages, never exceptions.
+
+Features add filters of their own (``tag:``, ``label:`` …) through
+``index.facets``; a negatable one may be written ``-tag:x`` to exclude.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-_TOKEN = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+from hermes_ui.index import facets
+
+_TOKEN = re.compile(r'(?:(-?\w+):)?(?:"([^"]*)"?|(\S+))')
 # Words as the full-text indexes split them: letters and digits ("_" separates).
 WORD = re.compile(r"[^\W_]+")
 _YES = {"yes", "true", "1", "y"}
@@ -44,7 +49,13 @@ class Query:
     role: str = ""
     after: date | None = None
     before: date | None = None
+    facets: list[facets.FacetTerm] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def has_filters(self) -> bool:
+        """Anything but words narrows the sessions (the select-all and the subquery need it)."""
+        return bool(self.source or self.kind or self.state or self.facets)
 
     @property
     def has_text(self) -> bool:
@@ -61,8 +72,11 @@ def parse(text: str, *, kinds=()) -> Query:
     for match in _TOKEN.finditer(text or ""):
         key, quoted, bare = match.group(1), match.group(2), match.group(3)
         key = (key or "").lower()
+        value = quoted if quoted is not None else (bare or "")
         if key in FILTERS:
-            _apply(query, key, quoted if quoted is not None else (bare or ""), kinds)
+            _apply(query, key, value, kinds)
+        elif _facet(query, key, value):
+            pass
         elif quoted is not None:
             if key:
                 query.terms.append(Term(key))
@@ -75,6 +89,21 @@ def parse(text: str, *, kinds=()) -> Query:
             if WORD.search(word):
                 query.terms.append(Term(word, phrase=False, prefix=prefix))
     return query
+
+
+def _facet(query: Query, key: str, value: str) -> bool:
+    """A registered feature filter: parsed into ``query.facets``; False if ``key`` is none."""
+    negated = key.startswith("-")
+    facet = facets.get(key[1:] if negated else key) if key else None
+    if facet is None or (negated and not facet.negatable):
+        return False
+    try:
+        parsed = facet.parse(value.strip())
+    except ValueError as exc:
+        query.errors.append(f"{facet.key}: {exc}")
+        return True
+    query.facets.append(facets.FacetTerm(facet.key, parsed, negated, f"{key}:{value}"))
+    return True
 
 
 def _apply(query: Query, key: str, value: str, kinds) -> None:

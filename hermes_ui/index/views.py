@@ -12,9 +12,6 @@ from hermes_ui.index import freshness, listing, refresher
 from hermes_ui.index.forms import IndexQuery
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
-PAGE_SIZE = 50
-CONTENT_PAGE_SIZE = 20  # transcripts per page of results
-
 
 @require_GET
 @vary_on_headers("HX-Request")
@@ -40,10 +37,7 @@ def index_list(request, endpoint):
     content = query.has_text and settings.HERMES_INDEX_CONTENT
     table_only = bool(request.htmx and params["table"])
     if content and not table_only:
-        hits = listing.transcript_hits(
-            ep, query, paging, after=params["cafter"], limit=CONTENT_PAGE_SIZE, total=fresh.total
-        )
-        context.update(hits)
+        context.update(listing.transcript_hits(ep, query, paging, params, fresh, request.user))
     if params["cafter"] is not None:
         return render(request, template, context)  # a later page of transcripts only
     if content and not params["table"] and params["after"] is None:
@@ -51,7 +45,7 @@ def index_list(request, endpoint):
         # scrolled to (or by its link without JavaScript).
         context["table_url"] = paging.url(table="on")
         return render(request, template, context)
-    context.update(listing.title_matches(ep, query, paging, params, fresh=fresh, limit=PAGE_SIZE))
+    context.update(listing.title_matches(ep, query, paging, params, fresh, request.user))
     if table_only:
         return render(request, "lineage/_title_matches.html", context)
     return render(request, template, context)

@@ -139,6 +139,8 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
         badges.append("★ preferred by review")
     if badges:
         parts.append(f'<FONT POINT-SIZE="10"><B>{label_text(" · ".join(badges))}</B></FONT>')
+    if row.get("marks"):  # other features' badges (tags, review labels): user text
+        parts.append(f'<FONT POINT-SIZE="10">{label_text(" · ".join(row["marks"]), 80)}</FONT>')
     attrs = {
         "label": "<" + "<BR/>".join(parts) + ">",
         "URL": quoted(url_for(node.id)),

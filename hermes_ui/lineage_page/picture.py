@@ -18,7 +18,7 @@ from django.conf import settings
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
-from hermes_ui.index import queries, sync
+from hermes_ui.index import badges, queries, sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage import display as d
 from hermes_ui.lineage import graph
@@ -87,10 +87,12 @@ def for_session(
     live: bool = True,
     draw: bool = True,
     preferred: frozenset[str] = frozenset(),
+    user=None,
 ) -> Picture:
     """Raises ``HermesError`` when the session does not exist (or cannot be read at all).
 
     ``preferred``: sessions a reviewer's verdict preferred, marked in the drawing.
+    ``user``: who looks; other features' badges (``index.badges``) are read for them.
     """
     live_error = None
     if live:
@@ -105,6 +107,8 @@ def for_session(
         raise live_error or e.NotFound(
             "This session is not in the index.", code="session_not_found", operation="session_get"
         )
+    for row in badges.attach(endpoint, found.rows, user):
+        row["marks"] = tuple(badge.text for badge in row.pop("badges"))
     tree = Tree(found.rows)
     formers = {row["former_parent_id"] for row in found.rows if row.get("former_parent_id")}
     still_there = set(

@@ -54,6 +54,7 @@ def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, pa
             budget=budget,
             draw=draw,
             preferred=verdicts.preferred_ids(ep),
+            user=request.user,
         )
     except IdError as exc:
         return None, bad_id(request, ep, str(exc))

@@ -7,7 +7,7 @@ from django.db import connection
 from django.utils import timezone
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.index import content_search, sync, views
+from hermes_ui.index import content_search, listing, sync
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, IndexSyncState
 from hermes_ui.web.links import session_url
 
@@ -154,7 +154,7 @@ def test_a_common_word_ranks_the_newest_matches_and_pages_through_them(built, lo
     # Ranking stops at a window of the most recently indexed matches (the page
     # says so); pages walk every transcript in it once.
     monkeypatch.setattr(content_search, "WINDOW", 40)
-    monkeypatch.setattr(views, "CONTENT_PAGE_SIZE", 3)
+    monkeypatch.setattr(listing, "CONTENT_PAGE_SIZE", 3)
     client = login("support")
     html = search(client, "the")
     assert 'id="content-capped"' in html and "More than 40 messages match" in html

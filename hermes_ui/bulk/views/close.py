@@ -4,9 +4,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.bulk import close_job, selection
+from hermes_ui.bulk import close_job
 from hermes_ui.changes.forms import CloseForm
 from hermes_ui.endpoints import get_endpoint
+from hermes_ui.index import selection
 from hermes_ui.jobs.respond import started
 from hermes_ui.web.roles import SUPPORT, role_required
 
@@ -19,7 +20,7 @@ def bulk_close(request, endpoint):
     """From the index: the review form (``stage`` absent); then ``stage=confirm`` starts
     the job closing them and answers with its progress page."""
     ep = get_endpoint(endpoint)
-    context = selection.review(ep, request.POST)
+    context = selection.review(ep, request.POST, request.user)
     chosen = context["selection"]
     if chosen.error:
         return render(request, TEMPLATE, context, status=400)

@@ -3,9 +3,10 @@
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from hermes_ui.bulk import delete_job, selection
+from hermes_ui.bulk import delete_job
 from hermes_ui.deletion.forms import RequestForm
 from hermes_ui.endpoints import get_endpoint
+from hermes_ui.index import selection
 from hermes_ui.jobs.respond import started
 from hermes_ui.web.roles import SUPPORT, role_required
 
@@ -18,7 +19,7 @@ def bulk_delete(request, endpoint):
     """From the index: the request form (``stage`` absent); ``stage=confirm`` starts the
     job filing it and answers with its progress page, which ends on the request's page."""
     ep = get_endpoint(endpoint)
-    context = selection.review(ep, request.POST)
+    context = selection.review(ep, request.POST, request.user)
     chosen = context["selection"]
     if chosen.error:
         return render(request, TEMPLATE, context, status=400)

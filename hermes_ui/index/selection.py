@@ -39,14 +39,17 @@ def limit() -> int:
     return settings.HERMES_BULK_LIMIT
 
 
-def resolve(endpoint: Endpoint, data) -> Selection:
-    """The selection a form posted (``ids``, or ``all=1`` with the search filters)."""
+def resolve(endpoint: Endpoint, data, user=None) -> Selection:
+    """The selection a form posted (``ids``, or ``all=1`` with the search filters);
+    ``user``'s own feature filters (``new:yes``) resolve for them."""
     if data.get("all") == "1":
         form = IndexQuery({name: data.get(name, "") for name in FILTERS})
         if not form.is_valid():
             return Selection(error="The search of this selection is not valid; search again.")
         filters = {name: form.cleaned_data[name] for name in FILTERS if form.cleaned_data[name]}
-        page = queries.search(endpoint, snapshot=0, limit=limit(), **_search(form.cleaned_data))
+        page = queries.search(
+            endpoint, snapshot=0, limit=limit(), user=user, **_search(form.cleaned_data)
+        )
         ids = [row["id"] for row in page.rows]
         return Selection(ids, matching=page.total, all_matching=True, filters=filters)
     ids = list(dict.fromkeys(data.getlist("ids")))
@@ -73,6 +76,7 @@ def _search(cleaned: dict) -> dict:
         "source": cleaned["source"] or query.source,
         "kind": cleaned["kind"] or query.kind,
         "state": cleaned["state"] or query.state,
+        "facets": query.facets,
     }
 
 
@@ -97,9 +101,9 @@ def member_key(form_key: str, session_id: str) -> str:
     return f"{form_key[:40]}-{digest}"
 
 
-def review(endpoint: Endpoint, data) -> dict:
+def review(endpoint: Endpoint, data, user=None) -> dict:
     """The context every bulk page starts from: the selection and, if valid, its rows."""
-    chosen = resolve(endpoint, data)
+    chosen = resolve(endpoint, data, user)
     context = {"endpoint": endpoint, "selection": chosen, "limit": limit()}
     if not chosen.error:
         context["rows"] = rows(endpoint, chosen.ids)

@@ -1,0 +1,82 @@
+"""Search filters that other features own, registered by key (``tag:``, ``label:`` …).
+
+The index knows nothing of tags, labels or watermarks; the features that
+keep them add a filter to the search box's syntax from ``AppConfig.ready()``::
+
+    facets.register("tag", parse=parse_tag, sessions=tagged, negatable=True,
+                    help="tag:<name> sessions with this tag (-tag:<name> without)")
+
+``parse(text)`` turns the value typed after the colon into what
+``sessions`` takes, or raises ``ValueError`` with a message for the user.
+``sessions(endpoint, value, user)`` returns a ``Q`` over ``IndexedSession``
+rows (usually ``session_id__in=<subquery>``). A negatable facet may also be
+written ``-key:value`` and then excludes what it matches. Facets apply to
+the id/title/preview table, to transcript hits and to "select all matching".
+
+This module holds only the registry: it imports no feature, so any feature
+above the index may register.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.db.models import Q, QuerySet
+
+    from hermes_ui.endpoints import Endpoint
+
+
+@dataclass(frozen=True)
+class Facet:
+    key: str
+    parse: Callable[[str], Any]
+    sessions: Callable[[Endpoint, Any, Any], Q]
+    negatable: bool = False
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class FacetTerm:
+    key: str
+    value: Any
+    negated: bool = False
+    text: str = ""  # as typed, for messages and saved queries
+
+
+_registry: dict[str, Facet] = {}
+
+
+def register(
+    key: str,
+    *,
+    parse: Callable[[str], Any],
+    sessions: Callable[[Endpoint, Any, Any], Q],
+    negatable: bool = False,
+    help: str = "",
+) -> Facet:
+    """Add (or replace) the filter ``key:``; call it from ``AppConfig.ready()``."""
+    facet = Facet(key.lower(), parse, sessions, negatable, help)
+    _registry[facet.key] = facet
+    return facet
+
+
+def get(key: str) -> Facet | None:
+    return _registry.get(key.lower())
+
+
+def registered() -> list[Facet]:
+    return list(_registry.values())
+
+
+def restrict(rows: QuerySet, endpoint: Endpoint, terms, user) -> QuerySet:
+    """``rows`` (``IndexedSession``) narrowed by each term, for ``user``."""
+    for term in terms:
+        facet = _registry.get(term.key)
+        if facet is None:
+            continue  # a feature that is no longer installed filters nothing
+        match = facet.sessions(endpoint, term.value, user)
+        rows = rows.exclude(match) if term.negated else rows.filter(match)
+    return rows

@@ -1,0 +1,3 @@
+"""URLs of the review feature."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""URLs of the saved_views feature."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""URLs of the tags feature."""
+
+urlpatterns: list = []

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class UsageConfig(AppConfig):
+    """Usage over time: token and cost changes booked per day at each index sync."""
+
+    name = "hermes_ui.usage"
+    label = "usage"
+    verbose_name = "Usage"

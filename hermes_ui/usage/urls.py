@@ -1,0 +1,3 @@
+"""URLs of the usage feature."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""URLs of the watermarks feature."""
+
+urlpatterns: list = []
