@@ -14,6 +14,7 @@ from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
 from hermes_ui.web.failures import bad_id, error_page
+from hermes_ui.web.signals import session_viewed
 
 # A long transcript is fetched once for the page and its "load more" chunks.
 # Django's cache holds it briefly: process memory by default, Redis (shared by
@@ -58,6 +59,14 @@ def session_detail(request, endpoint, session_id):
     focus_id = finding.focus_id if finding else where.get("upto")
     context = transcript_pages.detail_context(
         ep, session_id, session, messages, finding=finding, focus_id=focus_id
+    )
+    session_viewed.send(
+        session_detail,
+        request=request,
+        endpoint=ep,
+        session_id=session_id,
+        session=session,
+        message_count=len(rows),
     )
     return render(request, "sessions/detail.html", context)
 
