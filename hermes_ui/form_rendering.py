@@ -15,7 +15,13 @@ class HermesBoundField(forms.BoundField):
     A field with an ``error_id`` attribute (``RequestForm.reason``: ``reason-error``,
     which the deletion page's browser test waits for) gets that id instead of
     Django's ``<auto_id>_error``, in the template and in ``aria-describedby`` alike.
+    A field with ``show_error_codes = True`` also lists its errors' codes in the
+    paragraph's ``data-codes`` (the chat form: tests tell refusals apart by code).
     """
+
+    @property
+    def error_codes(self) -> str:
+        return " ".join(sorted({err.code for err in self.errors.as_data() if err.code}))
 
     @property
     def error_id(self):
