@@ -41,11 +41,11 @@ def test_the_audit_bar_keeps_its_ids():
     query = AuditFilter({"capability": "session_create"})
     query.offer(usernames=["ada"], capabilities=["session_create"], endpoints_seen=["local"])
     html = "".join(query[n].as_field_group() for n in ("user", "capability", "session", "since"))
-    assert '<label for="f-cap">Capability</label><select name="capability" id="f-cap">' in html
+    assert '<label for="f-cap">Capability</label>\n<select name="capability" id="f-cap">' in html
     assert '<option value="session_create" selected>' in html
     assert '<option value="" selected>Anyone</option>' in html
     assert '<label for="f-session">Session id</label>' in html and 'maxlength="300"' in html
-    assert '<label for="f-since">From</label><input type="date"' in html
+    assert '<label for="f-since">From</label>\n<input type="date"' in html
 
 
 def test_the_find_box_is_labelled_and_asks_for_words():
@@ -57,7 +57,8 @@ def test_the_find_box_is_labelled_and_asks_for_words():
 def test_the_export_box_shows_masking_fixed_on_for_support_only():
     support = ExportQuery.offered(always_redacted=True)["redact"].as_field_group()
     assert "checked" in support and "disabled" in support and 'value="1"' in support
-    assert "Mask secrets and personal data (always on for support)" in support
+    assert "Mask secrets and personal data (always on for support)</label>" in support
+    assert support.startswith('<label><input type="checkbox" name="redact"')  # box first
     other = ExportQuery.offered(always_redacted=False)
     assert "checked" not in other["redact"].as_field_group()
     assert '<option value="md">Markdown</option>' in other["format"].as_field_group()
