@@ -302,3 +302,45 @@ def test_the_session_page_asks_the_database_the_same_for_2_or_80_messages(login,
         queries[sid] = len(captured)
         assert shown.count('class="msg-review"') == (2 if sid == SID else 80)
     assert queries[SID] == queries["long-notes"], queries
+
+
+def test_htmx_posts_need_the_csrf_header_the_page_sets(users, hermes):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(users["support"])
+    shown = page(client)
+    token = re.search(r"hx-headers='\{\"X-CSRFToken\": \"([^\"]+)\"\}'", shown).group(1)
+    refused = client.post(notes_url(), {"body": "no token"}, **HX)
+    assert refused.status_code == 403
+    answer = client.post(notes_url(), {"body": "with token"}, HTTP_X_CSRFTOKEN=token, **HX)
+    assert answer.status_code == 200
+    assert [n.body for n in Note.objects.all()] == ["with token"]
+
+
+def test_with_htmx_deleting_a_note_swaps_its_thread(login, hermes):
+    support = login("support")
+    support.post(notes_url(2), {"body": "to delete", "message": "2"})
+    note = Note.objects.get()
+    answer = support.post(reverse("review_note_delete", args=["local", note.pk]), **HX)
+    body = answer.content.decode()
+    assert answer.status_code == 200 and "<html" not in body
+    assert 'id="notes-msg-2"' in body and "to delete" not in body
+    assert re.search(r'id="msg-note-count-2" hx-swap-oob="true">0<', body)
+
+
+def test_later_chunks_of_the_transcript_show_their_messages_marks(login, hermes, settings):
+    settings.HERMES_MESSAGES_PAGE_SIZE = 10
+    hermes.add("chunked", message_count=30)
+    reviewer = login("reviewer")
+    reviewer.post(notes_url(24, "chunked"), {"body": "late note", "message": "24"})
+    reviewer.post(correction_url(24, "chunked"), {"message": "24", "text": "fixed text"})
+    first = page(reviewer, "chunked")
+    assert 'id="msg-note-count-24"' not in first
+    chunk = reviewer.get(
+        session_url("local", "chunked", "session_messages", after=20), **HX
+    ).content.decode()
+    assert re.search(r'id="msg-note-count-24">1<', chunk)
+    assert "<ins>fixed text</ins>" in chunk
+    focused = reviewer.get(session_url("local", "chunked", upto=24)).content.decode()
+    assert re.search(r'id="msg-note-count-24">1<', focused)
