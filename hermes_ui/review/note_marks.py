@@ -35,6 +35,9 @@ class PageMarks:
         self.counts = notes.counts(ep, session_id)
         self.corrections = corrections.for_session(ep, session_id)
         self.may_correct = has_role(user, REVIEWER)
+        # Each message's links differ only in ``message=``: reversed once for the page.
+        self._thread = _with_message(session_url(ep.id, session_id, "review_notes"))
+        self._correct = _with_message(session_url(ep.id, session_id, "review_correction"))
 
     def message(self, message) -> MessageMarks:
         """The marks of one transcript message (``hermes.transcript.Message``)."""
@@ -44,11 +47,15 @@ class PageMarks:
         return MessageMarks(
             message_id=mid,
             note_count=self.counts.get(mid, 0),
-            thread_url=session_url(self.ep.id, self.session_id, "review_notes", message=mid),
-            correct_url=correction_url(self.ep, self.session_id, mid) if correctable else None,
+            thread_url=self._thread + str(mid),
+            correct_url=self._correct + str(mid) if correctable else None,
             corrections=corrections.shown(message.row, found),
             has_mine=any(c.author_id == self.user.pk for c in found),
         )
+
+
+def _with_message(url: str) -> str:
+    return url + ("&" if "?" in url else "?") + "message="
 
 
 def for_page(request, ep: Endpoint, session_id: str) -> PageMarks:
