@@ -29,6 +29,7 @@ from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.jobs.models import Job
+from hermes_ui.review.models import Note
 from hermes_ui.web.links import session_url
 from tests.samples import response
 
@@ -172,6 +173,28 @@ MATRIX = [
         lambda w: session_url("local", SID, "session_export", format="json"), ANY),
     Row("session_export_q", "GET",
         lambda w: session_url("local", DOT, "session_export", format="md"), ANY),
+    # -- review notes, mentions, corrections: everyone notes; reviewers correct ------------
+    Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes"), ANY),
+    Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes", message=2),
+        ANY, label="GET review_notes of a message"),
+    Row("review_notes", "POST", lambda w: session_url("local", SID, "review_notes"), ANY,
+        data={"body": "matrix"}),
+    Row("review_notes_q", "GET", lambda w: session_url("local", DOT, "review_notes"), ANY),
+    Row("review_notes_q", "POST", lambda w: session_url("local", DOT, "review_notes"), ANY,
+        data={"body": "matrix"}),
+    # The note in the matrix was written by "support": it and admins may delete it.
+    Row("review_note_delete", "POST",
+        lambda w: reverse("review_note_delete", args=["local", w["note"]]), ("support", "admin")),
+    Row("review_correction", "GET",
+        lambda w: session_url("local", SID, "review_correction", message=2), REVIEWER_UP),
+    Row("review_correction", "POST", lambda w: session_url("local", SID, "review_correction"),
+        REVIEWER_UP, data={"message": "2", "text": "matrix"}),
+    Row("review_correction_q", "GET",
+        lambda w: session_url("local", DOT, "review_correction", message=2), REVIEWER_UP),
+    Row("review_correction_q", "POST", lambda w: session_url("local", DOT, "review_correction"),
+        REVIEWER_UP, data={"message": "2", "text": "matrix"}),
+    Row("mentions", "GET", lambda w: "/mentions/", ANY),
+    Row("mentions_read", "POST", lambda w: "/mentions/read/", ANY, data={"all": "1"}),
 ]
 # fmt: on
 
@@ -240,7 +263,21 @@ def world(users, recorder, monkeypatch):
     job = Job.objects.create(
         kind="bulk_close", endpoint="local", user=users["support"], state="done", done=1, total=1
     )
-    return {"deletion": case.pk, "turn": turn_row.pk, "batch": bulk.pk, "job": job.pk, **events}
+    note = Note.objects.create(
+        **get_endpoint("local").scope(),
+        session_id=SID,
+        author=users["support"],
+        author_name="support",
+        body="matrix",
+    )
+    return {
+        "deletion": case.pk,
+        "turn": turn_row.pk,
+        "batch": bulk.pk,
+        "job": job.pk,
+        "note": note.pk,
+        **events,
+    }
 
 
 def _client(role: str, users) -> Client:
