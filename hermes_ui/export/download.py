@@ -5,7 +5,7 @@ import re
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 
-from hermes_ui.export import stream
+from hermes_ui.web import streaming as stream
 
 # A download is a file, not a page of this app: it may style itself, nothing else.
 EXPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'"
