@@ -4,7 +4,8 @@ For a page of session ids, two queries: the items with their completed
 reviews, and the counted session-level labels with their rubric version's
 fields. A session shows "reviewed" once an item of it completed, else
 "reviewing 1/2" (completed reviews of the reviews needed, of its furthest
-open item); then up to ``MAX_LABELS`` values of choice and yes/no fields,
+open item); then up to ``MAX_LABELS`` values of choice and yes/no fields
+(in the rubric's order),
 the authoritative or consensus value (``consensus.resolve``). Registered
 with ``hermes_ui.index.badges`` by ``ReviewConfig.ready()``.
 """
@@ -67,29 +68,30 @@ def _labels(ep, ids: list[str]) -> dict[str, list[Badge]]:
         .order_by("session_id", "field", "review_id")
     )
     given: dict[tuple[str, str], list] = defaultdict(list)
-    names: dict[tuple[str, str], str] = {}
+    names: dict[tuple[str, str], tuple[int, str]] = {}  # (place in the rubric, label)
     for row in rows:
-        spec = _field(row["review__version__fields"], row["field"])
+        place, spec = _field(row["review__version__fields"], row["field"])
         if spec is None or spec.get("type") not in SHOWN_TYPES:
             continue
         key = (row["session_id"], row["field"])
         given[key].append((row["value"], row["review__authoritative"]))
-        names[key] = str(spec.get("label") or row["field"])
+        names[key] = (place, str(spec.get("label") or row["field"]))
     badges: dict[str, list[Badge]] = defaultdict(list)
-    for (session_id, _field_key), pairs in given.items():
+    for key in sorted(given, key=lambda k: (k[0], names[k])):
+        session_id, pairs = key[0], given[key]
         value = consensus.resolve(pairs)
         if value is None or len(badges[session_id]) >= MAX_LABELS:
             continue
         how = "authoritative review" if any(a for _, a in pairs) else f"{len(pairs)} review(s)"
-        name = names[(session_id, _field_key)]
+        name = names[key][1]
         badges[session_id].append(
             Badge(f"{name}: {value}"[:60], f"Review label, from {how}", "purple", "label")
         )
     return badges
 
 
-def _field(fields, key: str) -> dict | None:
-    for spec in fields if isinstance(fields, list) else []:
+def _field(fields, key: str) -> tuple[int, dict | None]:
+    for place, spec in enumerate(fields if isinstance(fields, list) else []):
         if isinstance(spec, dict) and spec.get("key") == key:
-            return spec
-    return None
+            return place, spec
+    return 0, None
