@@ -2,8 +2,9 @@
 
 JSONL: one JSON object per line; ``<``, ``>`` and ``&`` are written as
 ``\\u003c``-style escapes (the same values, nothing an HTML embedder could
-run). The last line is ``{"sha256": ..., "records": ...}``: the SHA-256 of
-every byte before that line.
+run), and so are U+2028 and U+2029, so no reader splits a record in two.
+The last line is ``{"sha256": ..., "records": ...}``: the SHA-256 of every
+byte before that line.
 
 CSV: a header row, then one row per record; ``context``, ``labels`` and
 ``reviews`` are JSON cells. A cell that a spreadsheet would read as a formula
@@ -36,11 +37,16 @@ COLUMNS = (
 )
 _JSON_COLUMNS = ("context", "labels", "reviews", "reviewer_ids")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
+# Escaped in JSONL: HTML's specials, and the Unicode line and paragraph separators,
+# which readers that split on every line break (str.splitlines) would split a record at.
+_ESCAPED = "<>&\u2028\u2029"
 
 
 def _j(value) -> str:
     text = json.dumps(value, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    for char in _ESCAPED:
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
 
 
 def jsonl_body(records: Iterable[dict]) -> Iterator[str]:

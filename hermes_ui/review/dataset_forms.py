@@ -11,6 +11,7 @@ class DatasetQuery(forms.Form):
     )
     per = forms.ChoiceField(
         choices=[(dataset.MESSAGE, "labelled or corrected message"), (dataset.SESSION, "session")],
+        required=False,
         initial=dataset.MESSAGE,
         label="One record per",
     )
@@ -21,6 +22,9 @@ class DatasetQuery(forms.Form):
         initial="1",
         label="Masking",
     )
+
+    def clean_per(self) -> str:
+        return self.cleaned_data.get("per") or dataset.MESSAGE
 
     def clean_redact(self) -> bool:
         return self.cleaned_data.get("redact") != "0"

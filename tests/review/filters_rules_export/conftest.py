@@ -14,12 +14,28 @@ from tests.peers import endpoint_for, running_peer
 
 FIELDS = [
     {"key": "resolved", "label": "Resolved", "type": "bool", "applies": "session"},
-    {"key": "quality", "label": "Quality", "type": "number", "min": 1, "max": 5,
-     "applies": "session"},
-    {"key": "policy", "label": "Policy issue", "type": "choice",
-     "choices": ["none", "privacy", "self harm"], "applies": "session"},
-    {"key": "accuracy", "label": "Accuracy", "type": "choice",
-     "choices": ["right", "wrong"], "applies": "message"},
+    {
+        "key": "quality",
+        "label": "Quality",
+        "type": "number",
+        "min": 1,
+        "max": 5,
+        "applies": "session",
+    },
+    {
+        "key": "policy",
+        "label": "Policy issue",
+        "type": "choice",
+        "choices": ["none", "privacy", "self harm"],
+        "applies": "session",
+    },
+    {
+        "key": "accuracy",
+        "label": "Accuracy",
+        "type": "choice",
+        "choices": ["right", "wrong"],
+        "applies": "message",
+    },
     {"key": "note", "label": "Note", "type": "text", "applies": "message"},
 ]
 
@@ -34,7 +50,10 @@ def version(db):
 def queue_maker(version):
     def make(ep, name="triage", reviews_needed=1, owner=None):
         return Queue.objects.create(
-            **ep.scope(), name=name, rubric=version.rubric, reviews_needed=reviews_needed,
+            **ep.scope(),
+            name=name,
+            rubric=version.rubric,
+            reviews_needed=reviews_needed,
             owner=owner,
         )
 
@@ -43,24 +62,40 @@ def queue_maker(version):
 
 def item(queue, session_id, message_id=None, state=Item.NEEDS_REVIEW) -> Item:
     return Item.objects.create(
-        endpoint=queue.endpoint, endpoint_fp=queue.endpoint_fp, queue=queue,
-        session_id=session_id, message_id=message_id, state=state,
+        endpoint=queue.endpoint,
+        endpoint_fp=queue.endpoint_fp,
+        queue=queue,
+        session_id=session_id,
+        message_id=message_id,
+        state=state,
     )
 
 
-def review(item_, reviewer, version, labels=None, messages=None, *, done=True,
-           authoritative=False) -> Review:
+def review(
+    item_, reviewer, version, labels=None, messages=None, *, done=True, authoritative=False
+) -> Review:
     """A review of ``item_`` with session ``labels`` ({field: value}) and ``messages``
     ({message id: {field: value}}), as the review page stores them."""
     made = Review.objects.create(
-        item=item_, reviewer=reviewer, reviewer_name=reviewer.get_username(), version=version,
-        done=done, authoritative=authoritative,
+        item=item_,
+        reviewer=reviewer,
+        reviewer_name=reviewer.get_username(),
+        version=version,
+        done=done,
+        authoritative=authoritative,
     )
     given = [(None, f, v) for f, v in (labels or {}).items()]
     given += [(m, f, v) for m, values in (messages or {}).items() for f, v in values.items()]
     Label.objects.bulk_create(
-        Label(endpoint=item_.endpoint, endpoint_fp=item_.endpoint_fp,
-              session_id=item_.session_id, message_id=m, review=made, field=f, value=v)
+        Label(
+            endpoint=item_.endpoint,
+            endpoint_fp=item_.endpoint_fp,
+            session_id=item_.session_id,
+            message_id=m,
+            review=made,
+            field=f,
+            value=v,
+        )
         for m, f, v in given
     )
     return made

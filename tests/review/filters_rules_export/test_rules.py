@@ -60,7 +60,10 @@ def test_the_owner_adds_a_rule_runs_it_and_sees_what_it_added(sixty, users, logi
     assert answer.status_code == 302 and answer["Location"] == url(queue)
     rule = Rule.objects.get(queue=queue)
     assert (rule.query, rule.percent, rule.always, rule.last_run_at) == (
-        "closed:no", 0, "closed:yes", None
+        "closed:no",
+        0,
+        "closed:yes",
+        None,
     )
     assert client.post(url(queue), {"action": "run", "rule": rule.pk}).status_code == 302
     # Every closed session (the "always" search) and none of the 0 % of the rest.
