@@ -12,7 +12,7 @@ from hermes_ui.index.selection import resolve
 from hermes_ui.review import badges
 from hermes_ui.review.models import Item
 from tests.index.test_sync import seed_lineage
-from tests.review.filters_rules_export.conftest import item, review
+from tests.review.filters_rules_export.made import item, review
 
 pytestmark = pytest.mark.django_db
 

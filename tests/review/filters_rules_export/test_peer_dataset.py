@@ -16,7 +16,7 @@ from hermes_ui.audit.models import AuditEvent
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.review.models import Correction, Item
-from tests.review.filters_rules_export.conftest import item, review
+from tests.review.filters_rules_export.made import item, review
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
 

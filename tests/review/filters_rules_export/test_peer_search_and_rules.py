@@ -12,7 +12,7 @@ from hermes_ui.index import sync
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.review import rules
 from hermes_ui.review.models import Item, Rule
-from tests.review.filters_rules_export.conftest import item, review
+from tests.review.filters_rules_export.made import item, review
 
 pytestmark = pytest.mark.peer
 
