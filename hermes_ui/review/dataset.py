@@ -30,7 +30,7 @@ from hermes_ui.review.models import Correction, Queue
 from hermes_ui.web.failures import title_for
 
 MESSAGE, SESSION = "message", "session"
-CHUNK = 200  # sessions whose labels and corrections are read at once
+CHUNK = 50  # sessions whose labels and corrections are read at once (bounds memory)
 
 
 @dataclass
