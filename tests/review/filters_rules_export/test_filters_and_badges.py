@@ -11,6 +11,7 @@ from hermes_ui.index import queries, query_syntax, sync
 from hermes_ui.index.selection import resolve
 from hermes_ui.review import badges
 from hermes_ui.review.models import Item
+from hermes_ui.web.links import session_url
 from tests.index.test_sync import seed_lineage
 from tests.review.filters_rules_export.made import item, review
 
@@ -122,4 +123,10 @@ def test_badges_show_escaped_in_the_index_table(reviewed_world, login):
     row = re.search(r'<tr[^>]*>(?:(?!</tr>).)*?value="br".*?</tr>', html, re.S).group(0)
     assert "badge-kind-review" in row and ">reviewed<" in row
     assert "Policy issue: &lt;img src=x onerror=alert(1)&gt;" in row
+    assert HOSTILE not in html
+
+
+def test_badges_show_as_text_in_lineage_nodes(reviewed_world, login):
+    html = login("support").get(session_url("local", "br", "lineage_page")).content.decode()
+    assert "reviewed · Resolved: yes · Policy issue: &lt;img src=x" in html
     assert HOSTILE not in html
