@@ -106,3 +106,13 @@ def test_a_rule_never_adds_what_the_queue_holds(sixty, users, queue_maker):
     assert rules.run(sixty, rule) == 0
     assert queue.items.filter(session_id="s0003").get().added_via == "page"
     assert queue.items.count() == 10
+
+
+def test_a_hostile_search_shows_as_text(sixty, users, login, queue_maker):
+    queue = queue_maker(sixty, owner=users["reviewer"])
+    client = login("reviewer")
+    hostile = '"<script>alert(1)</script>" closed:yes'
+    assert client.post(url(queue), {"query": hostile, "percent": "10"}).status_code == 302
+    page = client.get(url(queue)).content.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot; closed:yes" in page
