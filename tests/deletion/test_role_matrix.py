@@ -76,6 +76,21 @@ def turn(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"endpoint": "local", "turn_id": w["turn"]})
 
 
+def review_queue(view: str) -> Callable[[dict], str]:
+    """A page of a review queue nobody owns (so only admins change its rules)."""
+
+    def url(w) -> str:
+        from hermes_ui.review.models import Queue, Rubric
+
+        rubric, _ = Rubric.objects.get_or_create(name="matrix")
+        queue, _ = Queue.objects.get_or_create(
+            **get_endpoint("local").scope(), name="matrix", defaults={"rubric": rubric}
+        )
+        return reverse(view, kwargs={"endpoint": "local", "queue": queue.pk})
+
+    return url
+
+
 # fmt: off
 MATRIX = [
     # -- foundation ---------------------------------------------------------------------
@@ -195,6 +210,12 @@ MATRIX = [
         REVIEWER_UP, data={"message": "2", "text": "matrix"}),
     Row("mentions", "GET", lambda w: "/mentions/", ANY),
     Row("mentions_read", "POST", lambda w: "/mentions/read/", ANY, data={"all": "1"}),
+    # -- review rules (reviewers see them, the owner or an admin changes them) and datasets --
+    Row("review_rules", "GET", review_queue("review_rules"), REVIEWER_UP),
+    Row("review_rules", "POST", review_queue("review_rules"), ADMIN,
+        data={"query": "closed:yes", "percent": "50"}),
+    Row("review_dataset", "GET", review_queue("review_dataset"), ANY),
+    Row("review_dataset_search", "GET", lambda w: "/e/local/review/dataset/?q=closed:yes", ANY),
 ]
 # fmt: on
 
