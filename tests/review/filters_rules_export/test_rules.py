@@ -90,7 +90,7 @@ def test_only_the_owner_or_an_admin_changes_rules(sixty, users, login, queue_mak
     assert reviewer.post(url(queue), {"query": "closed:no", "percent": "5"}).status_code == 403
     assert not queue.items.exists()
     admin2 = login("admin2")  # any admin
-    assert admin2.post(url(queue), {"action": "delete", "rule": rule.pk}).status_code == 302
+    assert admin2.post(url(queue), {"action": "remove", "rule": rule.pk}).status_code == 302
     assert not Rule.objects.exists()
     other = queue_maker(sixty, name="other", owner=users["admin"])
     kept = Rule.objects.create(queue=other, query="closed:yes")
