@@ -41,5 +41,5 @@ class RuleForm(forms.Form):
 class RuleAction(forms.Form):
     """Run now or delete: the rule, which must be of the queue in the URL."""
 
-    action = forms.ChoiceField(choices=[("run", "Run now"), ("remove", "Delete")])
+    action = forms.ChoiceField(choices=[("run", "Run now"), ("remove", "Delete rule")])
     rule = forms.IntegerField(min_value=1)
