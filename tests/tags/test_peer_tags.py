@@ -48,7 +48,7 @@ def test_tag_filters_combine_with_content_search(built, login):
     triage = Tag.objects.create(name="triage")
     login("reviewer").post(
         "/e/local/bulk/tags/",
-        {"stage": "confirm", "ids": having[:2] + [ids.TOOL_SESSION], "tag": triage.pk, "op": "add"},
+        {"stage": "confirm", "ids": [*having[:2], ids.TOOL_SESSION], "tag": triage.pk, "op": "add"},
     )
     client = login("support")
     both = _search(client, f'"{PHRASE}" tag:triage')
