@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from hermes_ui.index.badges import Badge
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.tags import tagging
 from hermes_ui.tags.models import SessionTag, Tag
 
@@ -24,8 +25,11 @@ def parse(text: str) -> int:
 
 
 def sessions(endpoint, tag_id: int, user) -> Q:
-    tagged = SessionTag.objects.filter(tag_id=tag_id, **endpoint.scope())
-    return Q(session_id__in=tagged.values("session_id"))
+    """By row id: SQLite then reads the tag's sessions (its index) and looks each row up
+    by its unique key, rather than walking the whole index in order testing each row."""
+    tagged = SessionTag.objects.filter(tag_id=tag_id, **endpoint.scope()).values("session_id")
+    rows = IndexedSession.objects.filter(**endpoint.scope(), session_id__in=tagged)
+    return Q(pk__in=rows.values("pk"))
 
 
 def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:

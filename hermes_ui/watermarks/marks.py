@@ -9,10 +9,11 @@ everything else, never-opened sessions included.
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
+from django.db.models.expressions import RawSQL
 
-from hermes_ui.index import queries
 from hermes_ui.index.badges import Badge
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.watermarks.models import Watermark
 
 HELP = "new:yes sessions with messages since you last opened them (new:no the others)"
@@ -29,18 +30,23 @@ def parse(text: str) -> bool:
 
 
 def sessions(endpoint, wanted: bool, user) -> Q:
+    """Index rows (by id) that count more messages than the user's watermark: one walk
+    over the user's watermarks, each joined to its index row by the row's unique key
+    (a join the ORM cannot spell without a relation between the two tables)."""
     if user is None or not user.is_authenticated:
         return Q(pk__in=[]) if wanted else ~Q(pk__in=[])
-    mine = Watermark.objects.filter(user=user, **endpoint.scope())
-    # Drive from the user's few watermarks (``IN``), then compare counts per row.
-    newer = Q(session_id__in=mine.values("session_id")) & Q(
-        Exists(
-            mine.filter(
-                session_id=OuterRef("session_id"), message_count__lt=OuterRef("message_count")
-            )
-        )
-    )
+    params = [user.pk, endpoint.id, endpoint.fingerprint]
+    newer = Q(pk__in=RawSQL(_GROWN, params))  # noqa: S611 - constant SQL, values as parameters
     return newer if wanted else ~newer
+
+
+_GROWN = (
+    f"SELECT s.id FROM {Watermark._meta.db_table} w "  # noqa: S608 - table names only
+    f"JOIN {IndexedSession._meta.db_table} s ON s.endpoint = w.endpoint "
+    "AND s.endpoint_fp = w.endpoint_fp AND s.session_id = w.session_id "
+    "WHERE w.user_id = %s AND w.endpoint = %s AND w.endpoint_fp = %s "
+    "AND s.message_count > w.message_count"
+)
 
 
 def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:
@@ -56,9 +62,12 @@ def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:
         )
         if not seen:
             continue
-        now = queries.present(endpoint).filter(session_id__in=list(seen))
-        for session_id, count in now.values_list("session_id", "message_count"):
-            more = (count or 0) - seen[session_id]
+        # By unique key alone (with ``vanished_at`` SQLite walks the endpoint's rows).
+        now = IndexedSession.objects.filter(**endpoint.scope(), session_id__in=list(seen))
+        for session_id, count, gone in now.values_list(
+            "session_id", "message_count", "vanished_at"
+        ):
+            more = 0 if gone else (count or 0) - seen[session_id]
             if more > 0:
                 title = f"{more} message{'s' if more != 1 else ''} since you last opened it"
                 found[session_id] = [Badge(f"new {more}", title, "blue", "new")]
