@@ -2,6 +2,7 @@
 
 from django import forms
 
+from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE
 from hermes_ui.tags.models import COLOURS, MAX_NAME, Tag
 from hermes_ui.tags.tagging import ADD, REMOVE
 
@@ -45,6 +46,18 @@ class SessionTagForm(forms.Form):
     tag = forms.ModelChoiceField(
         queryset=Tag.objects.all(), label="Tag", empty_label=None, to_field_name="pk"
     )
+
+
+class AddTagForm(forms.Form):
+    """The session page's one-line "add a tag" picker (posted as ``SessionTagForm``):
+    offers the tags the session does not have yet, read once by the region."""
+
+    field_template_name = INLINE_FIELD_TEMPLATE
+    tag = forms.ChoiceField(label="Add a tag")
+
+    def __init__(self, tags, **kwargs):
+        super().__init__(auto_id="id_add_%s", **kwargs)
+        self.fields["tag"].choices = [(tag.pk, tag.name) for tag in tags]
 
 
 class BulkTagForm(forms.Form):

@@ -6,6 +6,7 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for
 from hermes_ui.index import queries
 from hermes_ui.tags import tagging
+from hermes_ui.tags.forms import AddTagForm
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.roles import ADMIN, REVIEWER, has_role
 
@@ -21,7 +22,7 @@ def context(request, ep: Endpoint, session_id: str, *, error: str = "") -> dict:
         "session_tags": tags,
         "can_tag": can_tag,
         "can_manage_tags": has_role(request.user, ADMIN),
-        "addable_tags": addable,
+        "add_form": AddTagForm(addable) if addable else None,
         "tags_error": error,
     }
 
