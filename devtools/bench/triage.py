@@ -127,6 +127,11 @@ def _measure() -> None:
             f"raw GET /api/sessions (limit 50, via the client) {raw:.1f} ms, median of 7; ratio "
             f"{ours / raw:.2f} (target <= {TARGET}: {'met' if ours <= TARGET * raw else 'NOT met'})"
         )
+    plain = _median_ms(lambda: client.get("/e/bench/index/", {"view": "all"}), 7)
+    say(
+        f"for scale, the unfiltered index page (same HTML, no feature filter): {plain:.1f} ms, "
+        f"ratio {plain / raw:.2f}"
+    )
     for q in ("tag:bench-wide new:yes", "tag:bench-rare"):
         say(f"SQLite plan for {q!r}: {_plan(ep, user, q)}")
 
