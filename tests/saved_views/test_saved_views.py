@@ -102,6 +102,12 @@ def test_the_default_view_applies_and_all_sessions_stays_reachable(indexed, logi
     client.post("/e/local/views/default/", {"key": "all"})
     assert client.get("/e/local/index/").status_code == 200
     assert DefaultView.objects.get().key == "all"
+    # Deleting the view one opens with turns that default off.
+    client.post("/e/local/views/default/", {"key": f"view:{view.pk}"})
+    assert client.get("/e/local/index/").status_code == 302
+    assert client.post(f"/e/local/views/{view.pk}/delete/").status_code == 302
+    assert client.get("/e/local/index/").status_code == 200
+    assert not DefaultView.objects.exists()
 
 
 def test_built_in_views(indexed, login):

@@ -4,7 +4,7 @@ index marks and filters what grew since."""
 import pytest
 
 from hermes_ui.deletion import erasure
-from hermes_ui.index import queries, query_syntax, sync
+from hermes_ui.index import content_search, queries, query_syntax, sync
 from hermes_ui.watermarks import looked
 from hermes_ui.watermarks.models import Watermark
 from hermes_ui.web.links import session_url
@@ -67,6 +67,13 @@ def test_new_applies_to_select_all_and_content_filters(indexed, empty_hermes, us
     assert [row["id"] for row in page.rows] == ["br"]
     nobody = queries.search(indexed, snapshot=0, facets=terms, user=users["reviewer"])
     assert nobody.rows == []
+    # Transcript hits: every session's messages say "hello"; only br's are new.
+    found = content_search.search(
+        indexed, query_syntax.parse("hello new:yes"), after=None, limit=20, user=users["support"]
+    )
+    assert [result.session_id for result in found.results] == ["br"]
+    everyone = content_search.search(indexed, query_syntax.parse("hello"), after=None, limit=20)
+    assert len(everyone.results) > 1
 
 
 def test_a_failing_watermark_never_breaks_the_session_page(indexed, login, monkeypatch, caplog):

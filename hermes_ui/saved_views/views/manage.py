@@ -43,6 +43,7 @@ def view_delete(request, endpoint, pk):
     ep = get_endpoint(endpoint)
     row = changes.deletable(request.user, pk)
     row.delete()
+    DefaultView.objects.filter(key=f"view:{pk}").delete()  # whoever opened with it
     changes.audit(
         request.user, "views.delete", ep.id, pk, kind="shared" if row.shared else "personal"
     )
