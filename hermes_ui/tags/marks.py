@@ -34,6 +34,6 @@ def sessions(endpoint, tag_id: int, user) -> Q:
 
 def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:
     return {
-        session_id: [Badge(tag.name, "Tag", tag.colour, "tag") for tag in tags]
+        session_id: [Badge(name, "Tag", colour, "tag") for name, colour in tags]
         for session_id, tags in tagging.of_sessions(endpoint, ids).items()
     }

@@ -41,15 +41,16 @@ def of_session(ep: Endpoint, session_id: str) -> list[Tag]:
     return list(tags)
 
 
-def of_sessions(ep: Endpoint, ids: list[str]) -> dict[str, list[Tag]]:
-    """Each session's tags, by name, in a query per ``CHUNK`` ids."""
-    found: dict[str, list[Tag]] = {}
+def of_sessions(ep: Endpoint, ids: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Each session's tags as (name, colour), by name, in a query per ``CHUNK`` ids
+    (plain values: a page of badges builds no model instances)."""
+    found: dict[str, list[tuple[str, str]]] = {}
     for start in range(0, len(ids), CHUNK):
         rows = SessionTag.objects.filter(**ep.scope(), session_id__in=ids[start : start + CHUNK])
-        for row in rows.select_related("tag"):
-            found.setdefault(row.session_id, []).append(row.tag)
+        for session_id, name, colour in rows.values_list("session_id", "tag__name", "tag__colour"):
+            found.setdefault(session_id, []).append((name, colour))
     for tags in found.values():
-        tags.sort(key=lambda tag: (tag.name.lower(), tag.pk))
+        tags.sort(key=lambda tag: tag[0].lower())
     return found
 
 
