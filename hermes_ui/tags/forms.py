@@ -22,6 +22,8 @@ class TagForm(forms.Form):
         if instance is not None:
             kwargs.setdefault("initial", {"name": instance.name, "colour": instance.colour})
         super().__init__(*args, **kwargs)
+        if instance is not None:
+            self.fields["name"].help_text = ""  # said once, by the new tag's form
 
     def clean_name(self):
         name = " ".join(self.cleaned_data["name"].split())

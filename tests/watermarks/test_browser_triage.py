@@ -47,6 +47,7 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
         page.click("#new-tag-form button[type=submit]")
         page.wait_for_selector("#tag-table")
     assert page.locator("#tag-table .badge-kind-tag", has_text=hostile).count() == 1
+    screenshot(page, "triage-tag-list")
 
     for session_id in (sid, ids.TOOL_SESSION):
         page.goto(dashboard.base_url + session_url("local", session_id))
@@ -87,4 +88,8 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
     page.goto(dashboard.base_url + session_url("local", sid))
     page.goto(dashboard.base_url + "/e/local/index/?q=new%3Ayes")
     assert "0 matching sessions" in page.inner_text("#title-matches")
+    page.goto(dashboard.base_url + "/e/local/views/")
+    table = page.locator("#views-table")
+    assert table.get_by_text(f"<b>Follow-ups</b> {suffix}").count() == 1
+    screenshot(page, "triage-views-page")
     assert ran == []
