@@ -66,6 +66,9 @@ SAFE_KEYS = {
     "sessions",
     "masked",
     "sha256",
+    # review notes and corrections: the message they are about and the text's length only.
+    "message_id",
+    "length",
 }
 TEXT_KEYS = {"title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

@@ -29,6 +29,7 @@ from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.jobs.models import Job
+from hermes_ui.review.models import Note
 from hermes_ui.saved_views.models import SavedView
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.links import session_url
@@ -75,6 +76,21 @@ def batch(view: str) -> Callable[[dict], str]:
 
 def turn(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"endpoint": "local", "turn_id": w["turn"]})
+
+
+def review_queue(view: str) -> Callable[[dict], str]:
+    """A page of a review queue nobody owns (so only admins change its rules)."""
+
+    def url(w) -> str:
+        from hermes_ui.review.models import Queue, Rubric
+
+        rubric, _ = Rubric.objects.get_or_create(name="matrix")
+        queue, _ = Queue.objects.get_or_create(
+            **get_endpoint("local").scope(), name="matrix", defaults={"rubric": rubric}
+        )
+        return reverse(view, kwargs={"endpoint": "local", "queue": queue.pk})
+
+    return url
 
 
 # fmt: off
@@ -197,6 +213,34 @@ MATRIX = [
     # A view "reviewer" shared: others see it; its owner and admins delete it.
     Row("view_delete", "POST", lambda w: f"/e/local/views/{w['shared_view']}/delete/",
         REVIEWER_UP, label="POST view_delete of a shared view"),
+    # -- review notes, mentions, corrections: everyone notes; reviewers correct ------------
+    Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes"), ANY),
+    Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes", message=2),
+        ANY, label="GET review_notes of a message"),
+    Row("review_notes", "POST", lambda w: session_url("local", SID, "review_notes"), ANY,
+        data={"body": "matrix"}),
+    Row("review_notes_q", "GET", lambda w: session_url("local", DOT, "review_notes"), ANY),
+    Row("review_notes_q", "POST", lambda w: session_url("local", DOT, "review_notes"), ANY,
+        data={"body": "matrix"}),
+    # The note in the matrix was written by "support": it and admins may delete it.
+    Row("review_note_delete", "POST",
+        lambda w: reverse("review_note_delete", args=["local", w["note"]]), ("support", "admin")),
+    Row("review_correction", "GET",
+        lambda w: session_url("local", SID, "review_correction", message=2), REVIEWER_UP),
+    Row("review_correction", "POST", lambda w: session_url("local", SID, "review_correction"),
+        REVIEWER_UP, data={"message": "2", "text": "matrix"}),
+    Row("review_correction_q", "GET",
+        lambda w: session_url("local", DOT, "review_correction", message=2), REVIEWER_UP),
+    Row("review_correction_q", "POST", lambda w: session_url("local", DOT, "review_correction"),
+        REVIEWER_UP, data={"message": "2", "text": "matrix"}),
+    Row("mentions", "GET", lambda w: "/mentions/", ANY),
+    Row("mentions_read", "POST", lambda w: "/mentions/read/", ANY, data={"all": "1"}),
+    # -- review rules (reviewers see them, the owner or an admin changes them) and datasets --
+    Row("review_rules", "GET", review_queue("review_rules"), REVIEWER_UP),
+    Row("review_rules", "POST", review_queue("review_rules"), ADMIN,
+        data={"query": "closed:yes", "percent": "50"}),
+    Row("review_dataset", "GET", review_queue("review_dataset"), ANY),
+    Row("review_dataset_search", "GET", lambda w: "/e/local/review/dataset/?q=closed:yes", ANY),
 ]
 # fmt: on
 
@@ -269,11 +313,19 @@ def world(users, recorder, monkeypatch):
     personal = SavedView.objects.create(owner=users["support"], name="mine", q="refund")
     shared = SavedView.objects.create(owner=users["reviewer"], name="ours", q="x", shared=True)
     views = {"tag": tag.pk, "view": personal.pk, "shared_view": shared.pk}
+    note = Note.objects.create(
+        **get_endpoint("local").scope(),
+        session_id=SID,
+        author=users["support"],
+        author_name="support",
+        body="matrix",
+    )
     return {
         "deletion": case.pk,
         "turn": turn_row.pk,
         "batch": bulk.pk,
         "job": job.pk,
+        "note": note.pk,
         **events,
         **views,
     }
