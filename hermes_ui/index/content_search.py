@@ -133,6 +133,8 @@ def _filters(ep: Endpoint, query: Query, user=None) -> tuple[str, list]:
             rows = rows.filter(ended_at__isnull=True, end_reason="")
         elif query.state == "closed":
             rows = rows.filter(Q(ended_at__isnull=False) | ~Q(end_reason=""))
+        if query.reasons:
+            rows = rows.filter(end_reason__in=query.reasons)
         inner, inner_params = rows.values("session_id").query.sql_with_params()
         sql.append(f"m.session_id IN ({inner})")
         params.extend(inner_params)

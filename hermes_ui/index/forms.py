@@ -21,7 +21,7 @@ class IndexQuery(forms.Form):
         widget=forms.SearchInput(
             {
                 "placeholder": 'words, "a phrase", prefix*, '
-                "source: kind: open: role: after: before:",
+                "source: kind: open: reason: role: after: before:",
                 "aria-describedby": "search-syntax",  # the page's syntax notes
                 "data-search": True,  # "/" focuses it (app.js)
             }
@@ -34,6 +34,8 @@ class IndexQuery(forms.Form):
     state = forms.ChoiceField(
         required=False, choices=[("", "Open or closed"), ("open", "Open"), ("closed", "Closed")]
     )
+    # The saved view these filters came from (the views bar marks it); ``all``: every session.
+    view = forms.CharField(required=False, max_length=60)
     snap = forms.IntegerField(required=False, min_value=0)
     after = forms.CharField(required=False, max_length=60)
     # Keyset of the transcript results: (rank, resolved session id) of the last one shown.

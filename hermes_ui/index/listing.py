@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from hermes_ui.index import badges, content_search, content_store, queries
+from hermes_ui.index import badges, content_search, content_store, facets, queries
 from hermes_ui.index.query_syntax import Query
 
 PAGE_SIZE = 50  # sessions per page of the id/title/preview table
@@ -32,6 +32,7 @@ def page_context(ep, form, fresh) -> dict:
         "form": form,
         "fresh": fresh,
         "bulk_limit": settings.HERMES_BULK_LIMIT,
+        "feature_filters": [facet.help for facet in facets.registered() if facet.help],
     }
 
 
@@ -47,7 +48,7 @@ def effective_query(params: dict) -> Query:
 
 
 def active_filters(params: dict) -> dict:
-    return {k: params[k] for k in ("q", "source", "kind", "state") if params[k]}
+    return {k: params[k] for k in ("q", "source", "kind", "state", "view") if params[k]}
 
 
 def transcript_hits(ep, query: Query, paging: Paging, params: dict, fresh, user) -> dict:
@@ -75,6 +76,7 @@ def title_matches(ep, query: Query, paging: Paging, params: dict, fresh, user) -
         source=query.source,
         kind=query.kind,
         state=query.state,
+        reasons=query.reasons,
         after=params["after"],
         limit=PAGE_SIZE,
         present_total=fresh.total,

@@ -125,6 +125,7 @@ def search(
     source: str = "",
     kind: str = "",
     state: str = "",
+    reasons: tuple[str, ...] = (),
     after: tuple[float, int] | None = None,
     limit: int = 50,
     present_total: int | None = None,
@@ -133,8 +134,9 @@ def search(
 ) -> Page:
     """``present_total``: every present row counted already (the freshness line
     does), which is this first page's total when nothing filters it.
-    ``facets``: the feature filters of the query (``index.facets``), for ``user``."""
-    unfiltered = not (q or source or kind or state or facets) and after is None
+    ``facets``: the feature filters of the query (``index.facets``), for ``user``.
+    ``reasons``: closed with one of these end reasons (``reason:``)."""
+    unfiltered = not (q or source or kind or state or reasons or facets) and after is None
     rows = feature_filters.restrict(present(ep), ep, facets, user)
     if q:
         rows = rows.filter(
@@ -148,6 +150,8 @@ def search(
         rows = rows.filter(ended_at__isnull=True, end_reason="")
     elif state == "closed":
         rows = rows.filter(Q(ended_at__isnull=False) | ~Q(end_reason=""))
+    if reasons:
+        rows = rows.filter(end_reason__in=reasons)
     changed_since = 0
     if after is not None:
         # A later page: only the snapshot's rows, in the snapshot's order.

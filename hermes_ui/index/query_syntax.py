@@ -1,10 +1,11 @@
 """The search box's syntax, parsed into terms and filters (pure; no Django models).
 
     refund "credit note" deploy* source:telegram kind:branch open:yes
-    role:user after:2026-11-01 before:2026-12-01
+    reason:error,failed role:user after:2026-11-01 before:2026-12-01
 
 Words, ``"phrases"`` and ``prefix*`` must all occur in one message.
 ``source:``, ``kind:``, ``open:``/``closed:`` (yes/no) filter the session;
+``reason:`` keeps sessions closed with one of the end reasons listed (commas);
 ``role:`` and ``after:``/``before:`` (dates, ``YYYY-MM-DD``) the message.
 A value may be quoted (``source:"my bot"``). Anything else with a colon is
 searched as text. Mistakes become messages, never exceptions.
@@ -26,7 +27,8 @@ _TOKEN = re.compile(r'(?:(-?\w+):)?(?:"([^"]*)"?|(\S+))')
 WORD = re.compile(r"[^\W_]+")
 _YES = {"yes", "true", "1", "y"}
 _NO = {"no", "false", "0", "n"}
-FILTERS = ("source", "kind", "open", "closed", "role", "after", "before")
+FILTERS = ("source", "kind", "open", "closed", "reason", "role", "after", "before")
+MAX_REASON = 200  # characters of one end reason (the index column's size)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Query:
     source: str = ""
     kind: str = ""
     state: str = ""  # "open", "closed" or ""
+    reasons: tuple[str, ...] = ()  # closed with one of these end reasons
     role: str = ""
     after: date | None = None
     before: date | None = None
@@ -55,7 +58,7 @@ class Query:
     @property
     def has_filters(self) -> bool:
         """Anything but words narrows the sessions (the select-all and the subquery need it)."""
-        return bool(self.source or self.kind or self.state or self.facets)
+        return bool(self.source or self.kind or self.state or self.reasons or self.facets)
 
     @property
     def has_text(self) -> bool:
@@ -122,6 +125,8 @@ def _apply(query: Query, key: str, value: str, kinds) -> None:
             return
         wants_open = (key == "open") == (lowered in _YES)
         query.state = "open" if wants_open else "closed"
+    elif key == "reason":
+        _reasons(query, value)
     elif key == "role":
         if not re.fullmatch(r"[a-z_]{1,40}", lowered):
             query.errors.append(
@@ -134,3 +139,17 @@ def _apply(query: Query, key: str, value: str, kinds) -> None:
             setattr(query, key, date.fromisoformat(value))
         except ValueError:
             query.errors.append(f"{key}: takes a date like 2026-11-30 (not {value!r}).")
+
+
+def _reasons(query: Query, value: str) -> None:
+    reasons = tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    if not reasons:
+        query.errors.append("reason: takes an end reason such as error or cli_close.")
+    elif any(
+        len(r) > MAX_REASON or any(ord(ch) < 32 or ord(ch) == 127 for ch in r) for r in reasons
+    ):
+        query.errors.append(
+            f"reason: an end reason has at most {MAX_REASON} characters and no control characters."
+        )
+    else:
+        query.reasons = reasons

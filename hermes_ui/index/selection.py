@@ -76,6 +76,7 @@ def _search(cleaned: dict) -> dict:
         "source": cleaned["source"] or query.source,
         "kind": cleaned["kind"] or query.kind,
         "state": cleaned["state"] or query.state,
+        "reasons": query.reasons,
         "facets": query.facets,
     }
 

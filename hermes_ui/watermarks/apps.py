@@ -7,3 +7,17 @@ class WatermarksConfig(AppConfig):
     name = "hermes_ui.watermarks"
     label = "watermarks"
     verbose_name = "New since I looked"
+
+    def ready(self):
+        from hermes_ui import erasers
+        from hermes_ui.index import badges, facets
+        from hermes_ui.watermarks import erase, looked, marks
+        from hermes_ui.watermarks.models import Watermark
+        from hermes_ui.web.signals import session_viewed
+
+        session_viewed.connect(looked.moved, dispatch_uid="watermarks.moved")
+        facets.register("new", parse=marks.parse, sessions=marks.sessions, help=marks.HELP)
+        badges.register("watermarks", marks.badges)
+        erasers.register(
+            "watermarks", "read watermarks", erase.erase, models=[Watermark], held=erase.held
+        )

@@ -30,6 +30,8 @@ from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.jobs.models import Job
 from hermes_ui.review.models import Note
+from hermes_ui.saved_views.models import SavedView
+from hermes_ui.tags.models import Tag
 from hermes_ui.web.links import session_url
 from tests.samples import response
 
@@ -188,6 +190,29 @@ MATRIX = [
         lambda w: session_url("local", SID, "session_export", format="json"), ANY),
     Row("session_export_q", "GET",
         lambda w: session_url("local", DOT, "session_export", format="md"), ANY),
+    # -- tags: admins manage the list; reviewers and admins tag sessions -------------------
+    Row("tag_list", "GET", lambda w: "/tags/", ADMIN),
+    Row("tag_list", "POST", lambda w: "/tags/", ADMIN, data={"name": "matrix", "colour": "red"}),
+    Row("tag_edit", "POST", lambda w: f"/tags/{w['tag']}/", ADMIN, data={"name": "x"}),
+    Row("tag_delete", "POST", lambda w: f"/tags/{w['tag']}/delete/", ADMIN),
+    Row("session_tags", "POST", lambda w: session_url("local", SID, "session_tags"), REVIEWER_UP,
+        data={"op": "add", "tag": "0"}),
+    Row("session_tags_q", "POST", lambda w: session_url("local", DOT, "session_tags"),
+        REVIEWER_UP),
+    Row("bulk_tags", "POST", lambda w: "/e/local/bulk/tags/", REVIEWER_UP, data={"ids": SID}),
+    # -- saved views: everyone saves their own; the owner changes it; admins delete shared --
+    Row("view_list", "GET", lambda w: "/e/local/views/", ANY),
+    Row("view_save", "POST", lambda w: "/e/local/views/save/", ANY,
+        data={"name": "matrix", "q": "refund"}),
+    Row("view_default", "POST", lambda w: "/e/local/views/default/", ANY, data={"key": "all"}),
+    # A personal view of "support": nobody else learns that it exists.
+    Row("view_edit", "POST", lambda w: f"/e/local/views/{w['view']}/", ("support",),
+        data={"name": "renamed"}, hidden=True),
+    Row("view_delete", "POST", lambda w: f"/e/local/views/{w['view']}/delete/", ("support",),
+        hidden=True, label="POST view_delete of a personal view"),
+    # A view "reviewer" shared: others see it; its owner and admins delete it.
+    Row("view_delete", "POST", lambda w: f"/e/local/views/{w['shared_view']}/delete/",
+        REVIEWER_UP, label="POST view_delete of a shared view"),
     # -- review notes, mentions, corrections: everyone notes; reviewers correct ------------
     Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes"), ANY),
     Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes", message=2),
@@ -284,6 +309,10 @@ def world(users, recorder, monkeypatch):
     job = Job.objects.create(
         kind="bulk_close", endpoint="local", user=users["support"], state="done", done=1, total=1
     )
+    tag = Tag.objects.create(name="matrix-tag")
+    personal = SavedView.objects.create(owner=users["support"], name="mine", q="refund")
+    shared = SavedView.objects.create(owner=users["reviewer"], name="ours", q="x", shared=True)
+    views = {"tag": tag.pk, "view": personal.pk, "shared_view": shared.pk}
     note = Note.objects.create(
         **get_endpoint("local").scope(),
         session_id=SID,
@@ -298,6 +327,7 @@ def world(users, recorder, monkeypatch):
         "job": job.pk,
         "note": note.pk,
         **events,
+        **views,
     }
 
 

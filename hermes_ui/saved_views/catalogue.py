@@ -1,0 +1,118 @@
+"""The views a user may pick: built-ins, their own, and those others shared.
+
+Built-ins:
+
+- "Unreviewed" (``reviewed:no``), only once a feature registers the
+  ``reviewed`` filter (the review feature);
+- "Closed with errors": ``reason:`` with the error-like end reasons. Hermes
+  0.19.0 itself never closes a session with an error (its reasons are
+  ``cli_close``, ``session_reset``, ``compression``, ``branched``,
+  ``agent_close``, ``cron_complete`` …); ``orphaned_compression`` is how it
+  marks a continuation whose compression never completed, and clients close
+  failed sessions with ``error`` or ``failed`` (PATCH takes any reason);
+- "New since I looked" (``new:yes``), when the ``new`` filter is registered
+  (the watermarks feature).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.db.models import Q
+from django.urls import reverse
+
+from hermes_ui.index import facets
+from hermes_ui.saved_views.models import DefaultView, SavedView
+
+ALL = "all"
+ERROR_REASONS = ("error", "failed", "orphaned_compression")
+FIELDS = ("q", "source", "kind", "state")
+
+
+@dataclass(frozen=True)
+class View:
+    key: str  # "builtin:new", "view:12"
+    name: str
+    q: str = ""
+    source: str = ""
+    kind: str = ""
+    state: str = ""
+    shared: bool = False
+    builtin: bool = False
+    owner: str = ""  # who saved it (shared views of others show it)
+    saved: SavedView | None = None
+
+    @property
+    def query(self) -> dict:
+        found = {name: getattr(self, name) for name in FIELDS if getattr(self, name)}
+        return {**found, "view": self.key}
+
+    def url(self, endpoint_id: str) -> str:
+        return reverse("index_list", kwargs={"endpoint": endpoint_id}) + "?" + urlencode(self.query)
+
+
+_BUILTINS = (
+    ("unreviewed", "Unreviewed", "reviewed:no", "reviewed"),
+    ("errors", "Closed with errors", "reason:" + ",".join(ERROR_REASONS), None),
+    ("new", "New since I looked", "new:yes", "new"),
+)
+
+
+def builtins() -> list[View]:
+    return [
+        View(f"builtin:{key}", name, q=q, shared=True, builtin=True)
+        for key, name, q, needs in _BUILTINS
+        if needs is None or facets.get(needs) is not None
+    ]
+
+
+def of_saved(row: SavedView, user=None) -> View:
+    mine = user is not None and row.owner_id == user.pk
+    return View(
+        f"view:{row.pk}",
+        row.name,
+        q=row.q,
+        source=row.source,
+        kind=row.kind,
+        state=row.state,
+        shared=row.shared,
+        owner="" if mine else row.owner.get_username(),
+        saved=row,
+    )
+
+
+def visible(user) -> list[View]:
+    """Built-ins, then the user's own views, then the views others shared."""
+    rows = SavedView.objects.filter(Q(owner=user) | Q(shared=True)).select_related("owner")
+    own = [of_saved(r, user) for r in rows if r.owner_id == user.pk]
+    others = [of_saved(r, user) for r in rows if r.owner_id != user.pk]
+    return [*builtins(), *own, *others]
+
+
+def find(user, key: str) -> View | None:
+    """The view ``key`` if this user may see it."""
+    if key.startswith("builtin:"):
+        return next((v for v in builtins() if v.key == key), None)
+    if key.startswith("view:") and key[5:].isdigit():
+        row = (
+            SavedView.objects.filter(Q(owner=user) | Q(shared=True), pk=int(key[5:]))
+            .select_related("owner")
+            .first()
+        )
+        return of_saved(row, user) if row else None
+    return None
+
+
+def default_key(user) -> str:
+    return DefaultView.objects.filter(user=user).values_list("key", flat=True).first() or ""
+
+
+def start(request, endpoint) -> dict | None:
+    """The user's default view as the index's query (``index.defaults``)."""
+    user = request.user
+    if not user.is_authenticated:
+        return None
+    key = default_key(user)
+    view = find(user, key) if key and key != ALL else None
+    return view.query if view else None

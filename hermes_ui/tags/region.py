@@ -1,0 +1,37 @@
+"""The session page's tags region: what it shows, for whom."""
+
+from __future__ import annotations
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import client_for
+from hermes_ui.index import queries
+from hermes_ui.tags import tagging
+from hermes_ui.tags.forms import AddTagForm
+from hermes_ui.tags.models import Tag
+from hermes_ui.web.roles import ADMIN, REVIEWER, has_role
+
+
+def context(request, ep: Endpoint, session_id: str, *, error: str = "") -> dict:
+    """One query for the session's tags, one for the list when the user may tag."""
+    tags = tagging.of_session(ep, session_id)
+    can_tag = has_role(request.user, REVIEWER)
+    addable = list(Tag.objects.exclude(pk__in=[t.pk for t in tags])) if can_tag else []
+    return {
+        "endpoint": ep,
+        "session_id": session_id,
+        "session_tags": tags,
+        "can_tag": can_tag,
+        "can_manage_tags": has_role(request.user, ADMIN),
+        "add_form": AddTagForm(addable) if addable else None,
+        "tags_error": error,
+    }
+
+
+def ensure_exists(ep: Endpoint, session_id: str) -> None:
+    """Tags go on sessions the index knows, or Hermes does (raises ``HermesError``)."""
+    if not queries.present(ep).filter(session_id=session_id).exists():
+        client_for(ep).get_session(session_id)
+
+
+def form_error(form) -> str:
+    return " ".join(str(m) for errors in form.errors.values() for m in errors) or "Pick a tag."
