@@ -172,6 +172,11 @@ MATRIX = [
         lambda w: session_url("local", SID, "session_export", format="json"), ANY),
     Row("session_export_q", "GET",
         lambda w: session_url("local", DOT, "session_export", format="md"), ANY),
+    # -- usage: everyone reads an endpoint's usage; admins all endpoints at once -------------
+    Row("usage", "GET", lambda w: "/e/local/usage/", ANY),
+    Row("usage", "GET", lambda w: "/e/local/usage/?format=csv", ANY, label="GET usage csv"),
+    Row("usage_all", "GET", lambda w: "/usage/", ADMIN),
+    Row("usage_all", "GET", lambda w: "/usage/?format=csv", ADMIN, label="GET usage_all csv"),
 ]
 # fmt: on
 
