@@ -145,7 +145,7 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
         "label": "<" + "<BR/>".join(parts) + ">",
         "URL": quoted(url_for(node.id)),
         "target": '"_top"',
-        "tooltip": quoted(f"{LABELS.get(node.kind, node.kind)}: {title or 'untitled'} ({node.id})"),
+        "tooltip": quoted(_tooltip(node, title)),
     }
     if closed:
         attrs.update(fillcolor='"#eef0f3"', fontcolor='"#47515c"')
@@ -162,6 +162,12 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
     if marks:
         attrs["class"] = f'"{" ".join(marks)}"'
     return _attrs(attrs)
+
+
+def _tooltip(node: Node, title) -> str:
+    text = f"{LABELS.get(node.kind, node.kind)}: {title or 'untitled'} ({node.id})"
+    usage = node.row.get("usage_text")  # the subtree's tokens and cost (``lineage.totals``)
+    return f"{text}. {usage}" if usage else text
 
 
 def _group_attrs(group: Group, expand_url_for) -> str:
