@@ -175,6 +175,8 @@ def test_the_page_lists_only_its_endpoint_and_admins_see_all(login, settings):
     one = table_of(login("support").get("/e/local/usage/").content.decode())
     assert [row[3] for row in one[1:]] == ["1", "1"]
     assert login("support").get("/usage/").status_code == 403
+    # The top bar's endpoint switch keeps the reader on the usage page.
+    assert 'href="/e/other/usage/"' in login("support").get("/e/local/usage/").content.decode()
     everything = table_of(login("admin").get("/usage/").content.decode())
     assert [row[1:4] for row in everything[1:-1]] == [
         ["local", "synced", "1"],
