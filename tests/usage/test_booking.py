@@ -119,3 +119,30 @@ def test_a_failing_booking_rolls_back_the_index_rows_so_the_change_is_seen_again
     monkeypatch.undo()
     sync_on(monkeypatch, DAY2, ep, [row("a", input_tokens=30)], 3)
     assert totals(ep)[(DAY2, "cli", False, False)] == (20, 0, 0.0)
+
+
+def test_sessions_indexed_before_usage_existed_get_their_history_booked_once(
+    monkeypatch, mock_endpoint
+):
+    import importlib
+
+    from django.apps import apps
+
+    from hermes_ui.index import observers
+
+    ep = mock_endpoint
+    usage = observers._registry.pop("usage")  # the index as it was before this feature
+    try:
+        store.upsert(ep, [row("old", input_tokens=900, estimated_cost_usd=0.25)], 1, listed=True)
+    finally:
+        observers.register("usage", usage)
+    assert not Booking.objects.exists()
+    migration = importlib.import_module("hermes_ui.usage.migrations.0002_backfill_history")
+    migration.backfill(apps, None)
+    assert totals(ep) == {(START_DAY, "cli", True, False): (900, 0, 0.25)}
+    # The next sync sees a known row: only growth is booked, on the sync's day.
+    sync_on(monkeypatch, DAY2, ep, [row("old", input_tokens=1000, estimated_cost_usd=0.25)], 2)
+    assert totals(ep) == {
+        (START_DAY, "cli", True, False): (900, 0, 0.25),
+        (DAY2, "cli", False, False): (100, 0, 0.0),
+    }
