@@ -33,8 +33,14 @@ def add(sums: dict[tuple, list]) -> None:
         f"INSERT INTO {table} ({names}) VALUES ({marks}) "  # noqa: S608
         f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}"
     )
+    day = KEY.index("day")
+    params = []
+    for key, amounts in sums.items():
+        row = [*key, *amounts]
+        row[day] = connection.ops.adapt_datefield_value(row[day])  # each backend's own form
+        params.append(row)
     with connection.cursor() as cursor:
-        cursor.executemany(sql, [[*key, *amounts] for key, amounts in sums.items()])
+        cursor.executemany(sql, params)
 
 
 def summed(rows: Iterable, key, sign: int = 1) -> dict[tuple, list]:
