@@ -184,7 +184,10 @@ def _group_attrs(group: Group, expand_url_for) -> str:
             "color": '"#7a3db8"',
             "URL": quoted(expand_url_for(group.parent_id)),
             "target": '"_top"',
-            "tooltip": quoted(f"Show the {count} delegates folded here"),
+            "tooltip": quoted(
+                f"Show the {count} delegates folded here"
+                + (f". {group.usage_text}" if group.usage_text else "")
+            ),
         }
     )
 

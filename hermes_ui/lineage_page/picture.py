@@ -140,6 +140,11 @@ def for_session(
         budget=budget,
         former_parent_id=root.get("former_parent_id") if orphaned else None,
     )
+    for group in shown.groups:
+        folded = totals.Total()
+        for member in group.member_ids:
+            folded += tree.rows[member].get("usage") or totals.Total()
+        group.usage_text = f"Folded: {folded.describe()}"
     counts = [
         (kind, n, PLURALS[kind] if n != 1 else kind)
         for kind in KINDS

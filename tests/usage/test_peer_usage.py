@@ -170,3 +170,25 @@ def test_deletion_erases_usage_rows_and_keeps_the_amounts_in_the_deleted_bucket(
     bucket = DayTotal.objects.filter(deleted=True, day=booked[0].day)
     assert sum(t.input_tokens for t in bucket) == bucket_before + tokens
     assert all(t.source == "" and t.model == "" for t in bucket)
+
+
+def test_a_folded_delegate_fan_out_carries_the_total_of_what_it_hides(
+    usage_endpoint, login, settings
+):
+    ep = usage_endpoint
+    full_sync(ep)
+    settings.HERMES_LINEAGE_FOLD_DELEGATES = 1  # the parent's two delegates fold
+    hidden = _api_rows(ep, (*ids.DELEGATE_CHILDREN, ids.DELEGATE_GRANDCHILD))
+    shown = picture.for_session(ep, ids.DELEGATE_PARENT, live=False, draw=False)
+    [group] = shown.display.groups
+    expected_in = sum(row["input_tokens"] for row in hidden)
+    assert group.usage_text.startswith(f"Folded: 3 sessions: {expected_in:,} in")
+    listed = login("support").get(
+        session_url("local", ids.DELEGATE_PARENT, "lineage_page") + "?as=list"
+    )
+    assert group.usage_text in listed.content.decode()
+    drawn = login("support").get(session_url("local", ids.DELEGATE_PARENT, "lineage_page"))
+    html = drawn.content.decode()
+    start = html.index('<div class="svg-wrap"')
+    svg = html[start : html.index("</svg>", start)]
+    assert group.usage_text in svg  # the group box's tooltip
