@@ -94,7 +94,7 @@ def _sync_cost(ep, say) -> None:
     from hermes_ui.usage.models import Booking
 
     settings.HERMES_INDEX_CONTENT = False
-    usage_observer = observers._registry.pop("usage")
+    usage_observer = observers.unregister("usage")
     plain = sync.sync(ep, full=True)
     IndexedSession.objects.all().delete()
     IndexSyncState.objects.all().delete()

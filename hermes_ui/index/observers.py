@@ -56,6 +56,11 @@ def register(name: str, observe: Observer) -> None:
     _registry[name] = observe
 
 
+def unregister(name: str) -> Observer | None:
+    """Remove an observer and return it (benchmarks and tests: "without this feature")."""
+    return _registry.pop(name, None)
+
+
 def registered() -> list[Observer]:
     return list(_registry.values())
 

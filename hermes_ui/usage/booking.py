@@ -8,7 +8,9 @@ A session seen for the first time books its whole past on its start day,
 flagged ``history``: the dashboard did not see when it was spent. If the
 ledger already holds bookings for it (its index row was dropped and the
 session seen again, e.g. after an index rebuild), only what exceeds those
-is booked, on the day of the sync.
+is booked, on the day of the sync. One race remains: a sync and a page
+load that add the same new row at the same moment (the index lets either
+insert win) may both book its history; a later erasure removes both.
 
 A counter that went down books nothing: usage is money spent, and a lower
 counter (a provider correction, an id reused after a deletion elsewhere)

@@ -131,7 +131,7 @@ def test_sessions_indexed_before_usage_existed_get_their_history_booked_once(
     from hermes_ui.index import observers
 
     ep = mock_endpoint
-    usage = observers._registry.pop("usage")  # the index as it was before this feature
+    usage = observers.unregister("usage")  # the index as it was before this feature
     try:
         store.upsert(ep, [row("old", input_tokens=900, estimated_cost_usd=0.25)], 1, listed=True)
     finally:
