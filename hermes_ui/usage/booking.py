@@ -8,9 +8,10 @@ A session seen for the first time books its whole past on its start day,
 flagged ``history``: the dashboard did not see when it was spent. If the
 ledger already holds bookings for it (its index row was dropped and the
 session seen again, e.g. after an index rebuild), only what exceeds those
-is booked, on the day of the sync. One race remains: a sync and a page
-load that add the same new row at the same moment (the index lets either
-insert win) may both book its history; a later erasure removes both.
+is booked, on the day of the sync. A sync and a page load that add the
+same new row at the same moment (the index lets either insert win) both
+see a first sighting; a constraint keeps one history row per session, so
+it is booked once.
 
 A counter that went down books nothing: usage is money spent, and a lower
 counter (a provider correction, an id reused after a deletion elsewhere)
@@ -57,9 +58,25 @@ def book(endpoint: Endpoint, changes: list[CounterChange], seen_at: datetime) ->
                 **amounts,
             )
         )
-    Booking.objects.bulk_create(rows, batch_size=500)
-    totals.add(totals.summed(rows, _total_key))
-    return len(rows)
+    seen = [row for row in rows if not row.history]
+    Booking.objects.bulk_create(seen, batch_size=500)
+    first = [row for row in rows if row.history]
+    if first:
+        # One history row per session (a constraint): a sync and a page load
+        # adding the same new row at once both get here, and only the
+        # writer whose rows went in adds them to the day totals.
+        Booking.objects.bulk_create(first, batch_size=500, ignore_conflicts=True)
+        ours = set(
+            Booking.objects.filter(
+                **endpoint.scope(),
+                history=True,
+                booked_at=seen_at,
+                session_id__in=[row.session_id for row in first],
+            ).values_list("session_id", flat=True)
+        )
+        first = [row for row in first if row.session_id in ours]
+    totals.add(totals.summed([*seen, *first], _total_key))
+    return len(seen) + len(first)
 
 
 def growth(before: dict, after: dict) -> dict:

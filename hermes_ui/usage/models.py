@@ -49,6 +49,14 @@ class Booking(Amounts):
 
     class Meta:
         indexes = [models.Index(fields=["endpoint", "endpoint_fp", "session_id"])]
+        constraints = [
+            # A session's past is booked once, however many writers see it first.
+            models.UniqueConstraint(
+                fields=["endpoint", "endpoint_fp", "session_id"],
+                condition=models.Q(history=True),
+                name="uniq_usage_history",
+            )
+        ]
 
     def __str__(self):
         return f"{self.endpoint}:{self.session_id}@{self.day}"

@@ -146,3 +146,23 @@ def test_sessions_indexed_before_usage_existed_get_their_history_booked_once(
         (START_DAY, "cli", True, False): (900, 0, 0.25),
         (DAY2, "cli", False, False): (100, 0, 0.0),
     }
+
+
+def test_two_writers_seeing_one_new_session_at_once_book_its_history_once(
+    monkeypatch, mock_endpoint
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from hermes_ui.index.observers import change
+    from hermes_ui.usage import booking, clock
+
+    ep = mock_endpoint
+    monkeypatch.setattr(clock, "today", lambda: DAY1)
+    first = change("a", None, row("a", input_tokens=300))  # what a sync and a page load both see
+    now = timezone.now()
+    assert booking.book(ep, [first], now) == 1
+    assert booking.book(ep, [first], now + timedelta(milliseconds=3)) == 0
+    assert Booking.objects.filter(session_id="a").count() == 1
+    assert totals(ep) == {(START_DAY, "cli", True, False): (300, 0, 0.0)}
