@@ -135,6 +135,21 @@ def changes_client(changes_endpoint):
     client.close()
 
 
+# -- the usage peer --------------------------------------------------------------------
+# Its tests chat turns into sessions and delete some; the demo seed gives lineages to sum.
+
+
+@pytest.fixture(scope="package")
+def usage_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("usage-peer"), seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def usage_endpoint(settings, usage_peer):
+    return endpoint_for(settings, usage_peer)
+
+
 # -- chat peers with special configurations ------------------------------------------
 
 

@@ -17,6 +17,7 @@ from django.db.models import Q
 
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import facets as feature_filters
+from hermes_ui.index import observers
 from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 
@@ -49,6 +50,8 @@ LINEAGE_FIELDS = (
     "visible_in_default_list",
     "former_parent_id",
     "digest",
+    # Usage counters: the lineage page sums them over the tree (``lineage.totals``).
+    *observers.COUNTERS,
 )
 
 

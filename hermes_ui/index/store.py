@@ -13,6 +13,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.index import observers
 from hermes_ui.index import rows as r
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession
@@ -73,14 +74,17 @@ def upsert(
         for o in IndexedSession.objects.filter(**ep.scope(), session_id__in=list(valid))
     }
     create, update, unchanged = [], [], []
+    moved: list[observers.CounterChange] = []  # usage counters, for ``observers``
     for session_id, row in valid.items():
         old = existing.get(session_id)
         if old is None:
+            cols = r.columns(row)
+            moved.append(observers.change(session_id, None, cols))
             create.append(
                 IndexedSession(
                     **ep.scope(),
                     session_id=session_id,
-                    **r.columns(row),
+                    **cols,
                     listed=listed is not False,
                     first_seen_at=now,
                     last_seen_at=now,
@@ -100,6 +104,8 @@ def upsert(
             # The provider clears the parent of a deleted session's branches
             # and continuations: remember who it was.
             old.former_parent_id = old.parent_session_id
+        if found := observers.change(session_id, observers.counters(old), cols):
+            moved.append(found)
         for name in _COPY:
             setattr(old, name, cols[name])
         if listed is not None:
@@ -120,6 +126,7 @@ def upsert(
             row.save(update_fields=_UPDATED)
         if touch and unchanged:
             IndexedSession.objects.filter(pk__in=unchanged).update(last_seen_at=now)
+        observers.notify(ep, moved, now)
     return counts
 
 

@@ -41,6 +41,7 @@ class Group:
     depth: int
     kind: str = DELEGATE
     url: str = ""  # where "expand" leads; filled in by the caller
+    usage_text: str = ""  # the folded subtrees' tokens and cost, filled in by the caller
 
 
 @dataclass

@@ -145,7 +145,7 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
         "label": "<" + "<BR/>".join(parts) + ">",
         "URL": quoted(url_for(node.id)),
         "target": '"_top"',
-        "tooltip": quoted(f"{LABELS.get(node.kind, node.kind)}: {title or 'untitled'} ({node.id})"),
+        "tooltip": quoted(_tooltip(node, title)),
     }
     if closed:
         attrs.update(fillcolor='"#eef0f3"', fontcolor='"#47515c"')
@@ -164,6 +164,12 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
     return _attrs(attrs)
 
 
+def _tooltip(node: Node, title) -> str:
+    text = f"{LABELS.get(node.kind, node.kind)}: {title or 'untitled'} ({node.id})"
+    usage = node.row.get("usage_text")  # the subtree's tokens and cost (``lineage.totals``)
+    return f"{text}. {usage}" if usage else text
+
+
 def _group_attrs(group: Group, expand_url_for) -> str:
     count = len(group.member_ids)
     label = (
@@ -178,7 +184,10 @@ def _group_attrs(group: Group, expand_url_for) -> str:
             "color": '"#7a3db8"',
             "URL": quoted(expand_url_for(group.parent_id)),
             "target": '"_top"',
-            "tooltip": quoted(f"Show the {count} delegates folded here"),
+            "tooltip": quoted(
+                f"Show the {count} delegates folded here"
+                + (f". {group.usage_text}" if group.usage_text else "")
+            ),
         }
     )
 

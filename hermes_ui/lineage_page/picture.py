@@ -21,7 +21,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.index import badges, queries, sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage import display as d
-from hermes_ui.lineage import graph
+from hermes_ui.lineage import graph, totals
 from hermes_ui.lineage.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
 from hermes_ui.lineage.tip import chain_of, resume_target
 from hermes_ui.lineage.tree import Tree
@@ -56,6 +56,10 @@ class Picture:
     # Where session_messages actually reads from: beyond the compression tip
     # when Hermes walks into an unmarked API fork (see tip.resume_target).
     transcript_id: str = ""
+    # Tokens and cost from the index: the whole tree, and the compression
+    # chain holding the current session (root to tip).
+    tree_total: totals.Total = field(default_factory=totals.Total)
+    chain_total: totals.Total = field(default_factory=totals.Total)
 
     @property
     def transcript_elsewhere(self) -> bool:
@@ -110,6 +114,7 @@ def for_session(
     for row in badges.attach(endpoint, found.rows, user):
         row["marks"] = tuple(badge.text for badge in row.pop("badges"))
     tree = Tree(found.rows)
+    _add_subtree_totals(tree, found.root_id)
     formers = {row["former_parent_id"] for row in found.rows if row.get("former_parent_id")}
     still_there = set(
         queries.present(endpoint)
@@ -135,6 +140,11 @@ def for_session(
         budget=budget,
         former_parent_id=root.get("former_parent_id") if orphaned else None,
     )
+    for group in shown.groups:
+        folded = totals.Total()
+        for member in group.member_ids:
+            folded += tree.rows[member].get("usage") or totals.Total()
+        group.usage_text = f"Folded: {folded.describe()}"
     counts = [
         (kind, n, PLURALS[kind] if n != 1 else kind)
         for kind in KINDS
@@ -150,6 +160,10 @@ def for_session(
         live_error=live_error,
         truncated=found.truncated,
         transcript_id=resume_target(tree, session_id),
+        tree_total=totals.of_rows(found.rows),
+        chain_total=totals.of_rows(
+            tree.rows[i] for i in chain_of(tree, totals.chain_root(tree, kinds, session_id))
+        ),
     )
     url_for = _session_urls(endpoint.id)
     if draw:
@@ -162,6 +176,15 @@ def for_session(
         elif not item.ghost:
             item.url = url_for(item.id)
     return picture
+
+
+def _add_subtree_totals(tree: Tree, root_id: str) -> None:
+    """``row["usage"]``: the tokens and cost of each session's subtree, for the graph's
+    tooltips and the list's entries (a leaf's subtree is itself)."""
+    for session_id, total in totals.subtrees(tree, root_id).items():
+        row = tree.rows[session_id]
+        row["usage"] = total
+        row["usage_text"] = ("Subtree: " if total.sessions > 1 else "") + total.describe()
 
 
 def _session_urls(endpoint_id: str):

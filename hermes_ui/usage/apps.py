@@ -7,3 +7,14 @@ class UsageConfig(AppConfig):
     name = "hermes_ui.usage"
     label = "usage"
     verbose_name = "Usage"
+
+    def ready(self):
+        from hermes_ui import erasers
+        from hermes_ui.index import observers
+        from hermes_ui.usage import booking, erase
+        from hermes_ui.usage.models import Booking
+
+        observers.register("usage", booking.book)
+        erasers.register(
+            "usage_bookings", "usage bookings", erase.erase, models=[Booking], held=erase.held
+        )

@@ -57,7 +57,7 @@ def list_url(endpoint_id: str, **query) -> str:
 # same page on another endpoint. Any other page (a session, a form about one
 # session, a page outside any endpoint) switches to that endpoint's list.
 SAME_PAGE_ON_EVERY_ENDPOINT = frozenset(
-    {"session_list", "index_list", "session_create", "compare_to_review"}
+    {"session_list", "index_list", "session_create", "compare_to_review", "usage"}
 )
 
 

@@ -185,6 +185,11 @@ MATRIX = [
         data={"a": SID, "b": "other", "choice": "a", "reason": "matrix"}),
     Row("compare_to_review", "GET", lambda w: "/e/local/compare/to-review/", ANY),
     Row("compare_panel", "GET", lambda w: session_url("local", SID, "compare_panel"), ANY),
+    # -- usage: everyone reads an endpoint's usage; admins all endpoints at once -------------
+    Row("usage", "GET", lambda w: "/e/local/usage/", ANY),
+    Row("usage", "GET", lambda w: "/e/local/usage/?format=csv", ANY, label="GET usage csv"),
+    Row("usage_all", "GET", lambda w: "/usage/", ADMIN),
+    Row("usage_all", "GET", lambda w: "/usage/?format=csv", ADMIN, label="GET usage_all csv"),
     # -- export: everyone downloads (support always redacted) --------------------------------
     Row("session_export", "GET",
         lambda w: session_url("local", SID, "session_export", format="json"), ANY),

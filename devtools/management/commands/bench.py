@@ -4,7 +4,17 @@ import importlib
 
 from django.core.management.base import BaseCommand, CommandError
 
-SUITES = ("lineage", "chat", "deletion", "scale", "search", "notes", "review_export", "triage")
+SUITES = (
+    "lineage",
+    "chat",
+    "deletion",
+    "scale",
+    "search",
+    "notes",
+    "review_export",
+    "triage",
+    "usage",
+)
 
 
 class Command(BaseCommand):

@@ -1,0 +1,204 @@
+"""Benchmark of the usage page on a 10,000-session peer with 90 days of bookings.
+
+``python manage.py bench --only usage`` seeds its own peer (the bench seed:
+10,000 sessions started over the last 90 days, plus a 500-node lineage),
+starts Hermes' own dashboard (``hermes_cli.web_server.start_server``) over a
+copy of that home, and measures in a child process with a scratch database:
+
+- a full index sync without the usage observer, then (index emptied) with
+  it: the first sighting books every session's history, so this is the most
+  booking one sync ever does;
+- 90 days of growth booked through the same booking code (``booking.book``,
+  the day set by ``clock.today``): each day 1,000 sessions' counters grow;
+- the usage page for 90 days (full HTML with chart and table) against
+  Hermes' dashboard ``/api/analytics/usage?days=90`` over the same 10,500
+  sessions, median of 7 each, in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from devtools.bench.lineage import COUNT, _median_ms
+from devtools.bench.search import _DASHBOARD, _wait_for
+
+DAYS = 90
+GROWING_PER_DAY = 1_000
+
+
+def run(stdout) -> None:
+    from devtools.bench.child import measure_in_child
+    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port, run_seed
+
+    with tempfile.TemporaryDirectory(prefix="hermes-bench-usage-") as scratch:
+        home = Path(scratch) / "home"
+        python = ensure_peer_venv()
+        started = time.perf_counter()
+        summary = run_seed(home, "bench", count=COUNT, peer_python=python)
+        stdout.write(
+            f"seeded {summary['sessions']:,} sessions in {time.perf_counter() - started:.1f} s"
+        )
+        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
+            copy = Path(scratch) / "dashboard-home"
+            shutil.copytree(home, copy, ignore=shutil.ignore_patterns("peer-logs", "logs"))
+            token = secrets.token_urlsafe(24)
+            port = free_port()
+            dashboard = subprocess.Popen(
+                [str(python), "-c", _DASHBOARD, str(port)],
+                cwd=copy,
+                env={
+                    **os.environ,
+                    "HERMES_HOME": str(copy),
+                    "HOME": str(copy / "home"),
+                    "HERMES_DASHBOARD_SESSION_TOKEN": token,
+                },
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                dashboard_url = f"http://127.0.0.1:{port}"
+                _wait_for(dashboard_url, token)
+                measure_in_child(
+                    stdout,
+                    "devtools.bench.usage",
+                    scratch,
+                    peer,
+                    {"BENCH_DASHBOARD_URL": dashboard_url, "BENCH_DASHBOARD_TOKEN": token},
+                )
+            finally:
+                dashboard.terminate()
+                dashboard.wait(10)
+
+
+def _sync_cost(ep, say) -> None:
+    """A full sync without the observer, then (index emptied) with it, timing the observer.
+
+    The two syncs' wall times differ with the machine's load and Hermes' warm
+    cache more than by the booking, so the observer's own time inside the
+    second sync is the figure; the totals are printed beside it.
+    """
+    from django.conf import settings
+
+    from hermes_ui.index import observers, sync
+    from hermes_ui.index.models import IndexedSession, IndexSyncState
+    from hermes_ui.usage.models import Booking
+
+    settings.HERMES_INDEX_CONTENT = False
+    usage_observer = observers.unregister("usage")
+    plain = sync.sync(ep, full=True)
+    IndexedSession.objects.all().delete()
+    IndexSyncState.objects.all().delete()
+    spent = [0.0, 0]
+
+    def timed(endpoint, changes, seen_at):
+        started = time.perf_counter()
+        usage_observer(endpoint, changes, seen_at)
+        spent[0] += time.perf_counter() - started
+        spent[1] += 1
+
+    observers.register("usage", timed)
+    booked = sync.sync(ep, full=True)
+    observers.register("usage", usage_observer)
+    say(
+        f"full sync of {booked.rows_seen:,} rows ({booked.list_calls} list calls): "
+        f"{plain.seconds:.1f} s without the usage observer, {booked.seconds:.1f} s with it; "
+        f"the observer itself took {spent[0]:.2f} s over {spent[1]} pages "
+        f"({spent[0] / max(1, spent[1]) * 1000:.1f} ms a page) writing "
+        f"{Booking.objects.count():,} history bookings = {spent[0] / booked.seconds:.1%} "
+        "of the sync"
+    )
+
+
+def _book_days(ep, say) -> None:
+    from django.db import transaction
+
+    from hermes_ui.index.models import IndexedSession
+    from hermes_ui.index.observers import CounterChange, counters
+    from hermes_ui.usage import booking, clock
+    from hermes_ui.usage.models import Booking, DayTotal
+
+    rows = list(IndexedSession.objects.filter(**ep.scope()))
+    state = {row.session_id: counters(row) for row in rows}
+    meta = {row.session_id: row for row in rows}
+    rng = random.Random(22)
+    today = datetime.now(UTC).date()
+    started = time.perf_counter()
+    for back in range(DAYS - 1, -1, -1):
+        day = today - timedelta(days=back)
+        clock.today = lambda day=day: day
+        changes = []
+        for sid in rng.sample(sorted(state), GROWING_PER_DAY):
+            before = state[sid]
+            after = dict(before)
+            after["input_tokens"] = (before["input_tokens"] or 0) + rng.randint(500, 20_000)
+            after["output_tokens"] = (before["output_tokens"] or 0) + rng.randint(50, 2_000)
+            after["estimated_cost_usd"] = (before["estimated_cost_usd"] or 0) + rng.random() / 10
+            state[sid] = after
+            row = meta[sid]
+            changes.append(
+                CounterChange(sid, before, after, row.source, row.model, row.started_at, False)
+            )
+        for at in range(0, len(changes), 200):  # one observer call per sync page
+            with transaction.atomic():
+                booking.book(ep, changes[at : at + 200], datetime.now(UTC))
+    seconds = time.perf_counter() - started
+    say(
+        f"{DAYS} days x {GROWING_PER_DAY:,} growing sessions booked in {seconds:.1f} s "
+        f"({seconds / (DAYS * GROWING_PER_DAY / 200) * 1000:.1f} ms per 200-row page); "
+        f"{Booking.objects.count():,} ledger rows, {DayTotal.objects.count():,} day totals"
+    )
+
+
+def _measure() -> None:
+    from devtools.bench.child import child_setup
+
+    ep, say = child_setup()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from hermes_ui.accounts import ensure_user
+
+    _sync_cost(ep, say)
+    _book_days(ep, say)
+
+    ensure_user("bench-reader", "support", secrets.token_urlsafe(18))
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="bench-reader"))
+    dashboard = httpx.Client(
+        base_url=os.environ["BENCH_DASHBOARD_URL"],
+        timeout=60,
+        headers={"X-Hermes-Session-Token": os.environ["BENCH_DASHBOARD_TOKEN"]},
+    )
+    url = f"/e/{ep.id}/usage/?days=90"
+    page = client.get(url)
+    assert page.status_code == 200, page.status_code
+    theirs_answer = dashboard.get("/api/analytics/usage", params={"days": 90})
+    theirs_answer.raise_for_status()
+    ours = _median_ms(lambda: client.get(url), 7)
+    theirs = _median_ms(
+        lambda: dashboard.get("/api/analytics/usage", params={"days": 90}).raise_for_status(), 7
+    )
+    lines = page.content.decode().count("<tr class=")
+    daily = theirs_answer.json().get("daily") or []
+    say(
+        f"usage page, 90 days (full HTML: SVG chart + {lines} table lines) {ours:.1f} ms vs "
+        f"Hermes' dashboard /api/analytics/usage?days=90 ({len(daily)} daily rows, JSON) "
+        f"{theirs:.1f} ms, median of 7; ratio {ours / theirs:.2f} (target <= 0.25: "
+        f"{'met' if ours <= 0.25 * theirs else 'NOT met'})"
+    )
+    csv_ms = _median_ms(lambda: client.get(url + "&format=csv"), 7)
+    say(f"the same table as CSV: {csv_ms:.1f} ms, median of 7")
+
+
+if __name__ == "__main__":
+    _measure()
