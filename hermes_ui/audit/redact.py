@@ -66,6 +66,17 @@ SAFE_KEYS = {
     "sessions",
     "masked",
     "sha256",
+    # review queues: ids, counts, states and rubric versions only (never a label's value).
+    "queue_id",
+    "item_id",
+    "review_id",
+    "message_id",
+    "version",
+    "reviews_needed",
+    "any_reviewer",
+    "assignees",
+    "added",
+    "already",
 }
 TEXT_KEYS = {"title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,
