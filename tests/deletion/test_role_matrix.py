@@ -71,6 +71,29 @@ def batch(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"pk": w["batch"]})
 
 
+def review(view: str, item: bool = False) -> Callable[[dict], str]:
+    """A URL of the review queue (owned by ``reviewer``, open to any reviewer) and its item."""
+
+    def url(w):
+        from hermes_ui.review.models import Item, Queue, Rubric
+
+        queue, _ = Queue.objects.get_or_create(
+            endpoint="local", name="matrix", defaults={"rubric": Rubric.objects.first()}
+        )
+        Queue.objects.filter(pk=queue.pk).update(owner=w["reviewer_id"])
+        row, _ = Item.objects.get_or_create(queue=queue, endpoint="local", session_id=SID)
+        kwargs = {"endpoint": "local", "queue_id": queue.pk}
+        return reverse(view, kwargs={**kwargs, "item_id": row.pk} if item else kwargs)
+
+    return url
+
+
+def rubric_url(w) -> str:
+    from hermes_ui.review.models import Rubric
+
+    return reverse("review_rubric", kwargs={"rubric_id": Rubric.objects.first().pk})
+
+
 def turn(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"endpoint": "local", "turn_id": w["turn"]})
 
@@ -172,6 +195,25 @@ MATRIX = [
         lambda w: session_url("local", SID, "session_export", format="json"), ANY),
     Row("session_export_q", "GET",
         lambda w: session_url("local", DOT, "session_export", format="md"), ANY),
+    # -- review queues (core) ----------------------------------------------------------
+    Row("review_queues", "GET", lambda w: "/e/local/review/", REVIEWER_UP),
+    Row("review_queues", "POST", lambda w: "/e/local/review/", REVIEWER_UP),
+    Row("review_queue", "GET", review("review_queue"), REVIEWER_UP),
+    Row("review_queue", "POST", review("review_queue"), REVIEWER_UP),  # its owner, and admins
+    Row("review_next", "GET", review("review_next"), REVIEWER_UP),
+    Row("review_item", "GET", review("review_item", item=True), REVIEWER_UP),
+    Row("review_item", "POST", review("review_item", item=True), REVIEWER_UP),
+    Row("review_authoritative", "POST", review("review_authoritative", item=True), ADMIN),
+    Row("review_add", "GET", lambda w: session_url("local", SID, "review_add"), REVIEWER_UP),
+    Row("review_add", "POST", lambda w: session_url("local", SID, "review_add"), REVIEWER_UP),
+    Row("review_add_q", "POST", lambda w: session_url("local", DOT, "review_add"), REVIEWER_UP),
+    Row("review_bulk_add", "POST", lambda w: "/e/local/review/bulk-add/", REVIEWER_UP,
+        data={"ids": SID}),
+    Row("review_rubrics", "GET", lambda w: "/review/rubrics/", ADMIN),
+    Row("review_rubric_new", "GET", lambda w: "/review/rubrics/new/", ADMIN),
+    Row("review_rubric_new", "POST", lambda w: "/review/rubrics/new/", ADMIN),
+    Row("review_rubric", "GET", rubric_url, ADMIN),
+    Row("review_rubric", "POST", rubric_url, ADMIN),
 ]
 # fmt: on
 
@@ -240,7 +282,14 @@ def world(users, recorder, monkeypatch):
     job = Job.objects.create(
         kind="bulk_close", endpoint="local", user=users["support"], state="done", done=1, total=1
     )
-    return {"deletion": case.pk, "turn": turn_row.pk, "batch": bulk.pk, "job": job.pk, **events}
+    return {
+        "deletion": case.pk,
+        "turn": turn_row.pk,
+        "batch": bulk.pk,
+        "job": job.pk,
+        "reviewer_id": users["reviewer"].pk,
+        **events,
+    }
 
 
 def _client(role: str, users) -> Client:
