@@ -7,10 +7,11 @@ from django.conf import settings
 from django.urls import reverse
 
 from hermes_ui.hermes import client_for, transcript
-from hermes_ui.review import items, labelling, rubrics
+from hermes_ui.review import items, rubrics
 from hermes_ui.review.models import Item, Queue
 from hermes_ui.sessions.transcript_pages import calls_before
 from hermes_ui.web import links
+from hermes_ui.web.roles import ADMIN, has_role
 
 
 def item_url(ep_id: str, queue_id: int, item_id: int, at=None) -> str:
@@ -41,9 +42,16 @@ def read(ep, item: Item, at):
     return session, messages, rows, start, chunk, after
 
 
-def context(request, ep, queue: Queue, item: Item, version, form, window) -> dict:
+def _reviews(item: Item, user) -> list:
+    """Completed reviews with their labels: for a completed item, or for an admin."""
+    if item.state != Item.COMPLETED and not has_role(user, ADMIN):
+        return []
+    return list(item.reviews.filter(done=True).prefetch_related("labels"))
+
+
+def context(request, ep, queue: Queue, item: Item, own, form, window) -> dict:
     session, messages, rows, start, chunk, after = window
-    own = labelling.own_review(item, request.user)
+    version = form.version
     groups = form.message_groups()
     built = transcript.build(chunk, calls_before(rows, start))
     holder = items.holder(item)
@@ -72,7 +80,7 @@ def context(request, ep, queue: Queue, item: Item, version, form, window) -> dic
         "editable": editable,
         "item_url": item_url(ep.id, queue.pk, item.pk),
         "holder": holder,
-        "reviews": list(item.reviews.filter(done=True).prefetch_related("labels")),
+        "reviews": _reviews(item, request.user),
         "session_url": links.session_url(ep.id, item.session_id),
         "has_message_fields": bool(rubrics.split(version)[1]),
     }

@@ -67,37 +67,52 @@ def _free_for(user, now):
     return Q(reserved_by__isnull=True) | Q(reserved_until__lt=now) | Q(reserved_by=user)
 
 
-def reserve(user, item_id: int) -> bool:
-    """Reserve the item for ``user`` (or extend their reservation). Race-free: one
+def reserve(user, item_id: int):
+    """Reserve the item for ``user`` (or extend their reservation): the new end of the
+    reservation, or None when someone else holds it or it is finished. Race-free: one
     conditional UPDATE, which matches only while the item is open and free."""
     now = timezone.now()
     until = now + timedelta(seconds=settings.HERMES_REVIEW_RESERVATION_SECONDS)
     taken = Item.objects.filter(_free_for(user, now), pk=item_id, state__in=OPEN).update(
         reserved_by=user, reserved_until=until
     )
-    return taken == 1
+    return until if taken == 1 else None
+
+
+def hold(user, item: Item) -> None:
+    """Opening an item reserves it, unless the user already holds it for more than half
+    the reservation time (opening the next item just reserved it: no second write)."""
+    now = timezone.now()
+    half = timedelta(seconds=settings.HERMES_REVIEW_RESERVATION_SECONDS / 2)
+    if item.reserved_by_id == user.pk and item.reserved_until and item.reserved_until > now + half:
+        return
+    until = reserve(user, item.pk)
+    if until is not None:
+        item.reserved_by, item.reserved_until = user, until
 
 
 def release(user, item_id: int) -> None:
     Item.objects.filter(pk=item_id, reserved_by=user).update(reserved_by=None, reserved_until=None)
 
 
-def next_for(user, queue: Queue) -> Item | None:
-    """The first open item ``user`` has not completed a review of and nobody else holds,
-    now reserved for them; the one they already hold comes first."""
-    now = timezone.now()
-    candidates = (
-        Item.objects.filter(queue=queue, state__in=OPEN)
-        .filter(_free_for(user, now))
-        .exclude(pk__in=Review.objects.filter(reviewer=user, done=True).values("item_id"))
-    )
-    held = candidates.filter(reserved_by=user, reserved_until__gte=now).first()
-    if held is not None and reserve(user, held.pk):
-        return held
+def next_for(user, queue: Queue) -> int | None:
+    """The id of the first open item ``user`` has not completed a review of and nobody
+    else holds, now reserved for them; one they already hold comes first."""
     for _ in range(3):  # another reviewer may win each candidate: look again
-        for item_id in candidates.values_list("pk", flat=True)[:20]:
+        now = timezone.now()
+        candidates = list(
+            Item.objects.filter(queue=queue, state__in=OPEN)
+            .filter(_free_for(user, now))
+            .exclude(pk__in=Review.objects.filter(reviewer=user, done=True).values("item_id"))
+            .order_by("id")
+            .values_list("pk", "reserved_by_id")[:20]
+        )
+        if not candidates:
+            return None
+        mine = [pk for pk, holder in candidates if holder == user.pk]
+        for item_id in mine + [pk for pk, _ in candidates if pk not in mine]:
             if reserve(user, item_id):
-                return Item.objects.get(pk=item_id)
+                return item_id
     return None
 
 

@@ -62,6 +62,7 @@ def message_name(message_id, key: str) -> str:
 class LabelForm(forms.Form):
     def __init__(self, version: RubricVersion, message_ids: list, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.version = version
         self.session_fields, self.message_fields = rubrics.split(version)
         self.message_ids = message_ids
         for field in self.session_fields:
@@ -143,31 +144,37 @@ def own_review(item: Item, user) -> Review | None:
     return item.reviews.select_related("version").filter(reviewer=user).first()
 
 
-def check_can_save(user, item: Item, review: Review | None) -> None:
-    """Raise ``Refused`` unless ``user`` may (still) label this item now."""
+def refusal(user, item: Item) -> str:
+    """Why ``user`` may not label the item now (its reservation could not be renewed)."""
     item.refresh_from_db()
     if item.state == Item.COMPLETED:
-        raise Refused("This item was completed meanwhile; your changes were not saved.")
+        return "This item was completed meanwhile; your changes were not saved."
     if item.state == Item.SKIPPED:
-        raise Refused("This item was skipped meanwhile; your changes were not saved.")
+        return "This item was skipped meanwhile; your changes were not saved."
     other = items.holder(item)
     if other is not None and other.pk != user.pk:
-        raise Refused(
+        return (
             f"Your reservation expired and {other.get_username()} is reviewing this item now; "
             "your changes were not saved."
         )
-    if not items.reserve(user, item.pk):
-        raise Refused("This item could not be reserved for you; your changes were not saved.")
+    return "This item could not be reserved for you; your changes were not saved."
 
 
-def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, *, complete: bool) -> Review:
+def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, own, *, complete: bool):
     """Store the reviewer's labels (replacing their earlier ones for what the form showed)
-    and, with ``complete``, finish their review and move the item on. Audited, counts only."""
+    and, with ``complete``, finish their review and move the item on. Audited, counts only.
+    Raises ``Refused`` when the item is no longer theirs to label: the reservation is
+    renewed first, in the same transaction, by the conditional UPDATE of ``items.reserve``."""
     with transaction.atomic():
-        review, _ = Review.objects.get_or_create(
-            item=item,
-            reviewer=user,
-            defaults={"reviewer_name": user.get_username(), "version": version},
+        if items.reserve(user, item.pk) is None:
+            raise Refused(refusal(user, item))
+        review = (
+            own
+            or Review.objects.get_or_create(
+                item=item,
+                reviewer=user,
+                defaults={"reviewer_name": user.get_username(), "version": version},
+            )[0]
         )
         shown = review.labels.filter(message_id__isnull=True) | review.labels.filter(
             message_id__in=form.message_ids
@@ -187,7 +194,9 @@ def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, *, complet
         )
         if complete and not review.done:
             review.done, review.completed_at = True, timezone.now()
-        review.save()
+            review.save(update_fields=["done", "completed_at", "updated_at"])
+        elif own is not None:
+            review.save(update_fields=["updated_at"])
         state = items.finish(item, queue) if complete else item.state
         trail.record(
             user,
@@ -201,7 +210,7 @@ def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, *, complet
                 "review_id": review.pk,
                 "count": len(form.labels()),
                 "state": state,
-                "version": review.version.number,
+                "version": version.number,
             },
         )
     return review

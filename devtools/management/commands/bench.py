@@ -4,7 +4,7 @@ import importlib
 
 from django.core.management.base import BaseCommand, CommandError
 
-SUITES = ("lineage", "chat", "deletion", "scale", "search")
+SUITES = ("lineage", "chat", "deletion", "scale", "search", "review")
 
 
 class Command(BaseCommand):

@@ -23,8 +23,7 @@ def _item(ep, queue_id: int, item_id: int):
         raise Http404("No such item in this queue.") from None
 
 
-def _version(item, user):
-    own = labelling.own_review(item, user)
+def _version(item, own):
     return own.version if own else rubrics.current(item.queue.rubric)
 
 
@@ -34,14 +33,15 @@ def review_next(request, endpoint, queue_id):
     ep = get_endpoint(endpoint)
     queue = queues.get(ep, queue_id)
     queues.require_work(request.user, queue)
-    item = items.next_for(request.user, queue)
-    if item is None:
+    item_id = items.next_for(request.user, queue)
+    if item_id is None:
         context = {"endpoint": ep, "queue": queue, "counts": queues.counts([queue.pk])[queue.pk]}
         return render(request, "review/done.html", context)
-    return redirect(item_page.item_url(ep.id, queue.pk, item.pk))
+    return redirect(item_page.item_url(ep.id, queue.pk, item_id))
 
 
-def _page(request, ep, queue, item, version, form, at, status=200):
+def _page(request, ep, queue, item, own, form, at, status=200):
+    version = _version(item, own)
     try:
         window = item_page.read(ep, item, at)
     except HermesError as error:
@@ -51,9 +51,8 @@ def _page(request, ep, queue, item, version, form, at, status=200):
         return render(request, "review/gone.html", context, status=404)
     if form is None:
         ids = item_page.shown_ids(item, window[4], rubrics.split(version)[1])
-        own = labelling.own_review(item, request.user)
         form = labelling.LabelForm(version, ids, initial=labelling.initial_for(own))
-    context = item_page.context(request, ep, queue, item, version, form, window)
+    context = item_page.context(request, ep, queue, item, own, form, window)
     return render(request, "review/item.html", context, status=status)
 
 
@@ -63,11 +62,10 @@ def review_item(request, endpoint, queue_id, item_id):
     ep = get_endpoint(endpoint)
     queue, item = _item(ep, queue_id, item_id)
     queues.require_work(request.user, queue)
-    version = _version(item, request.user)
+    own = labelling.own_review(item, request.user)
     if request.method == "GET":
-        items.reserve(request.user, item.pk)
-        item.refresh_from_db()
-        return _page(request, ep, queue, item, version, None, _at(request.GET))
+        items.hold(request.user, item)
+        return _page(request, ep, queue, item, own, None, _at(request.GET))
     action = ActionForm(request.POST)
     if not action.is_valid():
         return bad_id(request, ep, "Press Save, Complete and next, or Skip.")
@@ -75,7 +73,7 @@ def review_item(request, endpoint, queue_id, item_id):
         items.skip(request.user, ep, item)
         messages.info(request, "Item skipped.")
         return redirect("review_next", endpoint=ep.id, queue_id=queue.pk)
-    return _label(request, ep, queue, item, version, action.cleaned_data)
+    return _label(request, ep, queue, item, own, action.cleaned_data)
 
 
 def _at(data):
@@ -83,27 +81,26 @@ def _at(data):
     return int(value) if value.lstrip("-").isdigit() else None
 
 
-def _label(request, ep, queue, item, version, action):
+def _label(request, ep, queue, item, own, action):
     ids = [int(v) for v in request.POST.getlist("shown") if v.isdigit()][:2000]
     if item.message_id is not None:
         ids = [i for i in ids if i == item.message_id]
+    version = _version(item, own)
     form = labelling.LabelForm(version, ids, request.POST)
+    if not form.is_valid():
+        return _page(request, ep, queue, item, own, form, action["at"], status=400)
+    complete = action["action"] == "complete"
     try:
-        labelling.check_can_save(request.user, item, labelling.own_review(item, request.user))
+        labelling.save(request.user, ep, queue, item, version, form, own, complete=complete)
     except labelling.Refused as refused:
         context = {"endpoint": ep, "queue": queue, "item": item, "reason": str(refused)}
         return render(request, "review/refused.html", context, status=409)
-    if not form.is_valid():
-        return _page(request, ep, queue, item, version, form, action["at"], status=400)
-    complete = action["action"] == "complete"
-    labelling.save(request.user, ep, queue, item, version, form, complete=complete)
     if complete:
         return redirect("review_next", endpoint=ep.id, queue_id=queue.pk)
     messages.success(request, "Labels saved (draft).")
     at = _at({"at": request.GET.get("go", "")})
-    return redirect(
-        item_page.item_url(ep.id, queue.pk, item.pk, at if at is not None else action["at"])
-    )
+    go = at if at is not None else action["at"]
+    return redirect(item_page.item_url(ep.id, queue.pk, item.pk, go))
 
 
 @require_POST
