@@ -9,9 +9,14 @@ from django.urls import reverse
 from hermes_ui.hermes import client_for, transcript
 from hermes_ui.review import items, rubrics
 from hermes_ui.review.models import Item, Queue
-from hermes_ui.sessions.transcript_pages import calls_before
 from hermes_ui.web import links
 from hermes_ui.web.roles import ADMIN, has_role
+
+
+def calls_before(rows: list, start: int) -> dict:
+    """Tool calls made before the window, so its tool results name their call (as the
+    session page does; the sessions feature is not importable from here)."""
+    return {c.call_id: c for m in transcript.build(rows[:start]) for c in m.tool_calls}
 
 
 def item_url(ep_id: str, queue_id: int, item_id: int, at=None) -> str:

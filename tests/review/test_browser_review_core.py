@@ -129,3 +129,48 @@ def test_two_reviewers_work_a_queue_of_30_by_keyboard(chromium, dashboard, herme
     for context in contexts:
         context.close()
         assert_no_csp_violations(context)
+
+
+def test_without_javascript_the_form_posts_and_opens_the_next_item(
+    chromium, dashboard, hermes_peer
+):
+    base, prefix = dashboard.base_url, f"rvplain-{secrets.token_hex(3)}"
+    client = HermesClient(Endpoint("local", hermes_peer.base_url, hermes_peer.key))
+    try:
+        made = [f"{prefix}-{n}" for n in range(2)]
+        for session_id in made:
+            client.create_session(idempotency_key=mint_key(), session_id=session_id)
+            client.chat(session_id, message="plain question")
+    finally:
+        client.close()
+    context = watched_context(chromium, java_script_enabled=False)
+    page = context.new_page()
+    log_in(page, base, "reviewer")
+    page.goto(base + "/e/local/review/")
+    page.fill("#id_name", prefix)
+    page.get_by_role("button", name="Create queue").click()
+    page.wait_for_url(re.compile(r"/review/\d+/$"))
+    queue_url = page.url
+    for session_id in made:  # the session page's own form
+        page.goto(base + session_url("local", session_id))
+        page.select_option("#review-add-queue", label=prefix)
+        page.get_by_role("button", name="Add to queue").click()
+        page.wait_for_url(re.compile(r"#review-labels$"))
+    page.goto(queue_url + "next/")
+    first = _item_of(page)
+    page.locator("input[name='s-resolved'][value='no']").check()
+    page.fill("input[name='s-quality']", "2")
+    page.locator(".rv-msg.rv-has-fields").first.locator("input[value='other']").check()
+    page.locator("#rv-complete").click()
+    page.wait_for_url(re.compile(r"/items/\d+/$"))
+    assert _item_of(page) != first  # the next item, reserved for this reviewer
+    page.locator("#rv-complete").click()
+    page.wait_for_selector("#review-done")
+    page.goto(queue_url)
+    assert "2 completed" in page.locator("#queue-progress").inner_text()
+    context.close()
+    assert_no_csp_violations(context)
+
+
+def _item_of(page) -> int:
+    return int(page.locator("#review-page").get_attribute("data-item"))
