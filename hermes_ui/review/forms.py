@@ -72,6 +72,10 @@ class FieldForm(forms.Form):
 
 
 class BaseFieldSet(forms.BaseFormSet):
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        form.fields["DELETE"].label = "Remove this field"
+
     def clean(self):
         if any(self.errors):
             return

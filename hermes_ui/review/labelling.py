@@ -144,6 +144,19 @@ def own_review(item: Item, user) -> Review | None:
     return item.reviews.select_related("version").filter(reviewer=user).first()
 
 
+def refused(user, ep: Endpoint, item: Item, complete: bool) -> None:
+    """Audit a save that came too late (ids only)."""
+    trail.record(
+        user,
+        capability="review.complete" if complete else "review.label",
+        endpoint=ep.id,
+        outcome=Outcome.REFUSED,
+        session_id=item.session_id,
+        error_code="stale",
+        evidence={"queue_id": item.queue_id, "item_id": item.pk, "state": item.state},
+    )
+
+
 def refusal(user, item: Item) -> str:
     """Why ``user`` may not label the item now (its reservation could not be renewed)."""
     item.refresh_from_db()

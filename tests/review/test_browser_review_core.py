@@ -174,3 +174,33 @@ def test_without_javascript_the_form_posts_and_opens_the_next_item(
 
 def _item_of(page) -> int:
     return int(page.locator("#review-page").get_attribute("data-item"))
+
+
+def test_an_admin_writes_a_rubric_in_the_browser_and_edits_it_into_version_2(page, dashboard):
+    name = f"Tone {secrets.token_hex(3)}"
+    log_in(page, dashboard.base_url, "admin")
+    page.goto(dashboard.base_url + "/review/rubrics/")
+    page.locator("#rubric-new").click()
+    page.fill("#id_name", name)
+    page.fill("#id_f-0-key", "tone")
+    page.select_option("#id_f-0-type", "choice")
+    page.select_option("#id_f-0-applies", "message")
+    page.fill("#id_f-0-choices", "\n".join(f"option {n}" for n in range(1, 11)))  # one too many
+    page.get_by_role("button", name="Save").click()
+    assert "2 to 9 options" in page.locator("#rubric-field-1 .field-error").inner_text()
+    page.fill("#id_f-0-choices", "calm\nterse\nrude")
+    page.fill("#id_f-1-key", "score")
+    page.select_option("#id_f-1-type", "number")
+    page.select_option("#id_f-1-applies", "session")
+    page.fill("#id_f-1-min", "0")
+    page.fill("#id_f-1-max", "10")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_url(re.compile(r"/review/rubrics/\d+/$"))
+    assert "version 1" in page.locator("h1").inner_text()
+    page.locator("#id_f-2-key").fill("fine")
+    page.select_option("#id_f-2-type", "bool")
+    page.select_option("#id_f-2-applies", "session")
+    page.get_by_role("button", name="Save as a new version").click()
+    assert "version 2" in page.locator("h1").inner_text()
+    assert page.locator("#rubric-versions li").count() == 2
+    screenshot(page, "review-rubric-editor")

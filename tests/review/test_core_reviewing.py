@@ -112,6 +112,8 @@ def test_save_keeps_a_draft_the_reviewer_edits_until_the_item_completes(sessions
     assert late.status_code == 409
     assert "completed meanwhile" in late.content.decode()
     assert list(Label.objects.values_list("value", flat=True)) == ["5"]
+    stale = AuditEvent.objects.get(outcome="refused")
+    assert (stale.capability, stale.error_code) == ("review.complete", "stale")
 
 
 def test_an_expired_reservation_taken_by_another_refuses_the_stale_form(

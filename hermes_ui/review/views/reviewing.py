@@ -93,6 +93,7 @@ def _label(request, ep, queue, item, own, action):
     try:
         labelling.save(request.user, ep, queue, item, version, form, own, complete=complete)
     except labelling.Refused as refused:
+        labelling.refused(request.user, ep, item, complete)
         context = {"endpoint": ep, "queue": queue, "item": item, "reason": str(refused)}
         return render(request, "review/refused.html", context, status=409)
     if complete:
