@@ -104,7 +104,9 @@ def field_initial(fields: list[dict]) -> list[dict]:
 class QueueForm(forms.Form):
     name = forms.CharField(label="Name", max_length=100)
     rubric = forms.ModelChoiceField(
-        label="Rubric", queryset=Rubric.objects.filter(archived=False), empty_label=None
+        label="Rubric",
+        queryset=Rubric.objects.filter(archived=False, versions__isnull=False).distinct(),
+        empty_label=None,
     )
     reviews_needed = forms.TypedChoiceField(
         label="Reviews needed per item",

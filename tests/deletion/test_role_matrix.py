@@ -75,10 +75,10 @@ def review(view: str, item: bool = False) -> Callable[[dict], str]:
     """A URL of the review queue (owned by ``reviewer``, open to any reviewer) and its item."""
 
     def url(w):
-        from hermes_ui.review.models import Item, Queue, Rubric
+        from hermes_ui.review.models import Item, Queue
 
         queue, _ = Queue.objects.get_or_create(
-            endpoint="local", name="matrix", defaults={"rubric": Rubric.objects.first()}
+            endpoint="local", name="matrix", defaults={"rubric": matrix_rubric()}
         )
         Queue.objects.filter(pk=queue.pk).update(owner=w["reviewer_id"])
         row, _ = Item.objects.get_or_create(queue=queue, endpoint="local", session_id=SID)
@@ -88,10 +88,15 @@ def review(view: str, item: bool = False) -> Callable[[dict], str]:
     return url
 
 
-def rubric_url(w) -> str:
+def matrix_rubric():
+    """A rubric of its own (the shipped default may have been flushed by a transactional test)."""
     from hermes_ui.review.models import Rubric
 
-    return reverse("review_rubric", kwargs={"rubric_id": Rubric.objects.first().pk})
+    return Rubric.objects.get_or_create(name="matrix")[0]
+
+
+def rubric_url(w) -> str:
+    return reverse("review_rubric", kwargs={"rubric_id": matrix_rubric().pk})
 
 
 def turn(view: str) -> Callable[[dict], str]:

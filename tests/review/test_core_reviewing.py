@@ -259,3 +259,35 @@ def test_audit_keeps_ids_and_counts_never_label_values(sessions, users, login):
     assert complete["count"] == 2 and complete["state"] == "completed"
     assert complete["item_id"] == item.pk and complete["version"] == 1
     assert "secret-note-text" not in str([e.evidence for e in events])
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_concurrent_opens_of_one_item_reserve_it_once(mock_endpoint, django_user_model):
+    import threading
+
+    from django.db import connection
+
+    from tests.review.core_helpers import default_rubric
+
+    owner = django_user_model.objects.create_user("owner")
+    reviewers = [django_user_model.objects.create_user(f"r{n}") for n in range(6)]
+    assert default_rubric()  # the data migration ran for this transactional test too
+    queue = make_queue(owner)
+    (item,) = add_items(queue, ["s1"])
+    start, won = threading.Barrier(len(reviewers)), []
+
+    def open_it(user):
+        try:
+            start.wait()
+            if items.reserve(user, item.pk):
+                won.append(user.pk)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=open_it, args=(u,)) for u in reviewers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(won) == 1
+    assert Item.objects.get(pk=item.pk).reserved_by_id == won[0]
