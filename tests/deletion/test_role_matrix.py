@@ -77,11 +77,12 @@ def review(view: str, item: bool = False) -> Callable[[dict], str]:
     def url(w):
         from hermes_ui.review.models import Item, Queue
 
+        scope = get_endpoint("local").scope()
         queue, _ = Queue.objects.get_or_create(
-            endpoint="local", name="matrix", defaults={"rubric": matrix_rubric()}
+            **scope, name="matrix", defaults={"rubric": matrix_rubric()}
         )
         Queue.objects.filter(pk=queue.pk).update(owner=w["reviewer_id"])
-        row, _ = Item.objects.get_or_create(queue=queue, endpoint="local", session_id=SID)
+        row, _ = Item.objects.get_or_create(queue=queue, **scope, session_id=SID)
         kwargs = {"endpoint": "local", "queue_id": queue.pk}
         return reverse(view, kwargs={**kwargs, "item_id": row.pk} if item else kwargs)
 
@@ -90,9 +91,13 @@ def review(view: str, item: bool = False) -> Callable[[dict], str]:
 
 def matrix_rubric():
     """A rubric of its own (the shipped default may have been flushed by a transactional test)."""
+    from hermes_ui.review import rubrics
     from hermes_ui.review.models import Rubric
 
-    return Rubric.objects.get_or_create(name="matrix")[0]
+    rubric, created = Rubric.objects.get_or_create(name="matrix")
+    if created:
+        rubrics.save(None, rubric, rubrics.DEFAULT_FIELDS, created=True)
+    return rubric
 
 
 def rubric_url(w) -> str:
