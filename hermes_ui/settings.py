@@ -317,7 +317,7 @@ HERMES_CHAT_MAX_EVENT_BYTES = env_int("HERMES_CHAT_MAX_EVENT_BYTES", 64 * 1024, 
 HERMES_CHAT_MAX_ANSWER_BYTES = env_int("HERMES_CHAT_MAX_ANSWER_BYTES", 1024 * 1024, minimum=1024)
 HERMES_ALLOW_CHAT_ON_CLOSED = env_bool("HERMES_ALLOW_CHAT_ON_CLOSED", False)
 # Exports streaming at once in one worker process: per person, and in total
-# (each holds a thread for the whole download; see hermes_ui/export/limits.py).
+# (each holds a thread for the whole download; see hermes_ui/web/download_limits.py).
 HERMES_UI_EXPORTS_PER_USER = env_int("HERMES_UI_EXPORTS_PER_USER", 2, minimum=1, maximum=100)
 HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, minimum=1, maximum=1000)
 # Days a chat turn keeps its text (message, system message, answer, event

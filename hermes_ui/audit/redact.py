@@ -66,11 +66,13 @@ SAFE_KEYS = {
     "sessions",
     "masked",
     "sha256",
+    # review notes and corrections: the message they are about and the text's length only.
+    "message_id",
+    "length",
     # review queues: ids, counts, states and rubric versions only (never a label's value).
     "queue_id",
     "item_id",
     "review_id",
-    "message_id",
     "version",
     "reviews_needed",
     "any_reviewer",

@@ -53,3 +53,25 @@ def record(
         event.pk,
     )
     return event
+
+
+def running(user, *, capability: str, endpoint: str, facts: dict, session_id: str = ""):
+    """Record an action that lasts (a download) as running; return ``settle(more, finished)``,
+    which records its outcome and ``facts`` plus ``more`` (redacted) once it ends."""
+    event = record(
+        user,
+        capability=capability,
+        endpoint=endpoint,
+        outcome=Outcome.RUNNING,
+        session_id=session_id,
+        evidence=facts,
+    )
+
+    def settle(more: dict, finished: bool) -> None:
+        done = {**facts, **more, "stage": "finished" if finished else "interrupted"}
+        AuditEvent.objects.filter(pk=event.pk).update(
+            outcome=Outcome.SUCCESS if finished else Outcome.UNCERTAIN,
+            evidence=redact.evidence(done),
+        )
+
+    return settle

@@ -12,20 +12,51 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.audit.models import AuditEvent, Outcome
+from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 from hermes_ui.web.roles import ADMIN, role_required
 
 PAGE_SIZE = 50
 
 
+def _select(element_id: str):
+    return SeenValues({"id": element_id})
+
+
 class AuditFilter(forms.Form):
-    user = forms.CharField(required=False, max_length=150)
-    capability = forms.CharField(required=False, max_length=60)
-    endpoint = forms.CharField(required=False, max_length=40)
-    session = forms.CharField(required=False, max_length=300, label="Session id")
-    outcome = forms.ChoiceField(required=False, choices=[("", "Any outcome"), *Outcome.choices])
-    since = forms.DateField(required=False, label="From", widget=forms.DateInput({"type": "date"}))
-    until = forms.DateField(required=False, label="To", widget=forms.DateInput({"type": "date"}))
+    """The audit page's query string and its filter bar (ids ``f-…``: tests and links)."""
+
+    field_template_name = INLINE_FIELD_TEMPLATE
+
+    user = forms.CharField(required=False, max_length=150, widget=_select("f-user"))
+    capability = forms.CharField(required=False, max_length=60, widget=_select("f-cap"))
+    endpoint = forms.CharField(required=False, max_length=40, widget=_select("f-ep"))
+    outcome = forms.ChoiceField(
+        required=False,
+        choices=[("", "Any outcome"), *Outcome.choices],
+        widget=forms.Select({"id": "f-outcome"}),
+    )
+    session = forms.CharField(
+        required=False,
+        max_length=300,
+        label="Session id",
+        widget=forms.TextInput({"id": "f-session", "size": 24}),
+    )
+    since = forms.DateField(
+        required=False, label="From", widget=forms.DateInput({"type": "date", "id": "f-since"})
+    )
+    until = forms.DateField(
+        required=False, label="To", widget=forms.DateInput({"type": "date", "id": "f-until"})
+    )
     page = forms.IntegerField(required=False, min_value=1)
+
+    def offer(self, *, usernames, capabilities, endpoints_seen) -> None:
+        """The values the drop-downs offer: those seen in the trail."""
+        for name, anything, values in (
+            ("user", "Anyone", usernames),
+            ("capability", "Any", capabilities),
+            ("endpoint", "Any", endpoints_seen),
+        ):
+            self.fields[name].widget.choices = [("", anything), *((v, v) for v in values)]
 
 
 @require_GET
@@ -34,7 +65,8 @@ class AuditFilter(forms.Form):
 def audit_log(request):
     query = AuditFilter(request.GET)
     template = "changes/audit_log.html#results" if request.htmx else "changes/audit_log.html"
-    context = {"query": query, **_choices()}
+    query.offer(**_choices())
+    context = {"query": query}
     if not query.is_valid():
         return render(request, template, context, status=400)
     page = Paginator(_filtered(query.cleaned_data), PAGE_SIZE).get_page(

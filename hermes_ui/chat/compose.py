@@ -8,6 +8,7 @@ the provider's own refusals land on the same fields through ``add_hermes_error``
 from django import forms
 
 from hermes_ui.audit.idempotency import BadKey, effective_key
+from hermes_ui.form_rendering import HermesBoundField
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import MAX_CONTENT_PARTS, MAX_TEXT_CHARS, chat_body
 from hermes_ui.hermes.ids import IdError, check_path_id
@@ -34,11 +35,13 @@ _SESSION_KEY_ADVICE = (
 _BLANK_FIELD_HTML: dict[tuple, str] = {}
 
 
-class _ChatBoundField(forms.BoundField):
-    """A field nobody filled in renders identically every time, so it is rendered
-    once per process: Django's widget templates are a sizeable share of the
-    session page's own cost. A field with a value or an error (the form key, a
-    refused submission) is rendered afresh as usual."""
+class _ChatBoundField(HermesBoundField):
+    """A field nobody filled in renders identically every time, so its widget is
+    rendered once per process: Django's widget templates are a sizeable share of
+    the session page's own cost. A field with a value or an error (the form key, a
+    refused submission) is rendered afresh as usual. The field group around it
+    (``as_field_group``: label, help text, error) is the project's one field
+    template, as for every form."""
 
     def as_widget(self, widget=None, attrs=None, only_initial=False):
         if (
@@ -73,7 +76,10 @@ class ChatForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     session_key = forms.CharField(
-        required=False, max_length=256, label="Memory scope (session key)"
+        required=False,
+        max_length=256,
+        label="Memory scope (session key)",
+        help_text="Scopes Hermes' long-term memory; it does not choose the transcript.",
     )
     image_urls = forms.CharField(
         required=False,
@@ -81,6 +87,18 @@ class ChatForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     form_key = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    # Each field's error keeps the id the page and its tests know (``error-message``…)
+    # and says its codes in ``data-codes`` (form_rendering).
+    for _field, _name in (
+        (message, "message"),
+        (system_message, "system_message"),
+        (session_key, "session_key"),
+        (image_urls, "image_urls"),
+    ):
+        _field.error_id = f"error-{_name}"
+        _field.show_error_codes = True
+    del _field, _name
 
     def clean_session_key(self):
         value = (self.cleaned_data.get("session_key") or "").strip()
@@ -166,10 +184,6 @@ class ChatForm(forms.Form):
             for name in ("message", "system_message", "session_key", "image_urls")
         }
         return effective_key(self.cleaned_data["form_key"], {**inputs, "session": session_id})
-
-    @property
-    def error_codes(self) -> list[str]:
-        return sorted({err.code for errs in self.errors.as_data().values() for err in errs})
 
 
 def refusal_of(turn) -> e.HermesError | None:

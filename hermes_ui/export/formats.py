@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 
 from django.utils.html import escape
 
-from hermes_ui.export.redact import Redactor
 from hermes_ui.hermes.session import is_closed
 from hermes_ui.hermes.transcript import plain_text
+from hermes_ui.redaction import Redactor
 
 
 @dataclass

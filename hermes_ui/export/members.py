@@ -14,8 +14,8 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from hermes_ui import redaction as redact
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.export import redact
 from hermes_ui.export.formats import ExportSession
 from hermes_ui.hermes import HermesError
 from hermes_ui.index import queries, sync

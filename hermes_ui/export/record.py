@@ -3,33 +3,17 @@
 from collections.abc import Callable
 
 from hermes_ui.audit import trail
-from hermes_ui.audit.models import AuditEvent, Outcome
-from hermes_ui.audit.redact import evidence as clean_evidence
 
 CAPABILITY = "session_export"
 
 
 def start(user, ep, session_id: str, facts: dict, redactor) -> Callable[[str | None, bool], None]:
     """Record the export as running; return the ``on_done`` that settles it."""
-    event = trail.record(
-        user,
-        capability=CAPABILITY,
-        endpoint=ep.id,
-        outcome=Outcome.RUNNING,
-        session_id=session_id,
-        evidence=facts,
+    settle = trail.running(
+        user, capability=CAPABILITY, endpoint=ep.id, facts=facts, session_id=session_id
     )
 
     def finish(sha256, finished):
-        done = {
-            **facts,
-            "masked": redactor.count,
-            "sha256": sha256,
-            "stage": "finished" if finished else "interrupted",
-        }
-        AuditEvent.objects.filter(pk=event.pk).update(
-            outcome=Outcome.SUCCESS if finished else Outcome.UNCERTAIN,
-            evidence=clean_evidence(done),
-        )
+        settle({"masked": redactor.count, "sha256": sha256}, finished)
 
     return finish

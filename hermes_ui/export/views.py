@@ -1,57 +1,20 @@
 """Download a session, or its whole lineage, as JSON, Markdown or HTML."""
 
 from asgiref.sync import sync_to_async
-from django import forms
 from django.views.decorators.http import require_GET
 
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.export import download, limits, members, record, stream
+from hermes_ui.export import download, members, record
 from hermes_ui.export.formats import WRITERS, ExportDoc
-from hermes_ui.export.redact import Redactor
+from hermes_ui.export.forms import ExportQuery
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.redaction import Redactor
+from hermes_ui.web import download_limits as limits
+from hermes_ui.web import streaming as stream
 from hermes_ui.web.errors import too_many
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
-
-_ON = {"1", "true", "on", "yes"}
-_OFF = {"0", "false", "off", "no"}
-
-
-class FlagField(forms.Field):
-    """A yes/no query parameter read explicitly: absent or empty is off.
-
-    Not ``BooleanField``: its checkbox widget reads every value but ``false``
-    as true, so ``redact=0`` turned redaction *on* (and ``lineage=0`` the
-    lineage); an unknown value is refused instead of guessed.
-    """
-
-    widget = forms.TextInput
-
-    def __init__(self, **kwargs):
-        super().__init__(required=False, **kwargs)
-
-    def to_python(self, value) -> bool:
-        text = (value or "").strip().lower()
-        if text in _ON:
-            return True
-        if text in _OFF or text == "":
-            return False
-        raise forms.ValidationError(
-            f"{self.label} must be 1 or 0 (or true/false, on/off, yes/no), got {value!r}."
-        )
-
-
-class ExportQuery(forms.Form):
-    format = forms.ChoiceField(choices=[(name, name) for name in WRITERS])
-    redact = FlagField(label="redact")
-    lineage = FlagField(label="lineage")
-
-    def reason(self) -> str:
-        """What is wrong with the query, for the 400 page."""
-        if "format" in self.errors:
-            return "Choose the export format: format=json, md or html."
-        return " ".join(str(message) for errors in self.errors.values() for message in errors)
 
 
 @require_GET

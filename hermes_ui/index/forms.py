@@ -2,14 +2,32 @@
 
 from django import forms
 
+from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 from hermes_ui.index import content_search, query_syntax
 from hermes_ui.index.queries import parse_after
 from hermes_ui.lineage.classify import KINDS, LABELS
 
 
 class IndexQuery(forms.Form):
-    q = forms.CharField(required=False, max_length=200, strip=True, label="Search")
-    source = forms.CharField(required=False, max_length=200, strip=True)
+    """The search page's query string; its filter bar shows q, source, kind and state."""
+
+    field_template_name = INLINE_FIELD_TEMPLATE
+
+    q = forms.CharField(
+        required=False,
+        max_length=200,
+        strip=True,
+        label="Search",
+        widget=forms.SearchInput(
+            {
+                "placeholder": 'words, "a phrase", prefix*, '
+                "source: kind: open: role: after: before:",
+                "aria-describedby": "search-syntax",  # the page's syntax notes
+                "data-search": True,  # "/" focuses it (app.js)
+            }
+        ),
+    )
+    source = forms.CharField(required=False, max_length=200, strip=True, widget=SeenValues)
     kind = forms.ChoiceField(
         required=False, choices=[("", "Any kind"), *((k, LABELS[k]) for k in KINDS)]
     )
@@ -23,6 +41,10 @@ class IndexQuery(forms.Form):
     # Show the id/title/preview table of a search with words at once (it is
     # otherwise loaded when scrolled to; the link to it carries this).
     table = forms.BooleanField(required=False)
+
+    def offer_sources(self, sources) -> None:
+        """The sources the bar's drop-down offers (those in the index)."""
+        self.fields["source"].widget.choices = [("", "All sources"), *((s, s) for s in sources)]
 
     def clean_after(self):
         value = self.cleaned_data.get("after") or ""

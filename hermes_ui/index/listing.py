@@ -26,11 +26,11 @@ class Paging:
 
 def page_context(ep, form, fresh) -> dict:
     """What every answer of the index page shows, valid query or not."""
+    form.offer_sources(queries.sources(ep, version=(fresh.generation, fresh.total)))
     return {
         "endpoint": ep,
         "form": form,
         "fresh": fresh,
-        "sources": queries.sources(ep, version=(fresh.generation, fresh.total)),
         "bulk_limit": settings.HERMES_BULK_LIMIT,
     }
 

@@ -21,3 +21,12 @@ class ReviewConfig(AppConfig):
             also={kind: label for kind, (_, label) in rest},
             held=erase.held,
         )
+        self._register_search_and_badges()
+
+    def _register_search_and_badges(self):
+        # Index filters (label:, reviewed:, queue:) and the badges of index rows and lineage nodes.
+        from hermes_ui.index import badges as index_badges
+        from hermes_ui.review import badges, search_filters
+
+        search_filters.register()
+        index_badges.register("review", badges.read)

@@ -30,3 +30,22 @@ def test_the_form_key_and_submitted_values_are_never_kept():
     assert "&lt;b&gt;typed&lt;/b&gt;" in html and "<b>typed" not in html
     assert 'aria-invalid="true"' in str(bound["session_key"])
     assert str(ChatForm(initial={"form_key": "k"})["message"]).count("typed") == 0
+
+
+def test_the_field_groups_take_labels_and_help_text_from_the_form_class():
+    form = ChatForm(initial={"form_key": "k" * 24})
+    group = form["session_key"].as_field_group()
+    assert '<label for="id_session_key">Memory scope (session key)</label>' in group
+    assert 'id="id_session_key_helptext"' in group and "long-term memory" in group
+    assert 'aria-describedby="id_session_key_helptext"' in group
+    # The empty widget inside the group is still the kept copy.
+    assert (ChatForm, "session_key", "id_session_key") in compose._BLANK_FIELD_HTML
+
+
+def test_a_refused_field_keeps_its_error_id_and_says_its_codes():
+    bound = ChatForm({"message": "hi", "image_urls": "ftp://x/a.png", "form_key": "k" * 24})
+    assert bound.is_valid() is False
+    group = bound["image_urls"].as_field_group()
+    assert 'id="error-image_urls" data-codes="invalid_image_url"' in group
+    assert 'aria-describedby="error-image_urls"' in group
+    assert "data-codes" not in bound["message"].as_field_group()  # no error, no paragraph

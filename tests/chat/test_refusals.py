@@ -22,7 +22,7 @@ def test_an_empty_message_is_refused_on_the_form_before_anything_is_sent(
     result = send(login("support"), "s1", "   ", htmx=htmx)
     assert result.status_code == 400
     page = result.content.decode()
-    assert 'id="error-message"' in page and "missing_message" in page
+    assert 'id="error-message" data-codes="missing_message"' in page
     assert "Type a message" in page
     assert Turn.objects.count() == 0
 

@@ -29,6 +29,7 @@ from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.jobs.models import Job
+from hermes_ui.review.models import Note
 from hermes_ui.web.links import session_url
 from tests.samples import response
 
@@ -79,7 +80,7 @@ def review(view: str, item: bool = False) -> Callable[[dict], str]:
 
         scope = get_endpoint("local").scope()
         queue, _ = Queue.objects.get_or_create(
-            **scope, name="matrix", defaults={"rubric": matrix_rubric()}
+            **scope, name="matrix-core", defaults={"rubric": matrix_rubric()}
         )
         Queue.objects.filter(pk=queue.pk).update(owner=w["reviewer_id"])
         row, _ = Item.objects.get_or_create(queue=queue, **scope, session_id=SID)
@@ -94,7 +95,7 @@ def matrix_rubric():
     from hermes_ui.review import rubrics
     from hermes_ui.review.models import Rubric
 
-    rubric, created = Rubric.objects.get_or_create(name="matrix")
+    rubric, created = Rubric.objects.get_or_create(name="matrix-core")
     if created:
         rubrics.save(None, rubric, rubrics.DEFAULT_FIELDS, created=True)
     return rubric
@@ -106,6 +107,21 @@ def rubric_url(w) -> str:
 
 def turn(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"endpoint": "local", "turn_id": w["turn"]})
+
+
+def review_queue(view: str) -> Callable[[dict], str]:
+    """A page of a review queue nobody owns (so only admins change its rules)."""
+
+    def url(w) -> str:
+        from hermes_ui.review.models import Queue, Rubric
+
+        rubric, _ = Rubric.objects.get_or_create(name="matrix")
+        queue, _ = Queue.objects.get_or_create(
+            **get_endpoint("local").scope(), name="matrix", defaults={"rubric": rubric}
+        )
+        return reverse(view, kwargs={"endpoint": "local", "queue": queue.pk})
+
+    return url
 
 
 # fmt: off
@@ -224,6 +240,34 @@ MATRIX = [
     Row("review_rubric_new", "POST", lambda w: "/review/rubrics/new/", ADMIN),
     Row("review_rubric", "GET", rubric_url, ADMIN),
     Row("review_rubric", "POST", rubric_url, ADMIN),
+    # -- review notes, mentions, corrections: everyone notes; reviewers correct ------------
+    Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes"), ANY),
+    Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes", message=2),
+        ANY, label="GET review_notes of a message"),
+    Row("review_notes", "POST", lambda w: session_url("local", SID, "review_notes"), ANY,
+        data={"body": "matrix"}),
+    Row("review_notes_q", "GET", lambda w: session_url("local", DOT, "review_notes"), ANY),
+    Row("review_notes_q", "POST", lambda w: session_url("local", DOT, "review_notes"), ANY,
+        data={"body": "matrix"}),
+    # The note in the matrix was written by "support": it and admins may delete it.
+    Row("review_note_delete", "POST",
+        lambda w: reverse("review_note_delete", args=["local", w["note"]]), ("support", "admin")),
+    Row("review_correction", "GET",
+        lambda w: session_url("local", SID, "review_correction", message=2), REVIEWER_UP),
+    Row("review_correction", "POST", lambda w: session_url("local", SID, "review_correction"),
+        REVIEWER_UP, data={"message": "2", "text": "matrix"}),
+    Row("review_correction_q", "GET",
+        lambda w: session_url("local", DOT, "review_correction", message=2), REVIEWER_UP),
+    Row("review_correction_q", "POST", lambda w: session_url("local", DOT, "review_correction"),
+        REVIEWER_UP, data={"message": "2", "text": "matrix"}),
+    Row("mentions", "GET", lambda w: "/mentions/", ANY),
+    Row("mentions_read", "POST", lambda w: "/mentions/read/", ANY, data={"all": "1"}),
+    # -- review rules (reviewers see them, the owner or an admin changes them) and datasets --
+    Row("review_rules", "GET", review_queue("review_rules"), REVIEWER_UP),
+    Row("review_rules", "POST", review_queue("review_rules"), ADMIN,
+        data={"query": "closed:yes", "percent": "50"}),
+    Row("review_dataset", "GET", review_queue("review_dataset"), ANY),
+    Row("review_dataset_search", "GET", lambda w: "/e/local/review/dataset/?q=closed:yes", ANY),
 ]
 # fmt: on
 
@@ -292,12 +336,20 @@ def world(users, recorder, monkeypatch):
     job = Job.objects.create(
         kind="bulk_close", endpoint="local", user=users["support"], state="done", done=1, total=1
     )
+    note = Note.objects.create(
+        **get_endpoint("local").scope(),
+        session_id=SID,
+        author=users["support"],
+        author_name="support",
+        body="matrix",
+    )
     return {
         "deletion": case.pk,
         "turn": turn_row.pk,
         "batch": bulk.pk,
         "job": job.pk,
         "reviewer_id": users["reviewer"].pk,
+        "note": note.pk,
         **events,
     }
 

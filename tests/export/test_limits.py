@@ -17,8 +17,8 @@ from django.db import close_old_connections
 from django.test import RequestFactory
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.export import limits
 from hermes_ui.export.views import session_export
+from hermes_ui.web import download_limits as limits
 from hermes_ui.web.links import session_url
 
 pytestmark = pytest.mark.django_db

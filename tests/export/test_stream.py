@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from hermes_ui.export import stream
 from hermes_ui.export.formats import WRITERS, ExportDoc, ExportSession
-from hermes_ui.export.redact import Redactor
+from hermes_ui.redaction import Redactor
+from hermes_ui.web import streaming as stream
 
 COUNT = 3000
 

@@ -15,12 +15,14 @@ def default_rubric() -> Rubric:
     return Rubric.objects.get(name="Default", is_default=True)
 
 
-def make_queue(owner, *, name="Q", reviews_needed=1, any_reviewer=True, assignees=()) -> Queue:
+def make_queue(
+    owner, *, name="Q", reviews_needed=1, any_reviewer=True, assignees=(), rubric=None
+) -> Queue:
     ep = get_endpoint("local")
     queue = Queue.objects.create(
         **ep.scope(),
         name=name,
-        rubric=default_rubric(),
+        rubric=rubric or default_rubric(),
         reviews_needed=reviews_needed,
         any_reviewer=any_reviewer,
         owner=owner,

@@ -261,18 +261,21 @@ def test_audit_keeps_ids_and_counts_never_label_values(sessions, users, login):
     assert "secret-note-text" not in str([e.evidence for e in events])
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_concurrent_opens_of_one_item_reserve_it_once(mock_endpoint, django_user_model):
     import threading
 
     from django.db import connection
 
-    from tests.review.core_helpers import default_rubric
+    from hermes_ui.review import rubrics
+    from hermes_ui.review.models import Rubric
 
     owner = django_user_model.objects.create_user("owner")
     reviewers = [django_user_model.objects.create_user(f"r{n}") for n in range(6)]
-    assert default_rubric()  # the data migration ran for this transactional test too
-    queue = make_queue(owner)
+    # Its own rubric: a transactional test may run after another one flushed the shipped one.
+    rubric = Rubric.objects.create(name="threads")
+    rubrics.save(None, rubric, rubrics.DEFAULT_FIELDS, created=True)
+    queue = make_queue(owner, rubric=rubric)
     (item,) = add_items(queue, ["s1"])
     start, won = threading.Barrier(len(reviewers)), []
 

@@ -4,7 +4,7 @@ import importlib
 
 from django.core.management.base import BaseCommand, CommandError
 
-SUITES = ("lineage", "chat", "deletion", "scale", "search", "review")
+SUITES = ("lineage", "chat", "deletion", "scale", "search", "notes", "review_export", "review")
 
 
 class Command(BaseCommand):

@@ -2,7 +2,8 @@
 
 Its rounds: index refresh and turn retention, off the web process (``make run``
 and ``make serve`` start it beside uvicorn). Each round syncs every endpoint, unless
-``HERMES_INDEX_REFRESH_SECONDS`` is 0, and applies the chat turn retention
+``HERMES_INDEX_REFRESH_SECONDS`` is 0, then runs the endpoint's review rules over
+the fresh index (``review.rules``), and applies the chat turn retention
 (``chat.retention.purge``), which runs whatever the refresh interval.
 """
 
@@ -19,6 +20,7 @@ from django.db import close_old_connections, connections
 from hermes_ui.chat import retention
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index.refresher import sync_quietly
+from hermes_ui.review import rules as review_rules
 
 log = logging.getLogger("hermes_ui.background")
 
@@ -32,7 +34,8 @@ def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
     while not stop.is_set():
         if interval > 0 or once:
             for endpoint in all_endpoints():
-                sync_quietly(endpoint, None)
+                if sync_quietly(endpoint, None) is not None:
+                    review_rules.run_quietly(endpoint)
         purge_quietly()
         rounds += 1
         if once:

@@ -1,1 +1,1 @@
-"""Review views, one module per page group: queues, reviewing, rubrics, notes, rules, datasets."""
+"""Review views, one module per page group (queues, rubrics, notes, rules, datasets)."""

@@ -60,6 +60,7 @@ def session_detail(request, endpoint, session_id):
     context = transcript_pages.detail_context(
         ep, session_id, session, messages, finding=finding, focus_id=focus_id
     )
+    context["find_form"] = place  # the find box shows its words
     session_viewed.send(
         session_detail,
         request=request,

@@ -19,7 +19,8 @@ def session_list(request, endpoint):
     ep = get_endpoint(endpoint)
     query = ListQuery(request.GET)
     template = "sessions/list.html#results" if request.htmx else "sessions/list.html"
-    context = {"endpoint": ep, "query": query, "sources": list_rows.sources(ep.id)}
+    query.offer_sources(list_rows.sources(ep.id))
+    context = {"endpoint": ep, "query": query}
     if not query.is_valid():
         return render(request, template, context, status=400)
     params = query.cleaned_data
@@ -42,7 +43,7 @@ def session_list(request, endpoint):
             render(request, template, context, status=context["error_status"]), error
         )
     list_rows.remember_sources(ep.id, rows)
-    context["sources"] = list_rows.sources(ep.id)
+    query.offer_sources(list_rows.sources(ep.id))  # with any this page showed first
     context.update(
         list_rows.page_context(ep.id, rows, params, offset=offset, limit=limit, returned=returned)
     )

@@ -1,4 +1,4 @@
-"""How many exports run at once: per person and per worker process.
+"""How many downloads (session exports, review datasets) run at once: per person and per process.
 
 Every export holds a thread and a Hermes reader for as long as it streams
 (minutes for a long lineage), so this process lets at most

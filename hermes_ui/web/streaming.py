@@ -1,9 +1,11 @@
-"""Streaming an export: hash the body while sending it, then state the hash.
+"""Streaming a download (a session export, a review dataset): hash the body while
+sending it, then state the hash.
 
 The body arrives as text pieces from a writer; they are encoded, hashed and
 sent in chunks of about ``CHUNK`` bytes, so memory holds one chunk, never
 the export. ``on_done(sha256 or None, finished)`` runs once, when the last
-byte was produced or when the client went away first.
+byte was produced or when the client went away first. ``attachment`` wraps
+the chunks in the locked-down response every download gets.
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ import hashlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
 from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import StreamingHttpResponse
 
 from hermes_ui.db_steps import released
 
 CHUNK = 64 * 1024
+# A download is a file, not a page of this app: it may style itself, nothing else.
+DOWNLOAD_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
 def hashed(
@@ -54,3 +60,16 @@ async def as_async(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
             yield chunk
     finally:
         await sync_to_async(released(chunks.close), thread_sensitive=True)()
+
+
+def attachment(request, chunks, *, content_type: str, filename: str) -> StreamingHttpResponse:
+    """The response streaming ``chunks`` as the file ``filename`` (a safe name)."""
+    response = StreamingHttpResponse(
+        as_async(chunks) if isinstance(request, ASGIRequest) else chunks,
+        content_type=content_type,
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Security-Policy"] = DOWNLOAD_CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "no-store"
+    return response

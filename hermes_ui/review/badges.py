@@ -1,0 +1,97 @@
+"""Review badges on index rows and lineage nodes: progress, and the session's choice labels.
+
+For a page of session ids, two queries: the items with their completed
+reviews, and the counted session-level labels with their rubric version's
+fields. A session shows "reviewed" once an item of it completed, else
+"reviewing 1/2" (completed reviews of the reviews needed, of its furthest
+open item); then up to ``MAX_LABELS`` values of choice and yes/no fields
+(in the rubric's order),
+the authoritative or consensus value (``consensus.resolve``). Registered
+with ``hermes_ui.index.badges`` by ``ReviewConfig.ready()``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count, Q
+
+from hermes_ui.index.badges import Badge
+from hermes_ui.review import consensus
+from hermes_ui.review.models import Item
+
+MAX_LABELS = 2
+SHOWN_TYPES = ("choice", "bool")
+OPEN = (Item.NEEDS_REVIEW, Item.NEEDS_OTHERS)
+
+
+def read(ep, session_ids: list[str], user) -> dict[str, list[Badge]]:
+    found: dict[str, list[Badge]] = defaultdict(list)
+    for session_id, badge in _progress(ep, session_ids).items():
+        found[session_id].append(badge)
+    for session_id, marks in _labels(ep, session_ids).items():
+        found[session_id].extend(marks)
+    return dict(found)
+
+
+def _progress(ep, ids: list[str]) -> dict[str, Badge]:
+    rows = (
+        consensus.items(ep)
+        .filter(session_id__in=ids)
+        .values("session_id", "state", "queue__reviews_needed")
+        .annotate(done=Count("reviews", filter=Q(reviews__done=True)))
+    )
+    best: dict[str, tuple] = {}
+    for row in rows:
+        if row["state"] == Item.COMPLETED:
+            rank = (2, 0, 0)
+        elif row["state"] in OPEN:
+            rank = (1, row["done"], row["queue__reviews_needed"])
+        else:
+            continue  # skipped
+        best[row["session_id"]] = max(best.get(row["session_id"], rank), rank)
+    badges = {}
+    for session_id, (level, done, needed) in best.items():
+        if level == 2:
+            badges[session_id] = Badge("reviewed", "Review completed", "green", "review")
+        else:
+            title = f"In a review queue: {done} of {needed} reviews done"
+            badges[session_id] = Badge(f"reviewing {done}/{needed}", title, "blue", "review")
+    return badges
+
+
+def _labels(ep, ids: list[str]) -> dict[str, list[Badge]]:
+    rows = (
+        consensus.labels(ep)
+        .filter(session_id__in=ids, message_id__isnull=True)
+        .values("session_id", "field", "value", "review__authoritative", "review__version__fields")
+        .order_by("session_id", "field", "review_id")
+    )
+    given: dict[tuple[str, str], list] = defaultdict(list)
+    names: dict[tuple[str, str], tuple[int, str]] = {}  # (place in the rubric, label)
+    for row in rows:
+        place, spec = _field(row["review__version__fields"], row["field"])
+        if spec is None or spec.get("type") not in SHOWN_TYPES:
+            continue
+        key = (row["session_id"], row["field"])
+        given[key].append((row["value"], row["review__authoritative"]))
+        names[key] = (place, str(spec.get("label") or row["field"]))
+    badges: dict[str, list[Badge]] = defaultdict(list)
+    for key in sorted(given, key=lambda k: (k[0], names[k])):
+        session_id, pairs = key[0], given[key]
+        value = consensus.resolve(pairs)
+        if value is None or len(badges[session_id]) >= MAX_LABELS:
+            continue
+        how = "authoritative review" if any(a for _, a in pairs) else f"{len(pairs)} review(s)"
+        name = names[key][1]
+        badges[session_id].append(
+            Badge(f"{name}: {value}"[:60], f"Review label, from {how}", "purple", "label")
+        )
+    return badges
+
+
+def _field(fields, key: str) -> tuple[int, dict | None]:
+    for place, spec in enumerate(fields if isinstance(fields, list) else []):
+        if isinstance(spec, dict) and spec.get("key") == key:
+            return place, spec
+    return 0, None

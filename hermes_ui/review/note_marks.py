@@ -1,0 +1,106 @@
+"""What the session page shows of notes and corrections, computed once per request.
+
+The page draws up to thousands of messages; each asks for its marks (note
+count, corrections as diffs, links). ``for_page`` reads the whole session's
+counts and corrections in two queries and keeps them on the request, so a
+message costs no query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.review import corrections, notes
+from hermes_ui.review.note_forms import NoteForm
+from hermes_ui.web.links import session_url
+from hermes_ui.web.roles import REVIEWER, SUPPORT, has_role
+
+_CACHE = "_review_note_marks"
+
+
+@dataclass
+class MessageMarks:
+    message_id: int
+    note_count: int
+    thread_url: str
+    correct_url: str | None  # None: this user cannot correct this message
+    corrections: list[corrections.Shown] = field(default_factory=list)
+    has_mine: bool = False
+
+
+class PageMarks:
+    def __init__(self, ep: Endpoint, session_id: str, user):
+        self.ep, self.session_id, self.user = ep, session_id, user
+        self.counts = notes.counts(ep, session_id)
+        self.corrections = corrections.for_session(ep, session_id)
+        self.may_correct = has_role(user, REVIEWER)
+        # Each message's links differ only in ``message=``: reversed once for the page.
+        self._thread = _with_message(session_url(ep.id, session_id, "review_notes"))
+        self._correct = _with_message(session_url(ep.id, session_id, "review_correction"))
+
+    def message(self, message) -> MessageMarks:
+        """The marks of one transcript message (``hermes.transcript.Message``)."""
+        mid = message.id
+        found = self.corrections.get(mid, [])
+        correctable = self.may_correct and message.role == corrections.CORRECTABLE_ROLE
+        return MessageMarks(
+            message_id=mid,
+            note_count=self.counts.get(mid, 0),
+            thread_url=self._thread + str(mid),
+            correct_url=self._correct + str(mid) if correctable else None,
+            corrections=corrections.shown(message.row, found),
+            has_mine=any(c.author_id == self.user.pk for c in found),
+        )
+
+
+def _with_message(url: str) -> str:
+    return url + ("&" if "?" in url else "?") + "message="
+
+
+def for_page(request, ep: Endpoint, session_id: str) -> PageMarks:
+    cached = getattr(request, _CACHE, None)
+    if cached is None:
+        cached = {}
+        setattr(request, _CACHE, cached)
+    key = (ep.id, session_id)
+    if key not in cached:
+        cached[key] = PageMarks(ep, session_id, request.user)
+    return cached[key]
+
+
+def thread(request, ep: Endpoint, session_id: str, message_id: int | None, form=None) -> dict:
+    """A thread as ``review/_thread.html`` draws it: its notes, what the user may do, the form."""
+    user = request.user
+    found = notes.thread(ep, session_id, message_id)
+    query = {} if message_id is None else {"message": message_id}
+    return {
+        "dom_id": "notes" if message_id is None else f"notes-msg-{message_id}",
+        "message_id": message_id,
+        "session_id": session_id,
+        "notes": [(note, notes.may_delete(user, note)) for note in found],
+        "post_url": session_url(ep.id, session_id, "review_notes", **query),
+        "back_url": back_url(ep, session_id, message_id),
+        "may_add": has_role(user, SUPPORT),
+        "form": form or NoteForm(initial={"message": message_id}, auto_id=_auto_id(message_id)),
+    }
+
+
+def note_form(data, message_id: int | None) -> NoteForm:
+    return NoteForm(data, auto_id=_auto_id(message_id))
+
+
+def _auto_id(message_id: int | None) -> str:
+    # Several threads may be open on one page: each form's fields get ids of their own.
+    return "id_note_session_%s" if message_id is None else f"id_note_{message_id}_%s"
+
+
+def back_url(ep: Endpoint, session_id: str, message_id: int | None) -> str:
+    """The session page at the thread: the message (its chunk, anchored) or the notes region."""
+    if message_id is None:
+        return session_url(ep.id, session_id) + "#notes"
+    return session_url(ep.id, session_id, upto=message_id) + f"#msg-{message_id}"
+
+
+def correction_url(ep: Endpoint, session_id: str, message_id: int) -> str:
+    return session_url(ep.id, session_id, "review_correction", message=message_id)

@@ -1,0 +1,84 @@
+"""Notes: a thread per session and per message, with @mentions; audited without content.
+
+A note's body is the author's own text about a transcript: it stays in its
+row. The audit trail keeps ids, the body's length and how many users it
+mentioned; nothing here logs the body.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Count
+
+from hermes_ui.audit import trail
+from hermes_ui.audit.models import Outcome
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.review import mentions
+from hermes_ui.review.models import Mention, Note
+from hermes_ui.web.roles import ADMIN, has_role
+
+ADD, DELETE = "review.note_add", "review.note_delete"
+
+
+def thread(ep: Endpoint, session_id: str, message_id: int | None) -> list[Note]:
+    """The notes of a session (``message_id`` None) or of one of its messages, oldest first."""
+    return list(
+        Note.objects.filter(**ep.scope(), session_id=session_id, message_id=message_id)
+        .select_related("author")
+        .order_by("created_at", "id")
+    )
+
+
+def counts(ep: Endpoint, session_id: str) -> dict[int, int]:
+    """How many notes each message of the session has (one query for the whole page)."""
+    found = (
+        Note.objects.filter(**ep.scope(), session_id=session_id, message_id__isnull=False)
+        .values("message_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {row["message_id"]: row["n"] for row in found}
+
+
+def add(ep: Endpoint, user, session_id: str, message_id: int | None, body: str) -> Note:
+    """Store the note and its mentions, and audit it (ids and a length only)."""
+    mentioned = mentions.users(body, author=user)
+    with transaction.atomic():
+        note = Note.objects.create(
+            **ep.scope(),
+            session_id=session_id,
+            message_id=message_id,
+            author=user,
+            author_name=user.get_username(),
+            body=body,
+        )
+        Mention.objects.bulk_create([Mention(note=note, user=u) for u in mentioned])
+        _audit(user, ADD, ep, note, length=len(body), count=len(mentioned))
+    return note
+
+
+def may_delete(user, note: Note) -> bool:
+    """Authors delete their own notes; admins any."""
+    return has_role(user, ADMIN) or (note.author_id is not None and note.author_id == user.pk)
+
+
+def delete(ep: Endpoint, user, note: Note) -> None:
+    with transaction.atomic():
+        _audit(user, DELETE, ep, note, count=note.mentions.count())
+        note.delete()
+
+
+def _audit(user, capability: str, ep: Endpoint, note: Note, **figures) -> None:
+    trail.record(
+        user,
+        capability=capability,
+        endpoint=ep.id,
+        outcome=Outcome.SUCCESS,
+        session_id=note.session_id,
+        evidence={
+            "id": note.pk,
+            "session_id": note.session_id,
+            "message_id": note.message_id,
+            **figures,
+        },
+    )

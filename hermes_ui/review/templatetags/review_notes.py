@@ -1,0 +1,66 @@
+"""Template tags of notes, mentions and corrections, for the session page and the top bar.
+
+``{% message_review m %}`` runs once per message of a transcript (up to
+thousands on one page): the session's counts and corrections are read once
+per request (``note_marks``), and the region is built here with
+``format_html`` (every value escaped) rather than by a template per message.
+Corrections, which few messages have, are drawn by ``review/_corrections.html``.
+"""
+
+from django import template
+from django.utils.html import format_html
+
+from hermes_ui.review import mentions, note_marks
+
+register = template.Library()
+
+_REGION = (
+    '<div class="msg-review" id="msg-review-{mid}">{corrections}'
+    '<p class="msg-review-actions"><a href="{thread}" hx-get="{thread}" '
+    'hx-target="#msg-slot-{mid}" hx-swap="innerHTML" class="notes-link">Notes '
+    '<span class="note-count" id="msg-note-count-{mid}">{count}</span></a>{correct}</p>'
+    '<div class="msg-slot" id="msg-slot-{mid}" aria-live="polite"></div></div>'
+)
+_CORRECT = (
+    ' · <a href="{url}" hx-get="{url}" hx-target="#msg-slot-{mid}" hx-swap="innerHTML" '
+    'class="correct-link">{label}</a>'
+)
+
+
+@register.simple_tag(takes_context=True)
+def session_notes(context) -> dict:
+    """The session's own thread (not its messages'), for the session page."""
+    return note_marks.thread(context["request"], context["endpoint"], context["session_id"], None)
+
+
+@register.simple_tag(takes_context=True)
+def message_review(context, message):
+    """One message's region: its corrections as diffs, its notes link and count, and
+    "Correct…" for reviewers on the assistant's messages."""
+    session_id = context.get("resolved_id") or context["session_id"]
+    marks = note_marks.for_page(context["request"], context["endpoint"], session_id)
+    mark = marks.message(message)
+    shown = ""
+    if mark.corrections:
+        drawing = context.template.engine.get_template("review/_corrections.html")
+        with context.push(corrections=mark.corrections):
+            shown = drawing.render(context)  # a SafeString: the template escaped every value
+    correct = ""
+    if mark.correct_url:
+        label = "Edit my correction" if mark.has_mine else "Correct…"
+        correct = format_html(_CORRECT, url=mark.correct_url, mid=mark.message_id, label=label)
+    return format_html(
+        _REGION,
+        mid=mark.message_id,
+        corrections=shown,
+        thread=mark.thread_url,
+        count=mark.note_count,
+        correct=correct,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def unread_mentions(context) -> int:
+    """The current user's unread mentions: one COUNT query, for the top bar."""
+    request = context.get("request")
+    return mentions.unread_count(getattr(request, "user", None))
