@@ -149,9 +149,11 @@ class QueueForm(forms.Form):
 
 
 def queue_choice(available) -> forms.ModelChoiceField:
-    return forms.ModelChoiceField(
+    field = forms.ModelChoiceField(
         label="Queue", queryset=available, empty_label=None, to_field_name="pk"
     )
+    field.label_from_instance = lambda queue: queue.name  # not "endpoint:name"
+    return field
 
 
 class AddForm(forms.Form):

@@ -54,6 +54,7 @@ def _queue_with_all_matching(page, dashboard, prefix: str) -> str:
     page.locator("#select-all-matching").check()
     page.locator("#review-bulk-add").click()
     page.wait_for_url("**/review/bulk-add/")
+    page.select_option("#id_queue", label=prefix)  # other tests' queues share the dashboard
     page.locator("#review-bulk-confirm").click()
     page.wait_for_url(queue_url)
     assert f"{COUNT} need review" in page.locator("#queue-progress").inner_text()
