@@ -280,6 +280,10 @@ HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)
 HERMES_PROBE_CACHE_SECONDS = env_int("HERMES_PROBE_CACHE_SECONDS", 30, minimum=1, maximum=3600)
 # How many sessions one bulk action (or "select all matching") may cover.
 HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
+# How long opening a review item keeps it for that reviewer (others are given other items).
+HERMES_REVIEW_RESERVATION_SECONDS = env_int(
+    "HERMES_REVIEW_RESERVATION_SECONDS", 600, minimum=10, maximum=86400
+)
 # Threads per worker process that run long work off the page request (bulk
 # close, filing a bulk deletion, a batch review, a chat turn without
 # JavaScript); more jobs wait their turn (see hermes_ui/jobs/runner.py).

@@ -69,6 +69,16 @@ SAFE_KEYS = {
     # review notes and corrections: the message they are about and the text's length only.
     "message_id",
     "length",
+    # review queues: ids, counts, states and rubric versions only (never a label's value).
+    "queue_id",
+    "item_id",
+    "review_id",
+    "version",
+    "reviews_needed",
+    "any_reviewer",
+    "assignees",
+    "added",
+    "already",
 }
 TEXT_KEYS = {"title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

@@ -74,6 +74,39 @@ def batch(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"pk": w["batch"]})
 
 
+def review(view: str, item: bool = False) -> Callable[[dict], str]:
+    """A URL of the review queue (owned by ``reviewer``, open to any reviewer) and its item."""
+
+    def url(w):
+        from hermes_ui.review.models import Item, Queue
+
+        scope = get_endpoint("local").scope()
+        queue, _ = Queue.objects.get_or_create(
+            **scope, name="matrix-core", defaults={"rubric": matrix_rubric()}
+        )
+        Queue.objects.filter(pk=queue.pk).update(owner=w["reviewer_id"])
+        row, _ = Item.objects.get_or_create(queue=queue, **scope, session_id=SID)
+        kwargs = {"endpoint": "local", "queue_id": queue.pk}
+        return reverse(view, kwargs={**kwargs, "item_id": row.pk} if item else kwargs)
+
+    return url
+
+
+def matrix_rubric():
+    """A rubric of its own (the shipped default may have been flushed by a transactional test)."""
+    from hermes_ui.review import rubrics
+    from hermes_ui.review.models import Rubric
+
+    rubric, created = Rubric.objects.get_or_create(name="matrix-core")
+    if created:
+        rubrics.save(None, rubric, rubrics.DEFAULT_FIELDS, created=True)
+    return rubric
+
+
+def rubric_url(w) -> str:
+    return reverse("review_rubric", kwargs={"rubric_id": matrix_rubric().pk})
+
+
 def turn(view: str) -> Callable[[dict], str]:
     return lambda w: reverse(view, kwargs={"endpoint": "local", "turn_id": w["turn"]})
 
@@ -218,6 +251,25 @@ MATRIX = [
     # A view "reviewer" shared: others see it; its owner and admins delete it.
     Row("view_delete", "POST", lambda w: f"/e/local/views/{w['shared_view']}/delete/",
         REVIEWER_UP, label="POST view_delete of a shared view"),
+    # -- review queues (core) ----------------------------------------------------------
+    Row("review_queues", "GET", lambda w: "/e/local/review/", REVIEWER_UP),
+    Row("review_queues", "POST", lambda w: "/e/local/review/", REVIEWER_UP),
+    Row("review_queue", "GET", review("review_queue"), REVIEWER_UP),
+    Row("review_queue", "POST", review("review_queue"), REVIEWER_UP),  # its owner, and admins
+    Row("review_next", "GET", review("review_next"), REVIEWER_UP),
+    Row("review_item", "GET", review("review_item", item=True), REVIEWER_UP),
+    Row("review_item", "POST", review("review_item", item=True), REVIEWER_UP),
+    Row("review_authoritative", "POST", review("review_authoritative", item=True), ADMIN),
+    Row("review_add", "GET", lambda w: session_url("local", SID, "review_add"), REVIEWER_UP),
+    Row("review_add", "POST", lambda w: session_url("local", SID, "review_add"), REVIEWER_UP),
+    Row("review_add_q", "POST", lambda w: session_url("local", DOT, "review_add"), REVIEWER_UP),
+    Row("review_bulk_add", "POST", lambda w: "/e/local/review/bulk-add/", REVIEWER_UP,
+        data={"ids": SID}),
+    Row("review_rubrics", "GET", lambda w: "/review/rubrics/", ADMIN),
+    Row("review_rubric_new", "GET", lambda w: "/review/rubrics/new/", ADMIN),
+    Row("review_rubric_new", "POST", lambda w: "/review/rubrics/new/", ADMIN),
+    Row("review_rubric", "GET", rubric_url, ADMIN),
+    Row("review_rubric", "POST", rubric_url, ADMIN),
     # -- review notes, mentions, corrections: everyone notes; reviewers correct ------------
     Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes"), ANY),
     Row("review_notes", "GET", lambda w: session_url("local", SID, "review_notes", message=2),
@@ -330,6 +382,7 @@ def world(users, recorder, monkeypatch):
         "turn": turn_row.pk,
         "batch": bulk.pk,
         "job": job.pk,
+        "reviewer_id": users["reviewer"].pk,
         "note": note.pk,
         **events,
         **views,

@@ -14,6 +14,7 @@ SUITES = (
     "review_export",
     "triage",
     "usage",
+    "review",
 )
 
 

@@ -1,0 +1,152 @@
+"""Queues: who may manage and who may work one, creating and editing, and progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count, Q
+from django.http import Http404
+
+from hermes_ui.audit import trail
+from hermes_ui.audit.models import Outcome
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.review.models import Item, Queue, Review
+from hermes_ui.web.roles import ADMIN, REVIEWER, has_role
+
+STATES = [state for state, _ in Item.STATES]
+
+
+def of_endpoint(ep: Endpoint):
+    return Queue.objects.filter(**ep.scope(), archived=False).select_related("rubric", "owner")
+
+
+def get(ep: Endpoint, queue_id: int) -> Queue:
+    try:
+        return of_endpoint(ep).get(pk=queue_id)
+    except Queue.DoesNotExist:
+        raise Http404("No such review queue on this endpoint.") from None
+
+
+def can_manage(user, queue: Queue) -> bool:
+    """Admins manage every queue; a reviewer the queues they own."""
+    return has_role(user, ADMIN) or (has_role(user, REVIEWER) and queue.owner_id == user.pk)
+
+
+def can_work(user, queue: Queue) -> bool:
+    """Assignees (or any reviewer, when the queue says so) review its items."""
+    if not has_role(user, REVIEWER):
+        return False
+    return queue.any_reviewer or queue.assignees.filter(pk=user.pk).exists()
+
+
+def require_manage(user, queue: Queue) -> None:
+    if not can_manage(user, queue):
+        raise PermissionDenied("Only the queue's owner or an admin may change it.")
+
+
+def require_work(user, queue: Queue) -> None:
+    if not can_work(user, queue):
+        raise PermissionDenied("This queue is assigned to other reviewers.")
+
+
+def workable(user, queues) -> list[Queue]:
+    """The queues of ``queues`` that ``user`` may add to and review (one query)."""
+    if not has_role(user, REVIEWER):
+        return []
+    mine = set(
+        Queue.assignees.through.objects.filter(user_id=user.pk).values_list("queue_id", flat=True)
+    )
+    return [q for q in queues if q.any_reviewer or q.pk in mine]
+
+
+def save(user, ep: Endpoint, queue: Queue, data: dict, *, created: bool) -> Queue:
+    """Create or edit a queue from a valid form's data, audited (ids and counts only)."""
+    with transaction.atomic():
+        queue.name = data["name"]
+        queue.rubric = data["rubric"]
+        queue.reviews_needed = data["reviews_needed"]
+        queue.any_reviewer = data["any_reviewer"]
+        if created:
+            queue.endpoint, queue.endpoint_fp = ep.id, ep.fingerprint
+            queue.owner = user
+        queue.save()
+        queue.assignees.set(data["assignees"])
+        trail.record(
+            user,
+            capability="review.queue_create" if created else "review.queue_edit",
+            endpoint=ep.id,
+            outcome=Outcome.SUCCESS,
+            evidence={
+                "queue_id": queue.pk,
+                "reviews_needed": queue.reviews_needed,
+                "any_reviewer": queue.any_reviewer,
+                "assignees": len(data["assignees"]),
+            },
+        )
+    return queue
+
+
+def reviewers():
+    """Users who may be assigned: reviewers and admins."""
+    users = get_user_model().objects.filter(is_active=True).order_by("username")
+    return users.filter(Q(is_superuser=True) | Q(groups__name__in=["reviewer", "admin"])).distinct()
+
+
+def counts(queue_ids) -> dict[int, dict[str, int]]:
+    """Items per state of each queue, in one query."""
+    found = {qid: dict.fromkeys(STATES, 0) for qid in queue_ids}
+    rows = Item.objects.filter(queue_id__in=list(queue_ids)).values("queue_id", "state")
+    for row in rows.annotate(n=Count("id")):
+        found[row["queue_id"]][row["state"]] = row["n"]
+    for table in found.values():
+        table["total"] = sum(table[s] for s in STATES)
+    return found
+
+
+@dataclass
+class Person:
+    """One reviewer's part of a queue: reviews done (by the item's state now), skips, and
+    how many unfinished items still wait for them."""
+
+    name: str
+    completed: int = 0  # reviewed, and the item is completed
+    needs_others: int = 0  # reviewed, the item waits for other reviewers
+    drafts: int = 0  # started, not completed
+    skipped: int = 0
+    needs_review: int = 0  # unfinished items they have not reviewed
+    assigned: bool = False
+    states: dict = field(default_factory=dict)
+
+
+def per_person(queue: Queue) -> list[Person]:
+    people: dict[int, Person] = {}
+    for user in queue.assignees.all():
+        people[user.pk] = Person(user.get_username(), assigned=True)
+    reviews = Review.objects.filter(item__queue=queue).values(
+        "reviewer_id", "reviewer_name", "done", "item__state"
+    )
+    for row in reviews.annotate(n=Count("id")):
+        person = people.setdefault(row["reviewer_id"], Person(row["reviewer_name"]))
+        if not row["done"]:
+            person.drafts += row["n"]
+        elif row["item__state"] == Item.COMPLETED:
+            person.completed += row["n"]
+        else:
+            person.needs_others += row["n"]
+    skips = Item.objects.filter(queue=queue, state=Item.SKIPPED, skipped_by__isnull=False)
+    for row in skips.values("skipped_by_id", "skipped_by__username").annotate(n=Count("id")):
+        person = people.setdefault(row["skipped_by_id"], Person(row["skipped_by__username"]))
+        person.skipped += row["n"]
+    unfinished = Item.objects.filter(queue=queue, state__in=[Item.NEEDS_REVIEW, Item.NEEDS_OTHERS])
+    total = unfinished.count()
+    done_by = dict(
+        Review.objects.filter(item__in=unfinished, done=True)
+        .values_list("reviewer_id")
+        .annotate(n=Count("id"))
+    )
+    for user_id, person in people.items():
+        person.needs_review = total - done_by.get(user_id, 0)
+    return sorted(people.values(), key=lambda p: p.name)

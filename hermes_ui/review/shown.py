@@ -1,0 +1,53 @@
+"""What the session page shows of reviews: labels of finished reviews, and where to add it.
+
+A completed item's authoritative review speaks for it when an admin picked one;
+otherwise every completed review of it is shown, each with its reviewer. One query
+for the labels, one for the queues, whatever the number of messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.review import queues
+from hermes_ui.review.models import Item, Label
+from hermes_ui.web.roles import REVIEWER, has_role
+
+
+@dataclass
+class Shown:
+    session: list[Label] = field(default_factory=list)  # labels about the whole session
+    messages: list[Label] = field(default_factory=list)  # labels about one message
+    queues: list = field(default_factory=list)  # where this user may add the session
+    items: list[Item] = field(default_factory=list)  # the session's items, for their states
+
+
+def labels(ep: Endpoint, session_id: str) -> list[Label]:
+    found = (
+        Label.objects.filter(
+            **ep.scope(),
+            session_id=session_id,
+            review__done=True,
+            review__item__state=Item.COMPLETED,
+        )
+        .select_related("review", "review__item", "review__item__queue")
+        .order_by("message_id", "field", "review_id")
+    )
+    found = list(found[:500])
+    picked = {label.review.item_id for label in found if label.review.authoritative}
+    return [lab for lab in found if lab.review.item_id not in picked or lab.review.authoritative]
+
+
+def for_session(ep: Endpoint, session_id: str, user) -> Shown:
+    shown = Shown()
+    for label in labels(ep, session_id):
+        (shown.session if label.message_id is None else shown.messages).append(label)
+    shown.items = list(
+        Item.objects.filter(**ep.scope(), session_id=session_id)
+        .select_related("queue")
+        .order_by("queue__name", "message_id")[:50]
+    )
+    if has_role(user, REVIEWER):
+        shown.queues = queues.workable(user, list(queues.of_endpoint(ep)))
+    return shown
