@@ -10,6 +10,7 @@ compare/export peer, ``changes_endpoint`` the changes/audit peer.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -233,3 +234,52 @@ def read(endpoint: Endpoint, session_id: str):
 def index(endpoint: Endpoint) -> None:
     report = sync.sync(endpoint, full=True)
     assert not report.error_code, report.error_code
+
+
+# -- the triage (watermarks) peer ------------------------------------------------------
+# No seed: every test makes its sessions, chats into them and deletes some.
+
+
+@pytest.fixture(scope="package")
+def triage_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("triage-peer")) as peer:
+        yield peer
+
+
+@pytest.fixture
+def triage_endpoint(settings, triage_peer):
+    return endpoint_for(settings, triage_peer)
+
+
+@pytest.fixture
+def triage_client(triage_endpoint):
+    client = HermesClient(triage_endpoint)
+    yield client
+    client.close()
+
+
+# -- the review dataset peer -----------------------------------------------------------
+
+
+@pytest.fixture(scope="package")
+def dataset_peer(tmp_path_factory):
+    """A seeded peer of the review data tests: they add sessions and index transcripts."""
+    with running_peer(tmp_path_factory.mktemp("review-data-peer"), seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def dataset_endpoint(settings, dataset_peer):
+    return endpoint_for(settings, dataset_peer)
+
+
+# -- the canary peer -------------------------------------------------------------------
+# Its API key is itself a canary: tests/changes/test_redaction.py proves it never shows.
+CANARY_KEY = "canarykey" + secrets.token_hex(12)
+
+
+@pytest.fixture(scope="module")
+def canary_peer(tmp_path_factory):
+    """A peer whose API key is itself a canary (``CANARY_KEY``)."""
+    with running_peer(tmp_path_factory.mktemp("canary-peer"), key=CANARY_KEY) as peer:
+        yield peer

@@ -12,40 +12,19 @@ cached, and the index list/search pages against one raw
 from __future__ import annotations
 
 import secrets
-import statistics
-import tempfile
 import time
 from pathlib import Path
 
+from devtools.bench.child import median_ms
+
 REPO = Path(__file__).resolve().parents[2]
-COUNT = 10_000
 
 
 def run(stdout) -> None:
-    from devtools.bench.child import measure_in_child
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+    from devtools.bench.child import measure_in_child, seeded_peer
 
-    with tempfile.TemporaryDirectory(prefix="hermes-bench-lineage-") as scratch:
-        home = Path(scratch) / "home"
-        python = ensure_peer_venv()
-        started = time.perf_counter()
-        summary = run_seed(home, "bench", count=COUNT, peer_python=python)
-        nodes = sum(summary["lineage"].values())
-        stdout.write(
-            f"seeded {summary['sessions']:,} sessions + a {nodes}-node lineage "
-            f"in {time.perf_counter() - started:.1f} s"
-        )
-        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            measure_in_child(stdout, "devtools.bench.lineage", scratch, peer)
-
-
-def _median_ms(action, times: int) -> float:
-    samples = []
-    for _ in range(times):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+    with seeded_peer(stdout, "lineage") as (scratch, peer):
+        measure_in_child(stdout, "devtools.bench.lineage", scratch, peer)
 
 
 def _measure() -> None:
@@ -68,9 +47,9 @@ def _measure() -> None:
     def raw_list(**params):
         return lambda: raw.get("/api/sessions", params=params).raise_for_status()
 
-    raw_children = _median_ms(raw_list(limit=200, include_children="true"), 3)
-    raw_default = _median_ms(raw_list(limit=200), 3)
-    raw_50 = _median_ms(raw_list(limit=50), 5)
+    raw_children = median_ms(raw_list(limit=200, include_children="true"), 3)
+    raw_default = median_ms(raw_list(limit=200), 3)
+    raw_50 = median_ms(raw_list(limit=50), 5)
     say(
         f"raw list call: {raw_children:.0f} ms (include_children, limit 200), "
         f"{raw_default:.0f} ms (default, limit 200), {raw_50:.0f} ms (limit 50)"
@@ -128,7 +107,7 @@ def _measure() -> None:
     html = cold.content.decode()
     shown = picture.for_session(ep, root, live=False).display
     mode = html.split('data-render="', 1)[1].split('"', 1)[0]
-    cached_ms = _median_ms(get(lineage_url), 7)
+    cached_ms = median_ms(get(lineage_url), 7)
     again_mode = get(lineage_url)().content.decode().split('data-render="', 1)[1].split('"', 1)[0]
     say(
         f"lineage page, {shown.total}-node lineage ({shown.drawn} drawn, {len(shown.groups)} "
@@ -136,11 +115,11 @@ def _measure() -> None:
         f"({again_mode}); target < 50 ms: {'met' if cached_ms < 50 else 'NOT met'}"
     )
 
-    index_ms = _median_ms(get("/e/bench/index/"), 7)
-    search_ms = _median_ms(get("/e/bench/index/?q=session+0042"), 7)
-    filtered_ms = _median_ms(get("/e/bench/index/?kind=delegate&state=closed"), 7)
-    live_ms = _median_ms(get("/e/bench/sessions/"), 3)
-    raw_50_again = _median_ms(raw_list(limit=50), 5)
+    index_ms = median_ms(get("/e/bench/index/"), 7)
+    search_ms = median_ms(get("/e/bench/index/?q=session+0042"), 7)
+    filtered_ms = median_ms(get("/e/bench/index/?kind=delegate&state=closed"), 7)
+    live_ms = median_ms(get("/e/bench/sessions/"), 3)
+    raw_50_again = median_ms(raw_list(limit=50), 5)
     say(
         f"index list page {index_ms:.1f} ms, search page {search_ms:.1f} ms, filtered page "
         f"{filtered_ms:.1f} ms vs one raw GET /api/sessions?limit=50 {raw_50_again:.0f} ms "

@@ -17,7 +17,6 @@ import contextlib
 import secrets
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 PAGE_SIZE = "2000"
@@ -26,18 +25,11 @@ PARKED = "bench-parked"
 
 
 def run(stdout) -> None:
-    from devtools.bench.child import measure_in_child
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+    from devtools.bench.child import measure_in_child, seeded_peer
 
-    with tempfile.TemporaryDirectory(prefix="hermes-bench-notes-") as scratch:
-        home = Path(scratch) / "home"
-        python = ensure_peer_venv()
-        started = time.perf_counter()
-        run_seed(home, "demo", peer_python=python)
-        stdout.write(f"seeded the demo peer in {time.perf_counter() - started:.1f} s")
-        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            extra = {"HERMES_MESSAGES_PAGE_SIZE": PAGE_SIZE}
-            measure_in_child(stdout, "devtools.bench.notes", scratch, peer, extra)
+    with seeded_peer(stdout, "notes", profile="demo") as (scratch, peer):
+        extra = {"HERMES_MESSAGES_PAGE_SIZE": PAGE_SIZE}
+        measure_in_child(stdout, "devtools.bench.notes", scratch, peer, extra)
 
 
 def _measure() -> None:
@@ -48,7 +40,7 @@ def _measure() -> None:
     from django.db import connection
     from django.test import Client
 
-    from devtools.bench.lineage import _median_ms
+    from devtools.bench.child import median_ms
     from devtools.peer import demo_ids
     from hermes_ui.accounts import ensure_user
     from hermes_ui.hermes import client_for
@@ -77,9 +69,9 @@ def _measure() -> None:
         with connection.execute_wrapper(count):
             client.get(url)
         drawn = answer.content.decode().count('class="msg-review"')
-        return _median_ms(lambda: client.get(url), 3), len(queries), drawn
+        return median_ms(lambda: client.get(url), 3), len(queries), drawn
 
-    raw = _median_ms(lambda: client_for(ep).get_messages(sid), 5)
+    raw = median_ms(lambda: client_for(ep).get_messages(sid), 5)
     for row in shown[::3]:
         notes.add(ep, user, sid, row["id"], f"bench note on {row['id']}")
     answers = [row for row in shown if row.get("role") == "assistant"][::10]

@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from devtools.bench.child import median_ms
+
 REPO = Path(__file__).resolve().parents[2]
 LONG_ID = "review_bench_long"
 LONG_MESSAGES = 3000
@@ -75,15 +77,6 @@ def run(stdout) -> None:
             measure_in_child(stdout, "devtools.bench.review", scratch, peer)
 
 
-def _median_ms(action, times: int) -> float:
-    samples = []
-    for _ in range(times):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
-
-
 def _measure() -> None:
     from devtools.bench.child import child_setup
 
@@ -120,10 +113,10 @@ def _measure() -> None:
     page_url = session_url(ep.id, LONG_ID)
     for url in (page_url, review_url):
         get(url)()  # warm up: templates, caches, the peer's pages
-    session_ms = _median_ms(get(page_url), 9)
-    review_ms = _median_ms(get(review_url), 9)
+    session_ms = median_ms(get(page_url), 9)
+    review_ms = median_ms(get(review_url), 9)
     hermes = client_for(ep)
-    raw_ms = _median_ms(lambda: hermes.get_messages(LONG_ID), 5)
+    raw_ms = median_ms(lambda: hermes.get_messages(LONG_ID), 5)
     say(
         f"3,000-message session (window of 100 messages): session page {session_ms:.0f} ms, "
         f"review page {review_ms:.0f} ms, ratio {review_ms / session_ms:.2f} "
@@ -152,8 +145,8 @@ def _label_and_next(client, ep, queue, hermes, say) -> None:
         page = client.get(location)
         assert page.status_code == 200, page.status_code
         samples.append((time.perf_counter() - started) * 1000)
-    raw_ms = _median_ms(lambda: hermes.get_messages(f"{SMALL_PREFIX}_00"), 9)
-    raw_session_ms = _median_ms(lambda: hermes.get_session(f"{SMALL_PREFIX}_00"), 9)
+    raw_ms = median_ms(lambda: hermes.get_messages(f"{SMALL_PREFIX}_00"), 9)
+    raw_session_ms = median_ms(lambda: hermes.get_session(f"{SMALL_PREFIX}_00"), 9)
     median = statistics.median(samples)
     say(
         f"label one item and open the next (POST complete, GET next, GET item; "

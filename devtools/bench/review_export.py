@@ -15,26 +15,17 @@ time, so the peak stays flat while the size grows tenfold. It asserts nothing.
 
 from __future__ import annotations
 
-import tempfile
 import time
 import tracemalloc
-from pathlib import Path
 
 SESSIONS = 1000  # x 10 messages each
 
 
 def run(stdout) -> None:
-    from devtools.bench.child import measure_in_child
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+    from devtools.bench.child import measure_in_child, seeded_peer
 
-    with tempfile.TemporaryDirectory(prefix="hermes-bench-review-export-") as scratch:
-        home = Path(scratch) / "home"
-        python = ensure_peer_venv()
-        started = time.perf_counter()
-        run_seed(home, "bench", count=SESSIONS, peer_python=python)
-        stdout.write(f"seeded {SESSIONS:,} sessions in {time.perf_counter() - started:.1f} s")
-        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            measure_in_child(stdout, "devtools.bench.review_export", scratch, peer)
+    with seeded_peer(stdout, "review-export", count=SESSIONS) as (scratch, peer):
+        measure_in_child(stdout, "devtools.bench.review_export", scratch, peer)
 
 
 def _label_everything(ep, say):

@@ -17,87 +17,20 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 import httpx
 
-from devtools.bench.lineage import COUNT, _median_ms
+from devtools.bench.child import median_ms
 
 QUERIES = ("question", "4242")  # one in half of all messages, one in a handful
-_DASHBOARD = (
-    "import sys\n"
-    "from hermes_cli.web_server import start_server\n"
-    "start_server('127.0.0.1', int(sys.argv[1]), open_browser=False)\n"
-)
 
 
 def run(stdout) -> None:
-    from devtools.bench.child import measure_in_child
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port, run_seed
+    from devtools.bench.child import hermes_dashboard, measure_in_child, seeded_peer
 
-    with tempfile.TemporaryDirectory(prefix="hermes-bench-search-") as scratch:
-        home = Path(scratch) / "home"
-        python = ensure_peer_venv()
-        started = time.perf_counter()
-        summary = run_seed(home, "bench", count=COUNT, peer_python=python)
-        stdout.write(
-            f"seeded {summary['sessions']:,} sessions in {time.perf_counter() - started:.1f} s"
-        )
-        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            copy = Path(scratch) / "dashboard-home"
-            shutil.copytree(home, copy, ignore=shutil.ignore_patterns("peer-logs", "logs"))
-            token = secrets.token_urlsafe(24)
-            port = free_port()
-            dashboard = subprocess.Popen(
-                [str(python), "-c", _DASHBOARD, str(port)],
-                cwd=copy,
-                env={
-                    **os.environ,
-                    "HERMES_HOME": str(copy),
-                    "HOME": str(copy / "home"),
-                    "HERMES_DASHBOARD_SESSION_TOKEN": token,
-                },
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            try:
-                dashboard_url = f"http://127.0.0.1:{port}"
-                _wait_for(dashboard_url, token)
-                measure_in_child(
-                    stdout,
-                    "devtools.bench.search",
-                    scratch,
-                    peer,
-                    {
-                        "BENCH_DASHBOARD_URL": dashboard_url,
-                        "BENCH_DASHBOARD_TOKEN": token,
-                    },
-                )
-            finally:
-                dashboard.terminate()
-                dashboard.wait(10)
-
-
-def _wait_for(url: str, token: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            answer = httpx.get(
-                url + "/api/sessions/search",
-                params={"q": "x"},
-                timeout=5,
-                headers={"X-Hermes-Session-Token": token},
-            )
-            if answer.status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise SystemExit("Hermes' dashboard did not start")
+    with seeded_peer(stdout, "search") as (scratch, peer), hermes_dashboard(peer, scratch) as env:
+        measure_in_child(stdout, "devtools.bench.search", scratch, peer, env)
 
 
 def _db_bytes() -> int:
@@ -176,8 +109,8 @@ def _measure() -> None:
         assert ours_answer.status_code == 200, ours_answer.status_code
         theirs_answer = dashboard.get("/api/sessions/search", params={"q": q})
         theirs_answer.raise_for_status()
-        ours = _median_ms(lambda q=q: client.get("/e/bench/index/", {"q": q}), 7)
-        theirs = _median_ms(
+        ours = median_ms(lambda q=q: client.get("/e/bench/index/", {"q": q}), 7)
+        theirs = median_ms(
             lambda q=q: dashboard.get("/api/sessions/search", params={"q": q}).raise_for_status(), 7
         )
         shown = ours_answer.content.decode().count('class="content-hit"')

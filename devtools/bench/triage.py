@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from devtools.bench.lineage import COUNT
+from devtools.bench.child import COUNT
 
 TARGET = 0.25
 

@@ -20,64 +20,22 @@ from __future__ import annotations
 import os
 import random
 import secrets
-import shutil
-import subprocess
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 
-from devtools.bench.lineage import COUNT, _median_ms
-from devtools.bench.search import _DASHBOARD, _wait_for
+from devtools.bench.child import median_ms
 
 DAYS = 90
 GROWING_PER_DAY = 1_000
 
 
 def run(stdout) -> None:
-    from devtools.bench.child import measure_in_child
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port, run_seed
+    from devtools.bench.child import hermes_dashboard, measure_in_child, seeded_peer
 
-    with tempfile.TemporaryDirectory(prefix="hermes-bench-usage-") as scratch:
-        home = Path(scratch) / "home"
-        python = ensure_peer_venv()
-        started = time.perf_counter()
-        summary = run_seed(home, "bench", count=COUNT, peer_python=python)
-        stdout.write(
-            f"seeded {summary['sessions']:,} sessions in {time.perf_counter() - started:.1f} s"
-        )
-        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            copy = Path(scratch) / "dashboard-home"
-            shutil.copytree(home, copy, ignore=shutil.ignore_patterns("peer-logs", "logs"))
-            token = secrets.token_urlsafe(24)
-            port = free_port()
-            dashboard = subprocess.Popen(
-                [str(python), "-c", _DASHBOARD, str(port)],
-                cwd=copy,
-                env={
-                    **os.environ,
-                    "HERMES_HOME": str(copy),
-                    "HOME": str(copy / "home"),
-                    "HERMES_DASHBOARD_SESSION_TOKEN": token,
-                },
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            try:
-                dashboard_url = f"http://127.0.0.1:{port}"
-                _wait_for(dashboard_url, token)
-                measure_in_child(
-                    stdout,
-                    "devtools.bench.usage",
-                    scratch,
-                    peer,
-                    {"BENCH_DASHBOARD_URL": dashboard_url, "BENCH_DASHBOARD_TOKEN": token},
-                )
-            finally:
-                dashboard.terminate()
-                dashboard.wait(10)
+    with seeded_peer(stdout, "usage") as (scratch, peer), hermes_dashboard(peer, scratch) as env:
+        measure_in_child(stdout, "devtools.bench.usage", scratch, peer, env)
 
 
 def _sync_cost(ep, say) -> None:
@@ -184,8 +142,8 @@ def _measure() -> None:
     assert page.status_code == 200, page.status_code
     theirs_answer = dashboard.get("/api/analytics/usage", params={"days": 90})
     theirs_answer.raise_for_status()
-    ours = _median_ms(lambda: client.get(url), 7)
-    theirs = _median_ms(
+    ours = median_ms(lambda: client.get(url), 7)
+    theirs = median_ms(
         lambda: dashboard.get("/api/analytics/usage", params={"days": 90}).raise_for_status(), 7
     )
     lines = page.content.decode().count("<tr class=")
@@ -196,7 +154,7 @@ def _measure() -> None:
         f"{theirs:.1f} ms, median of 7; ratio {ours / theirs:.2f} (target <= 0.25: "
         f"{'met' if ours <= 0.25 * theirs else 'NOT met'})"
     )
-    csv_ms = _median_ms(lambda: client.get(url + "&format=csv"), 7)
+    csv_ms = median_ms(lambda: client.get(url + "&format=csv"), 7)
     say(f"the same table as CSV: {csv_ms:.1f} ms, median of 7")
 
 

@@ -8,7 +8,13 @@ import pytest
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
-from tests.peers import changes_client, changes_endpoint, changes_peer, unreachable_url  # noqa: F401 (fixtures)
+from tests.peers import (  # noqa: F401 (fixtures)
+    canary_peer,
+    changes_client,
+    changes_endpoint,
+    changes_peer,
+    unreachable_url,
+)
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
 

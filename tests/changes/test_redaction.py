@@ -25,7 +25,7 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
 from tests.browser import DashboardServer
 from tests.changes.conftest import csrf_of, form_key, http_login
-from tests.peers import running_peer, unreachable_url
+from tests.peers import CANARY_KEY, unreachable_url
 
 
 def canary(kind: str) -> str:
@@ -33,7 +33,7 @@ def canary(kind: str) -> str:
 
 
 CANARIES = {
-    "key": "canarykey" + secrets.token_hex(12),
+    "key": CANARY_KEY,
     "dead_key": "canarydeadkey" + secrets.token_hex(12),
     "title": canary("TITLE"),
     "renamed": canary("RENAMED"),
@@ -75,13 +75,6 @@ class Run:
         """A POST of a form whose page could not be shown (the endpoint is down)."""
         token = self.http.cookies.get("csrftoken")
         return self.post(url, {"csrfmiddlewaretoken": token, "key": mint_key(), **data})
-
-
-@pytest.fixture(scope="module")
-def canary_peer(tmp_path_factory):
-    """A peer whose API key is itself a canary."""
-    with running_peer(tmp_path_factory.mktemp("canary-peer"), key=CANARIES["key"]) as peer:
-        yield peer
 
 
 @pytest.fixture(scope="module")

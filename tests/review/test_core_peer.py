@@ -19,26 +19,28 @@ pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
 
 @pytest.fixture
-def hermes(peer_endpoint):
+def core_client(peer_endpoint):
     client = HermesClient(peer_endpoint)
     yield client
     client.close()
 
 
-def _sessions(hermes, prefix: str, count: int, chat: bool = False) -> list[str]:
+def _sessions(core_client, prefix: str, count: int, chat: bool = False) -> list[str]:
     made = []
     for n in range(count):
         session_id = f"{prefix}-{n:02d}"
-        hermes.create_session(idempotency_key=mint_key(), session_id=session_id, title=session_id)
+        core_client.create_session(
+            idempotency_key=mint_key(), session_id=session_id, title=session_id
+        )
         if chat:
-            hermes.chat(session_id, message=f"question {n}")
+            core_client.chat(session_id, message=f"question {n}")
         made.append(session_id)
     return made
 
 
-def test_bulk_add_then_review_a_real_transcript(hermes, peer_endpoint, users, login):
+def test_bulk_add_then_review_a_real_transcript(core_client, peer_endpoint, users, login):
     prefix = f"rvcore-{secrets.token_hex(3)}"
-    made = _sessions(hermes, prefix, 3, chat=True)
+    made = _sessions(core_client, prefix, 3, chat=True)
     index(peer_endpoint)
     queue = make_queue(users["reviewer"], name=prefix)
     client = login("reviewer")
@@ -49,7 +51,7 @@ def test_bulk_add_then_review_a_real_transcript(hermes, peer_endpoint, users, lo
     opened = client.get(next_url(queue))
     item = Item.objects.get(queue=queue, reserved_by=users["reviewer"])
     page = client.get(opened["Location"]).content.decode()
-    rows = hermes.get_messages(item.session_id)["data"]
+    rows = core_client.get_messages(item.session_id)["data"]
     assert [r["role"] for r in rows] == ["user", "assistant"]
     for row in rows:  # every real message has its own policy field beside it
         assert f'name="m{row["id"]}-policy"' in page
@@ -71,11 +73,11 @@ def test_bulk_add_then_review_a_real_transcript(hermes, peer_endpoint, users, lo
     assert "unsafe advice" in shown and f"message #{assistant}" in shown
 
 
-def test_a_session_deleted_in_hermes_gives_a_clear_page(hermes, peer_endpoint, users, login):
-    (session_id,) = _sessions(hermes, f"rvgone-{secrets.token_hex(3)}", 1)
+def test_a_session_deleted_in_hermes_gives_a_clear_page(core_client, peer_endpoint, users, login):
+    (session_id,) = _sessions(core_client, f"rvgone-{secrets.token_hex(3)}", 1)
     queue = make_queue(users["reviewer"])
     (item,) = add_items(queue, [session_id])
-    hermes.delete_session(session_id, idempotency_key=mint_key())
+    core_client.delete_session(session_id, idempotency_key=mint_key())
     answer = login("reviewer").get(item_url(queue, item))
     assert answer.status_code == 404
     assert "no longer has the session" in answer.content.decode()

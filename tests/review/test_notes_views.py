@@ -22,7 +22,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def hermes(empty_hermes):
+def notes_hermes(empty_hermes):
     empty_hermes.add(SID, title="Notes session")
     empty_hermes.messages[SID][1]["content"] = "The answer is forty two."
     return empty_hermes
@@ -46,7 +46,7 @@ def page(client, sid=SID) -> str:
 # -- notes -------------------------------------------------------------------------------
 
 
-def test_support_adds_a_session_note_and_sees_it_on_the_session_page(login, hermes):
+def test_support_adds_a_session_note_and_sees_it_on_the_session_page(login, notes_hermes):
     support = login("support")
     answer = support.post(notes_url(), {"body": "Called the customer back.\nAll good."})
     assert answer.status_code == 302
@@ -58,7 +58,7 @@ def test_support_adds_a_session_note_and_sees_it_on_the_session_page(login, herm
     assert 'id="notes"' in shown
 
 
-def test_a_note_on_a_message_is_in_that_messages_thread_only(login, hermes):
+def test_a_note_on_a_message_is_in_that_messages_thread_only(login, notes_hermes):
     support = login("support")
     answer = support.post(notes_url(2), {"body": "This reply is wrong", "message": "2"})
     assert answer["Location"] == session_url("local", SID, upto=2) + "#msg-2"
@@ -73,27 +73,27 @@ def test_a_note_on_a_message_is_in_that_messages_thread_only(login, hermes):
     assert re.search(r'id="msg-note-count-1">0<', shown)
 
 
-def test_a_note_on_a_message_that_does_not_exist_is_refused(login, hermes):
+def test_a_note_on_a_message_that_does_not_exist_is_refused(login, notes_hermes):
     answer = login("support").post(notes_url(99), {"body": "hello", "message": "99"})
     assert answer.status_code == 400
     assert "no such message" in answer.content.decode()
     assert not Note.objects.exists()
 
 
-def test_a_note_on_an_unknown_session_is_refused(login, hermes):
+def test_a_note_on_an_unknown_session_is_refused(login, notes_hermes):
     answer = login("support").post(notes_url(sid="nope"), {"body": "hello"})
     assert answer.status_code == 404
     assert not Note.objects.exists()
 
 
-def test_an_empty_note_is_a_form_error(login, hermes):
+def test_an_empty_note_is_a_form_error(login, notes_hermes):
     answer = login("support").post(notes_url(), {"body": "  "})
     assert answer.status_code == 400
     assert 'class="field-error"' in answer.content.decode()
     assert not Note.objects.exists()
 
 
-def test_with_htmx_the_thread_swaps_in_place_with_the_new_count(login, hermes):
+def test_with_htmx_the_thread_swaps_in_place_with_the_new_count(login, notes_hermes):
     support = login("support")
     answer = support.post(notes_url(2), {"body": "first", "message": "2"}, **HX)
     body = answer.content.decode()
@@ -104,7 +104,7 @@ def test_with_htmx_the_thread_swaps_in_place_with_the_new_count(login, hermes):
     assert "<html" not in opened and "first" in opened and "csrfmiddlewaretoken" in opened
 
 
-def test_authors_delete_their_own_notes_admins_any(login, hermes, colleague, users):
+def test_authors_delete_their_own_notes_admins_any(login, notes_hermes, colleague, users):
     support = login("support")
     support.post(notes_url(), {"body": "mine"})
     support.post(notes_url(), {"body": "also mine"})
@@ -119,14 +119,14 @@ def test_authors_delete_their_own_notes_admins_any(login, hermes, colleague, use
     assert [e.username for e in events] == ["support", "admin"]
 
 
-def test_the_delete_button_is_shown_to_the_author_and_admins_only(login, hermes, colleague):
+def test_the_delete_button_is_shown_to_the_author_and_admins_only(login, notes_hermes, colleague):
     login("support").post(notes_url(), {"body": "mine"})
     assert "note-delete" in page(login("support"))
     assert "note-delete" in page(login("admin"))
     assert "note-delete" not in page(colleague)
 
 
-def test_notes_are_audited_without_their_text(login, hermes):
+def test_notes_are_audited_without_their_text(login, notes_hermes):
     login("support").post(notes_url(2), {"body": "secret-canary @reviewer", "message": "2"})
     event = AuditEvent.objects.get(capability="review.note_add")
     assert event.evidence == {
@@ -139,7 +139,7 @@ def test_notes_are_audited_without_their_text(login, hermes):
     assert "secret-canary" not in str(AuditEvent.objects.values_list("evidence", flat=True))
 
 
-def test_notes_and_corrections_never_reach_the_logs(login, hermes, caplog):
+def test_notes_and_corrections_never_reach_the_logs(login, notes_hermes, caplog):
     canary = "log-canary-7f3a"
     with caplog.at_level(logging.DEBUG):
         login("support").post(notes_url(2), {"body": f"{canary} @reviewer", "message": "2"})
@@ -158,7 +158,7 @@ def test_notes_and_corrections_never_reach_the_logs(login, hermes, caplog):
 # -- corrections -------------------------------------------------------------------------
 
 
-def test_a_reviewer_corrects_an_assistant_message_and_sees_a_word_diff(login, hermes):
+def test_a_reviewer_corrects_an_assistant_message_and_sees_a_word_diff(login, notes_hermes):
     reviewer = login("reviewer")
     form = reviewer.get(correction_url(2)).content.decode()
     assert "The answer is forty two.</textarea>" in form  # starts from what it said
@@ -170,7 +170,7 @@ def test_a_reviewer_corrects_an_assistant_message_and_sees_a_word_diff(login, he
     assert "Edit my correction" in shown
 
 
-def test_one_correction_per_reviewer_per_message_edited_by_its_author(login, hermes):
+def test_one_correction_per_reviewer_per_message_edited_by_its_author(login, notes_hermes):
     reviewer = login("reviewer")
     reviewer.post(correction_url(2), {"message": "2", "text": "first try"})
     reviewer.post(correction_url(2), {"message": "2", "text": "second try"})
@@ -184,7 +184,7 @@ def test_one_correction_per_reviewer_per_message_edited_by_its_author(login, her
     assert all(set(e.evidence) == keys for e in events)
 
 
-def test_the_original_comes_from_hermes_not_from_the_form(login, hermes):
+def test_the_original_comes_from_hermes_not_from_the_form(login, notes_hermes):
     reviewer = login("reviewer")
     reviewer.post(
         correction_url(2),
@@ -195,7 +195,7 @@ def test_the_original_comes_from_hermes_not_from_the_form(login, hermes):
     assert "<del>forty two</del>" in shown
 
 
-def test_only_assistant_messages_can_be_corrected(login, hermes):
+def test_only_assistant_messages_can_be_corrected(login, notes_hermes):
     reviewer = login("reviewer")
     assert reviewer.get(correction_url(1)).status_code == 400
     answer = reviewer.post(correction_url(1), {"message": "1", "text": "x"})
@@ -204,7 +204,7 @@ def test_only_assistant_messages_can_be_corrected(login, hermes):
     assert not Correction.objects.exists()
 
 
-def test_support_cannot_correct_and_sees_no_link(login, hermes):
+def test_support_cannot_correct_and_sees_no_link(login, notes_hermes):
     support = login("support")
     assert support.get(correction_url(2)).status_code == 403
     assert support.post(correction_url(2), {"message": "2", "text": "x"}).status_code == 403
@@ -212,7 +212,7 @@ def test_support_cannot_correct_and_sees_no_link(login, hermes):
     assert "correct-link" in page(login("reviewer"))
 
 
-def test_with_htmx_a_saved_correction_replaces_the_messages_region(login, hermes):
+def test_with_htmx_a_saved_correction_replaces_the_messages_region(login, notes_hermes):
     answer = login("reviewer").post(
         correction_url(2), {"message": "2", "text": "The answer is 42."}, **HX
     )
@@ -222,7 +222,7 @@ def test_with_htmx_a_saved_correction_replaces_the_messages_region(login, hermes
     assert 'id="msg-review-2"' in body and "<ins>42</ins>" in body
 
 
-def test_a_bad_correction_form_answers_400_in_place(login, hermes):
+def test_a_bad_correction_form_answers_400_in_place(login, notes_hermes):
     answer = login("reviewer").post(correction_url(2), {"message": "2", "text": ""}, **HX)
     body = answer.content.decode()
     assert answer.status_code == 400 and "<html" not in body and "field-error" in body
@@ -231,7 +231,7 @@ def test_a_bad_correction_form_answers_400_in_place(login, hermes):
 # -- mentions ----------------------------------------------------------------------------
 
 
-def test_a_mention_lists_the_note_for_the_mentioned_user_only(login, hermes):
+def test_a_mention_lists_the_note_for_the_mentioned_user_only(login, notes_hermes):
     login("support").post(notes_url(2), {"body": "@reviewer please look", "message": "2"})
     reviewer, admin = login("reviewer"), login("admin")
     listed = reviewer.get(reverse("mentions")).content.decode()
@@ -243,7 +243,7 @@ def test_a_mention_lists_the_note_for_the_mentioned_user_only(login, hermes):
     assert 'id="mentions-unread"' not in admin.get(reverse("mentions")).content.decode()
 
 
-def test_mark_read_one_and_all(login, hermes):
+def test_mark_read_one_and_all(login, notes_hermes):
     support = login("support")
     for n in range(3):
         support.post(notes_url(), {"body": f"@reviewer number {n}"})
@@ -259,7 +259,7 @@ def test_mark_read_one_and_all(login, hermes):
     assert [e.evidence for e in events] == [{"count": 1}, {"count": 2}]
 
 
-def test_nobody_marks_someone_elses_mention_read(login, hermes):
+def test_nobody_marks_someone_elses_mention_read(login, notes_hermes):
     login("support").post(notes_url(), {"body": "@reviewer hi"})
     mention = Mention.objects.get()
     login("admin").post(reverse("mentions_read"), {"mention": mention.pk})
@@ -267,14 +267,14 @@ def test_nobody_marks_someone_elses_mention_read(login, hermes):
     assert mention.read_at is None
 
 
-def test_mark_read_without_saying_which_is_a_400(login, hermes):
+def test_mark_read_without_saying_which_is_a_400(login, notes_hermes):
     assert login("reviewer").post(reverse("mentions_read"), {}).status_code == 400
 
 
 # -- hostile text ------------------------------------------------------------------------
 
 
-def test_hostile_notes_corrections_and_mentions_stay_text(login, hermes):
+def test_hostile_notes_corrections_and_mentions_stay_text(login, notes_hermes):
     login("support").post(notes_url(), {"body": HOSTILE_TEXT + " @reviewer"})
     login("support").post(notes_url(2), {"body": HOSTILE_TEXT, "message": "2"})
     reviewer = login("reviewer")
@@ -288,8 +288,8 @@ def test_hostile_notes_corrections_and_mentions_stay_text(login, hermes):
 # -- cost on the session page ------------------------------------------------------------
 
 
-def test_the_session_page_asks_the_database_the_same_for_2_or_80_messages(login, hermes):
-    hermes.add("long-notes", message_count=80)
+def test_the_session_page_asks_the_database_the_same_for_2_or_80_messages(login, notes_hermes):
+    notes_hermes.add("long-notes", message_count=80)
     reviewer = login("reviewer")
     for sid, mid in ((SID, 2), ("long-notes", 2), ("long-notes", 60)):
         reviewer.post(notes_url(mid, sid), {"body": "n", "message": str(mid)})
@@ -304,7 +304,7 @@ def test_the_session_page_asks_the_database_the_same_for_2_or_80_messages(login,
     assert queries[SID] == queries["long-notes"], queries
 
 
-def test_htmx_posts_need_the_csrf_header_the_page_sets(users, hermes):
+def test_htmx_posts_need_the_csrf_header_the_page_sets(users, notes_hermes):
     from django.test import Client
 
     client = Client(enforce_csrf_checks=True)
@@ -318,7 +318,7 @@ def test_htmx_posts_need_the_csrf_header_the_page_sets(users, hermes):
     assert [n.body for n in Note.objects.all()] == ["with token"]
 
 
-def test_with_htmx_deleting_a_note_swaps_its_thread(login, hermes):
+def test_with_htmx_deleting_a_note_swaps_its_thread(login, notes_hermes):
     support = login("support")
     support.post(notes_url(2), {"body": "to delete", "message": "2"})
     note = Note.objects.get()
@@ -329,9 +329,9 @@ def test_with_htmx_deleting_a_note_swaps_its_thread(login, hermes):
     assert re.search(r'id="msg-note-count-2" hx-swap-oob="true">0<', body)
 
 
-def test_later_chunks_of_the_transcript_show_their_messages_marks(login, hermes, settings):
+def test_later_chunks_of_the_transcript_show_their_messages_marks(login, notes_hermes, settings):
     settings.HERMES_MESSAGES_PAGE_SIZE = 10
-    hermes.add("chunked", message_count=30)
+    notes_hermes.add("chunked", message_count=30)
     reviewer = login("reviewer")
     reviewer.post(notes_url(24, "chunked"), {"body": "late note", "message": "24"})
     reviewer.post(correction_url(24, "chunked"), {"message": "24", "text": "fixed text"})

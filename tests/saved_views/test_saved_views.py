@@ -14,7 +14,7 @@ HOSTILE = "<script>alert('view')</script>"
 
 
 @pytest.fixture
-def indexed(empty_hermes, mock_endpoint):
+def views_indexed(empty_hermes, mock_endpoint):
     seed_lineage(empty_hermes)
     empty_hermes.add("failed", at=300.0, title="Crashed run")
     empty_hermes.end("failed", "error", 310.0)
@@ -30,7 +30,7 @@ def _save(client, **data):
     return client.post("/e/local/views/save/", {"name": "v", **data})
 
 
-def test_a_shared_view_is_seen_by_others_and_a_personal_one_is_not(indexed, login):
+def test_a_shared_view_is_seen_by_others_and_a_personal_one_is_not(views_indexed, login):
     reviewer, support = login("reviewer"), login("support")
     shared = _save(reviewer, name="Team branches", q="kind:branch", shared="on")
     assert shared.status_code == 302
@@ -57,7 +57,7 @@ def test_a_shared_view_is_seen_by_others_and_a_personal_one_is_not(indexed, logi
     assert capabilities == ["views.save", "views.save", "views.delete"]
 
 
-def test_only_reviewers_and_admins_share(indexed, login):
+def test_only_reviewers_and_admins_share(views_indexed, login):
     answer = _save(login("support"), name="Mine", q="refund", shared="on")
     assert answer.status_code == 400
     assert "Only reviewers and admins share views" in answer.content.decode()
@@ -69,7 +69,7 @@ def test_only_reviewers_and_admins_share(indexed, login):
     assert bad.status_code == 400 and "The search is not valid" in bad.content.decode()
 
 
-def test_owners_rename_and_unshare(indexed, login):
+def test_owners_rename_and_unshare(views_indexed, login):
     reviewer = login("reviewer")
     _save(reviewer, name="Old", q="kind:root", shared="on")
     view = SavedView.objects.get()
@@ -80,7 +80,7 @@ def test_owners_rename_and_unshare(indexed, login):
     assert "New name" not in _bar(login("support").get("/e/local/index/?view=all").content.decode())
 
 
-def test_the_default_view_applies_and_all_sessions_stays_reachable(indexed, login):
+def test_the_default_view_applies_and_all_sessions_stays_reachable(views_indexed, login):
     client = login("support")
     _save(client, name="Roots", q="kind:root", state="closed")
     view = SavedView.objects.get()
@@ -109,7 +109,7 @@ def test_the_default_view_applies_and_all_sessions_stays_reachable(indexed, logi
     assert not DefaultView.objects.exists()
 
 
-def test_built_in_views(indexed, login):
+def test_built_in_views(views_indexed, login):
     client = login("support")
     bar = _bar(client.get("/e/local/index/?view=all").content.decode())
     assert "Closed with errors" in bar and "New since I looked" in bar
@@ -127,7 +127,7 @@ def test_built_in_views(indexed, login):
     assert "1 matching session." in html and "Crashed run" in html
 
 
-def test_hostile_view_names_are_escaped(indexed, login):
+def test_hostile_view_names_are_escaped(views_indexed, login):
     _save(login("reviewer"), name=HOSTILE, q="kind:root", shared="on")
     for client in (login("reviewer"), login("support")):
         for url in ("/e/local/index/?view=all", "/e/local/views/"):

@@ -18,7 +18,7 @@ PHRASE = "what about the edge cases"  # in the follow-ups of many seeded session
 
 
 @pytest.fixture
-def built(peer_endpoint):
+def tagged_index(peer_endpoint):
     report = sync.sync(peer_endpoint, full=True)
     assert report.error_code == "" and report.content_reads >= 199
     return peer_endpoint
@@ -36,7 +36,7 @@ def _search(client, q):
     return answer.content.decode()
 
 
-def test_tag_filters_combine_with_content_search(built, login):
+def test_tag_filters_combine_with_content_search(tagged_index, login):
     having = sorted(
         set(
             ContentMessage.objects.filter(text__icontains=PHRASE).values_list(
@@ -66,7 +66,7 @@ def test_tag_filters_combine_with_content_search(built, login):
     assert "3 matching sessions" in _search(client, "tag:triage")
 
 
-def test_hostile_tag_names_are_escaped_in_the_index_session_page_and_lineage(built, login):
+def test_hostile_tag_names_are_escaped_in_the_index_session_page_and_lineage(tagged_index, login):
     tag = Tag.objects.create(name=HOSTILE, colour="red")
     reviewer = login("reviewer")
     for session_id in (ids.BRANCH_A, ids.XSS_TITLE_SESSION):

@@ -14,7 +14,7 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 @pytest.fixture
-def indexed(empty_hermes, mock_endpoint):
+def tags_indexed(empty_hermes, mock_endpoint):
     seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
     return mock_endpoint
@@ -44,7 +44,7 @@ def test_admins_define_tags_with_checked_unique_names(login):
     assert login("reviewer").get("/tags/").status_code == 403
 
 
-def test_reviewers_tag_a_session_without_javascript_and_with_htmx(indexed, login):
+def test_reviewers_tag_a_session_without_javascript_and_with_htmx(tags_indexed, login):
     tag = Tag.objects.create(name=HOSTILE, colour="purple")
     other = Tag.objects.create(name="later")
     client = login("reviewer")
@@ -74,7 +74,7 @@ def test_reviewers_tag_a_session_without_javascript_and_with_htmx(indexed, login
     assert bad.status_code == 400 and "Select a valid choice" in bad.content.decode()
 
 
-def test_tagging_a_session_nobody_knows_is_not_found(indexed, login):
+def test_tagging_a_session_nobody_knows_is_not_found(tags_indexed, login):
     tag = Tag.objects.create(name="x")
     answer = login("admin").post(
         session_url("local", "ghost", "session_tags"), {"op": "add", "tag": tag.pk}
@@ -83,7 +83,7 @@ def test_tagging_a_session_nobody_knows_is_not_found(indexed, login):
     assert not SessionTag.objects.exists()
 
 
-def test_bulk_tagging_confirms_then_changes_only_what_differs(indexed, login):
+def test_bulk_tagging_confirms_then_changes_only_what_differs(tags_indexed, login):
     tag = Tag.objects.create(name="triage", colour="orange")
     client = login("reviewer")
     review = client.post("/e/local/bulk/tags/", {"all": "1", "q": "kind:root"})
@@ -104,12 +104,12 @@ def test_bulk_tagging_confirms_then_changes_only_what_differs(indexed, login):
     assert client.post("/e/local/bulk/tags/", {**confirm, "tag": ""}).status_code == 400
 
 
-def test_tag_filters_and_badges_in_the_index(indexed, login):
+def test_tag_filters_and_badges_in_the_index(tags_indexed, login):
     hot = Tag.objects.create(name=HOSTILE, colour="red")
     cold = Tag.objects.create(name="cold")
-    SessionTag.objects.create(**indexed.scope(), session_id="par", tag=hot)
-    SessionTag.objects.create(**indexed.scope(), session_id="br", tag=hot)
-    SessionTag.objects.create(**indexed.scope(), session_id="br", tag=cold)
+    SessionTag.objects.create(**tags_indexed.scope(), session_id="par", tag=hot)
+    SessionTag.objects.create(**tags_indexed.scope(), session_id="br", tag=hot)
+    SessionTag.objects.create(**tags_indexed.scope(), session_id="br", tag=cold)
     client = login("support")
     html = client.get("/e/local/index/", {"q": f'tag:"{HOSTILE}"', "view": "all"}).content.decode()
     assert "2 matching sessions" in html
@@ -128,9 +128,9 @@ def test_tag_filters_and_badges_in_the_index(indexed, login):
     assert not SessionTag.objects.filter(session_id="br", tag_id=cold.pk).exists()
 
 
-def test_the_session_page_shows_tags_to_everyone_and_the_form_to_reviewers(indexed, login):
+def test_the_session_page_shows_tags_to_everyone_and_the_form_to_reviewers(tags_indexed, login):
     tag = Tag.objects.create(name=HOSTILE, colour="green")
-    SessionTag.objects.create(**indexed.scope(), session_id="par", tag=tag)
+    SessionTag.objects.create(**tags_indexed.scope(), session_id="par", tag=tag)
     support = login("support").get(session_url("local", "par")).content.decode()
     assert 'id="session-tags"' in support and "&lt;img src=x onerror=alert(1)&gt;" in support
     assert HOSTILE not in support and "session_tags" not in support
@@ -139,12 +139,12 @@ def test_the_session_page_shows_tags_to_everyone_and_the_form_to_reviewers(index
     assert 'name="op" value="remove"' in reviewer and "csrfmiddlewaretoken" in reviewer
 
 
-def test_erasure_removes_a_deleted_sessions_tags(indexed):
+def test_erasure_removes_a_deleted_sessions_tags(tags_indexed):
     tag = Tag.objects.create(name="gone")
-    SessionTag.objects.create(**indexed.scope(), session_id="par", tag=tag)
-    SessionTag.objects.create(**indexed.scope(), session_id="br", tag=tag)
-    assert erasure.local_copies(indexed, ["par"])["session_tags"] == 1
-    counts = erasure.erase(indexed, ["par"])
+    SessionTag.objects.create(**tags_indexed.scope(), session_id="par", tag=tag)
+    SessionTag.objects.create(**tags_indexed.scope(), session_id="br", tag=tag)
+    assert erasure.local_copies(tags_indexed, ["par"])["session_tags"] == 1
+    counts = erasure.erase(tags_indexed, ["par"])
     assert counts["session_tags"] == 1
     assert list(SessionTag.objects.values_list("session_id", flat=True)) == ["br"]
     assert Tag.objects.filter(pk=tag.pk).exists()  # the tag itself stays in the list

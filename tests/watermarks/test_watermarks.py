@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def indexed(empty_hermes, mock_endpoint):
+def marks_indexed(empty_hermes, mock_endpoint):
     seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
     return mock_endpoint
@@ -24,7 +24,7 @@ def _new(client, q="new:yes"):
     return client.get("/e/local/index/", {"q": q}).content.decode()
 
 
-def test_opening_a_session_page_moves_the_watermark(indexed, login, users):
+def test_opening_a_session_page_moves_the_watermark(marks_indexed, login, users):
     client = login("support")
     assert client.get(session_url("local", "par")).status_code == 200
     mark = Watermark.objects.get()
@@ -35,14 +35,16 @@ def test_opening_a_session_page_moves_the_watermark(indexed, login, users):
     assert Watermark.objects.count() == 1 and mark.seen_at > first_seen  # an upsert
 
 
-def test_new_messages_since_a_look_are_marked_and_filtered_per_user(indexed, empty_hermes, login):
+def test_new_messages_since_a_look_are_marked_and_filtered_per_user(
+    marks_indexed, empty_hermes, login
+):
     support, reviewer = login("support"), login("reviewer")
     support.get(session_url("local", "par"))
     support.get(session_url("local", "br"))
     reviewer.get(session_url("local", "par"))
     assert "0 matching sessions" in _new(support)
     empty_hermes.chat("par")  # two more messages
-    sync.sync(indexed, full=True)
+    sync.sync(marks_indexed, full=True)
     html = _new(support)
     assert "1 matching session." in html and '"Select par"' in html
     assert 'badge-kind-new" title="2 messages since you last opened it">new 2<' in html
@@ -58,25 +60,33 @@ def test_new_messages_since_a_look_are_marked_and_filtered_per_user(indexed, emp
     assert _new(support, "new:maybe").count("new: takes yes or no") == 1
 
 
-def test_new_applies_to_select_all_and_content_filters(indexed, empty_hermes, users):
-    looked.look(users["support"], indexed, "br", 2)
+def test_new_applies_to_select_all_and_content_filters(marks_indexed, empty_hermes, users):
+    looked.look(users["support"], marks_indexed, "br", 2)
     empty_hermes.chat("br")
-    sync.sync(indexed, full=True)
+    sync.sync(marks_indexed, full=True)
     terms = query_syntax.parse("new:yes").facets
-    page = queries.search(indexed, snapshot=0, facets=terms, user=users["support"])
+    page = queries.search(marks_indexed, snapshot=0, facets=terms, user=users["support"])
     assert [row["id"] for row in page.rows] == ["br"]
-    nobody = queries.search(indexed, snapshot=0, facets=terms, user=users["reviewer"])
+    nobody = queries.search(marks_indexed, snapshot=0, facets=terms, user=users["reviewer"])
     assert nobody.rows == []
     # Transcript hits: every session's messages say "hello"; only br's are new.
     found = content_search.search(
-        indexed, query_syntax.parse("hello new:yes"), after=None, limit=20, user=users["support"]
+        marks_indexed,
+        query_syntax.parse("hello new:yes"),
+        after=None,
+        limit=20,
+        user=users["support"],
     )
     assert [result.session_id for result in found.results] == ["br"]
-    everyone = content_search.search(indexed, query_syntax.parse("hello"), after=None, limit=20)
+    everyone = content_search.search(
+        marks_indexed, query_syntax.parse("hello"), after=None, limit=20
+    )
     assert len(everyone.results) > 1
 
 
-def test_a_failing_watermark_never_breaks_the_session_page(indexed, login, monkeypatch, caplog):
+def test_a_failing_watermark_never_breaks_the_session_page(
+    marks_indexed, login, monkeypatch, caplog
+):
     def broken(*args, **kwargs):
         raise RuntimeError("database is locked")
 
@@ -87,10 +97,10 @@ def test_a_failing_watermark_never_breaks_the_session_page(indexed, login, monke
     assert "watermark not moved endpoint=local" in caplog.text and "RuntimeError" in caplog.text
 
 
-def test_erasure_removes_every_users_watermarks_of_a_deleted_session(indexed, users):
+def test_erasure_removes_every_users_watermarks_of_a_deleted_session(marks_indexed, users):
     for name in ("support", "reviewer"):
-        looked.look(users[name], indexed, "par", 2)
-    looked.look(users["support"], indexed, "br", 2)
-    assert erasure.local_copies(indexed, ["par"])["watermarks"] == 2
-    assert erasure.erase(indexed, ["par"])["watermarks"] == 2
+        looked.look(users[name], marks_indexed, "par", 2)
+    looked.look(users["support"], marks_indexed, "br", 2)
+    assert erasure.local_copies(marks_indexed, ["par"])["watermarks"] == 2
+    assert erasure.erase(marks_indexed, ["par"])["watermarks"] == 2
     assert list(Watermark.objects.values_list("session_id", flat=True)) == ["br"]

@@ -10,7 +10,7 @@ import pytest
 
 from hermes_ui.review.models import Queue, Rubric, RubricVersion
 from tests.deletion.conftest import clock  # noqa: F401 (fixture)
-from tests.peers import endpoint_for, running_peer
+from tests.peers import dataset_endpoint, dataset_peer  # noqa: F401 (fixtures)
 
 FIELDS = [
     {"key": "resolved", "label": "Resolved", "type": "bool", "applies": "session"},
@@ -58,15 +58,3 @@ def queue_maker(version):
         )
 
     return make
-
-
-@pytest.fixture(scope="package")
-def dataset_peer(tmp_path_factory):
-    """A seeded peer of this package's own: its tests add sessions and index transcripts."""
-    with running_peer(tmp_path_factory.mktemp("review-data-peer"), seed="demo") as peer:
-        yield peer
-
-
-@pytest.fixture
-def dataset_endpoint(settings, dataset_peer):
-    return endpoint_for(settings, dataset_peer)
