@@ -25,3 +25,15 @@ CONTRACT_OPERATIONS = (
 
 def missing_operations(operations) -> list[str]:
     return [name for name in CONTRACT_OPERATIONS if name not in set(operations or ())]
+
+
+# A session row's usage counters: token counts, then costs (US dollars).
+USAGE_TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+USAGE_COSTS = ("estimated_cost_usd", "actual_cost_usd")
+USAGE_COUNTERS = (*USAGE_TOKENS, *USAGE_COSTS)

@@ -22,18 +22,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from hermes_ui.hermes.contract import USAGE_COUNTERS as COUNTERS
+
 if TYPE_CHECKING:
     from hermes_ui.endpoints import Endpoint
-
-COUNTERS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-    "estimated_cost_usd",
-    "actual_cost_usd",
-)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from hermes_ui.hermes.contract import USAGE_COSTS as COSTS
+from hermes_ui.hermes.contract import USAGE_TOKENS as TOKENS
 from hermes_ui.lineage.classify import CONTINUATION
 from hermes_ui.lineage.tree import Tree
-
-TOKENS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-)
-COSTS = ("estimated_cost_usd", "actual_cost_usd")
 
 
 @dataclass(frozen=True)

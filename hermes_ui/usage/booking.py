@@ -26,9 +26,10 @@ from datetime import datetime
 from django.db.models import Sum
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes.contract import USAGE_COUNTERS as AMOUNTS
 from hermes_ui.index.observers import CounterChange
 from hermes_ui.usage import clock, totals
-from hermes_ui.usage.models import AMOUNTS, Booking
+from hermes_ui.usage.models import Booking
 
 
 def book(endpoint: Endpoint, changes: list[CounterChange], seen_at: datetime) -> int:

@@ -10,16 +10,6 @@ sessions" row, which has no source, model or id.
 
 from django.db import models
 
-TOKENS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-)
-COSTS = ("estimated_cost_usd", "actual_cost_usd")
-AMOUNTS = (*TOKENS, *COSTS)
-
 
 class Amounts(models.Model):
     input_tokens = models.BigIntegerField(default=0)

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 from django.db import connection
 
-from hermes_ui.usage.models import AMOUNTS, DayTotal
+from hermes_ui.hermes.contract import USAGE_COUNTERS as AMOUNTS
+from hermes_ui.usage.models import DayTotal
 
 KEY = ("endpoint", "endpoint_fp", "day", "source", "model", "history", "deleted")
 
