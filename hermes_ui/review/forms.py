@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.forms.formsets import DELETION_FIELD_NAME
 
 from hermes_ui.hermes.ids import MAX_ID_LENGTH
 from hermes_ui.review import queues, rubrics
@@ -74,7 +75,7 @@ class FieldForm(forms.Form):
 class BaseFieldSet(forms.BaseFormSet):
     def add_fields(self, form, index):
         super().add_fields(form, index)
-        form.fields["DELETE"].label = "Remove this field"
+        form.fields[DELETION_FIELD_NAME].label = "Remove this field"
 
     def clean(self):
         if any(self.errors):
