@@ -1,8 +1,10 @@
 """Which labels count, and the one value a field has when reviewers disagree.
 
-Only labels of completed reviews count: a draft is a reviewer's unfinished
-work, which they may still change, so filters, badges and datasets ignore
-it. Where an admin marked a review of an item authoritative, only that
+Only labels of completed reviews of completed items count: a draft is a
+reviewer's unfinished work, which they may still change, and while an item
+waits for more reviews its first reviews stay hidden (the item page shows
+them to no one before it completes, so reviews stay independent); filters,
+badges and datasets ignore both. Where an admin marked a review of an item authoritative, only that
 review's labels count for the item. Otherwise a field's value is the one
 most completed reviews gave; a tie gives no value (the dataset still lists
 every review's own labels).
@@ -20,7 +22,8 @@ from hermes_ui.review.models import Item, Label
 
 def labels(ep) -> QuerySet:
     """The labels that count on endpoint identity ``ep``."""
-    return Label.objects.filter(**ep.scope(), review__done=True).filter(
+    done = {"review__done": True, "review__item__state": Item.COMPLETED}
+    return Label.objects.filter(**ep.scope(), **done).filter(
         Q(review__authoritative=True) | ~Q(review__item__reviews__authoritative=True)
     )
 

@@ -8,6 +8,7 @@ from django.forms.formsets import DELETION_FIELD_NAME
 from hermes_ui.hermes.ids import MAX_ID_LENGTH
 from hermes_ui.review import queues, rubrics
 from hermes_ui.review.models import Queue, Rubric
+from hermes_ui.web.params import BIGGEST
 
 TEXT_MAX = 4000
 
@@ -160,7 +161,9 @@ def queue_choice(available) -> forms.ModelChoiceField:
 class AddForm(forms.Form):
     """Add a session (or one of its messages) to a queue."""
 
-    message = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=0)
+    message = forms.IntegerField(
+        max_value=BIGGEST, required=False, widget=forms.HiddenInput, min_value=0
+    )
 
     def __init__(self, *args, available=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -182,5 +185,7 @@ class ActionForm(forms.Form):
     """Which button of the review form was pressed, and where the transcript window is."""
 
     action = forms.ChoiceField(choices=ACTIONS)
-    at = forms.IntegerField(required=False)  # the transcript window to show after a save
-    version = forms.IntegerField(required=False)
+    at = forms.IntegerField(
+        max_value=BIGGEST, required=False
+    )  # the transcript window to show after a save
+    version = forms.IntegerField(max_value=BIGGEST, required=False)

@@ -36,6 +36,18 @@ def shown_ids(item: Item, rows_in_window: list[dict], message_fields) -> list:
     return ids
 
 
+def posted_ids(ep, item: Item, posted: list[int]) -> list[int]:
+    """The posted message ids that are messages of the item: a form cannot label a
+    message the session does not have (raises ``HermesError`` when Hermes cannot say)."""
+    if item.message_id is not None:
+        return [i for i in posted if i == item.message_id]
+    if not posted:
+        return []
+    rows = client_for(ep).get_messages(item.session_id)["data"]
+    present = {row.get("id") for row in rows}
+    return [i for i in posted if i in present]
+
+
 def read(ep, item: Item, at):
     """The session, its messages and the window to show (raises ``HermesError``)."""
     client = client_for(ep)

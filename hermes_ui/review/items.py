@@ -137,8 +137,11 @@ def finish(item: Item, queue: Queue) -> str:
     return state
 
 
-def skip(user, ep: Endpoint, item: Item) -> None:
-    changed = Item.objects.filter(pk=item.pk, state__in=OPEN).update(
+def skip(user, ep: Endpoint, item: Item) -> bool:
+    """Skip an open item that ``user`` holds or nobody holds; False if someone else does
+    (or it is finished): a reviewer's reservation keeps others' hands off it."""
+    free = _free_for(user, timezone.now())
+    changed = Item.objects.filter(free, pk=item.pk, state__in=OPEN).update(
         state=Item.SKIPPED, skipped_by=user, reserved_by=None, reserved_until=None
     )
     trail.record(
@@ -149,6 +152,7 @@ def skip(user, ep: Endpoint, item: Item) -> None:
         session_id=item.session_id,
         evidence={"queue_id": item.queue_id, "item_id": item.pk, "state": Item.SKIPPED},
     )
+    return bool(changed)
 
 
 def make_authoritative(user, ep: Endpoint, review: Review) -> None:

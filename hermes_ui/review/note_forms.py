@@ -2,6 +2,8 @@
 
 from django import forms
 
+from hermes_ui.web.params import BIGGEST
+
 NOTE_MAX = 5000
 CORRECTION_MAX = 20000
 
@@ -15,7 +17,7 @@ def _no_nul(value: str) -> str:
 class MessageQuery(forms.Form):
     """``?message=<id>``: which message's thread or correction (absent: the session's)."""
 
-    message = forms.IntegerField(required=False, min_value=0)
+    message = forms.IntegerField(max_value=BIGGEST, required=False, min_value=0)
 
 
 class NoteForm(forms.Form):
@@ -25,7 +27,9 @@ class NoteForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Plain text. Write <code>@username</code> to mention a colleague.",
     )
-    message = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+    message = forms.IntegerField(
+        max_value=BIGGEST, required=False, min_value=0, widget=forms.HiddenInput
+    )
 
     def clean_body(self):
         return _no_nul(self.cleaned_data["body"])
@@ -38,7 +42,7 @@ class CorrectionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 6}),
         help_text="Shown under the message as a word diff against what it said.",
     )
-    message = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    message = forms.IntegerField(max_value=BIGGEST, min_value=0, widget=forms.HiddenInput)
 
     def clean_text(self):
         return _no_nul(self.cleaned_data["text"])
@@ -47,7 +51,7 @@ class CorrectionForm(forms.Form):
 class MarkReadForm(forms.Form):
     """One mention (``mention``) or all of the user's (``all``)."""
 
-    mention = forms.IntegerField(required=False, min_value=1)
+    mention = forms.IntegerField(max_value=BIGGEST, required=False, min_value=1)
     all = forms.BooleanField(required=False)
 
     def clean(self):

@@ -3,6 +3,7 @@
 from django import forms
 
 from hermes_ui.review import rules
+from hermes_ui.web.params import BIGGEST
 
 
 class RuleForm(forms.Form):
@@ -42,4 +43,4 @@ class RuleAction(forms.Form):
     """Run now or delete: the rule, which must be of the queue in the URL."""
 
     action = forms.ChoiceField(choices=[("run", "Run now"), ("remove", "Delete rule")])
-    rule = forms.IntegerField(min_value=1)
+    rule = forms.IntegerField(max_value=BIGGEST, min_value=1)

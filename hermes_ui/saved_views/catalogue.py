@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from hermes_ui.index import facets
 from hermes_ui.saved_views.models import DefaultView, SavedView
+from hermes_ui.web import params
 
 ALL = "all"
 ERROR_REASONS = ("error", "failed", "orphaned_compression")
@@ -94,7 +95,7 @@ def find(user, key: str) -> View | None:
     """The view ``key`` if this user may see it."""
     if key.startswith("builtin:"):
         return next((v for v in builtins() if v.key == key), None)
-    if key.startswith("view:") and key[5:].isdigit():
+    if key.startswith("view:") and params.whole(key[5:]) is not None:
         row = (
             SavedView.objects.filter(Q(owner=user) | Q(shared=True), pk=int(key[5:]))
             .select_related("owner")

@@ -11,6 +11,7 @@ from hermes_ui.hermes import HermesError
 from hermes_ui.review import item_page, items, labelling, queues, rubrics
 from hermes_ui.review.forms import ActionForm
 from hermes_ui.review.models import Item, Review
+from hermes_ui.web import params
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import ADMIN, REVIEWER, role_required
 
@@ -70,21 +71,30 @@ def review_item(request, endpoint, queue_id, item_id):
     if not action.is_valid():
         return bad_id(request, ep, "Press Save, Complete and next, or Skip.")
     if action.cleaned_data["action"] == "skip":
-        items.skip(request.user, ep, item)
-        messages.info(request, "Item skipped.")
-        return redirect("review_next", endpoint=ep.id, queue_id=queue.pk)
+        return _skip(request, ep, queue, item)
     return _label(request, ep, queue, item, own, action.cleaned_data)
 
 
+def _skip(request, ep, queue, item):
+    if not items.skip(request.user, ep, item):
+        reason = labelling.refusal(request.user, item)
+        context = {"endpoint": ep, "queue": queue, "item": item, "reason": reason}
+        return render(request, "review/refused.html", context, status=409)
+    messages.info(request, "Item skipped.")
+    return redirect("review_next", endpoint=ep.id, queue_id=queue.pk)
+
+
 def _at(data):
-    value = data.get("at", "")
-    return int(value) if value.lstrip("-").isdigit() else None
+    return params.whole(data.get("at", ""), signed=True)
 
 
 def _label(request, ep, queue, item, own, action):
-    ids = [int(v) for v in request.POST.getlist("shown") if v.isdigit()][:2000]
-    if item.message_id is not None:
-        ids = [i for i in ids if i == item.message_id]
+    try:
+        ids = item_page.posted_ids(
+            ep, item, params.wholes(request.POST.getlist("shown"), limit=2000)
+        )
+    except HermesError as error:
+        return error_page(request, error, ep)
     version = _version(item, own)
     form = labelling.LabelForm(version, ids, request.POST)
     if not form.is_valid():

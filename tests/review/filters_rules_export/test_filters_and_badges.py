@@ -52,7 +52,8 @@ def test_label_matches_completed_reviews_on_the_session_or_its_messages(reviewed
     # par's only "resolved=yes" is a draft; br's authoritative "yes" beats the other "no".
     assert found(ep, "label:resolved=yes") == {"root", "br"}
     assert found(ep, "label:resolved=YES") == {"root", "br"}  # values ignore case
-    assert found(ep, "label:resolved=no") == {"dele"}
+    # dele's "no" waits for a second review: hidden until its item completes.
+    assert found(ep, "label:resolved=no") == set()
     assert found(ep, "label:accuracy=wrong") == {"cont"}  # a message's label
     assert found(ep, 'label:"policy=self harm"') == set()
     assert found(ep, "-label:resolved=yes") == {"cont", "dele", "par"}
@@ -96,7 +97,7 @@ def test_badges_say_reviewed_or_how_far_and_the_consensus_of_choices(
     # Numbers and free text make no badge; a draft makes none either.
     assert text["root"] == ["reviewed", "Resolved: yes", "Policy issue: privacy"]
     assert text["br"] == ["reviewed", "Resolved: yes", f"Policy issue: {HOSTILE}"]
-    assert text["dele"] == ["reviewing 1/2", "Resolved: no"]
+    assert text["dele"] == ["reviewing 1/2"]  # its first review stays hidden until done
     assert text["par"] == ["reviewing 0/1"]
     assert text["cont"] == ["reviewed"]  # its label is a message's
 
