@@ -45,27 +45,32 @@ class HermesBoundField(forms.BoundField):
         )
 
     def as_field_group(self):
+        return self._kept("group", super().as_field_group)
+
+    def __str__(self):
+        """The widget alone (``{{ form.field }}``: the save form's hidden fields)."""
+        return self._kept("widget", super().__str__)
+
+    def _kept(self, part: str, render):
         key = self._cache_key()
         if key is None:
-            return super().as_field_group()
+            return render()
+        key = (part, *key)
         found = _RENDERED.get(key)
         if found is None:
             if len(_RENDERED) >= _RENDERED_MAX:
                 _RENDERED.clear()
-            found = _RENDERED[key] = super().as_field_group()
+            found = _RENDERED[key] = render()
         return found
 
     def _cache_key(self) -> tuple | None:
         """What the field group's HTML depends on, for an empty field without errors
         (a typed value is request text: rendered each time, never kept)."""
+        if not getattr(self.form, "cache_field_html", False):
+            return None
         widget, value = self.field.widget, self.value()
         choices = getattr(widget, "choices", ())
-        if (
-            not getattr(self.form, "cache_field_html", False)
-            or value not in (None, "", False)
-            or self.errors
-            or not isinstance(choices, (list, tuple))
-        ):
+        if value not in (None, "", False) or self.errors or not isinstance(choices, (list, tuple)):
             return None
         return (
             type(self.form),
@@ -78,8 +83,10 @@ class HermesBoundField(forms.BoundField):
             str(self.help_text),
             self.field.required,
             self.field.disabled,
+            self.field.show_hidden_initial,
             getattr(self.form, "mark_optional", False),
             type(widget),
+            widget.template_name,
             repr(widget.attrs),
             repr(choices),
             repr(value),

@@ -119,3 +119,15 @@ def test_the_filter_bar_keeps_only_empty_fields_and_follows_their_choices():
     assert bar({"q": "refund"}, [])["q"]._cache_key() is None  # typed text is never kept
     chosen = bar({"kind": "branch"}, [])
     assert '<option value="branch" selected>' in str(chosen["kind"].as_field_group())
+
+
+def test_the_save_forms_hidden_fields_keep_only_empty_values():
+    from hermes_ui.saved_views.forms import NameForm, SaveViewForm
+
+    empty = SaveViewForm(initial={}, auto_id="id_save_%s")
+    assert str(empty["source"]) is str(empty["source"])  # kept
+    assert str(empty["source"]) == '<input type="hidden" name="source" id="id_save_source">'
+    typed = SaveViewForm(initial={"q": "<i>refund</i>"}, auto_id="id_save_%s")
+    assert 'value="&lt;i&gt;refund&lt;/i&gt;"' in str(typed["q"])
+    assert typed["q"]._cache_key() is None
+    assert NameForm()["name"]._cache_key() is None  # forms that do not opt in
