@@ -7,6 +7,11 @@ are: a feature registers a reader from ``AppConfig.ready()``::
 
 A reader answers for a whole page of ids in a query or two. Badge text is
 user text: templates escape it, and the lineage graph escapes it for SVG.
+
+A reader registered with ``takes_rows=True`` is also given ``rows``: the
+index rows (API shape, by id) when the caller has them (the index table),
+else None. The "new" badge then compares with the row's ``message_count``
+instead of reading the index rows again.
 """
 
 from __future__ import annotations
@@ -27,30 +32,35 @@ class Badge:
     kind: str = ""  # the feature that gave it ("tag", "label"), a CSS class too
 
 
-Read = Callable[["Endpoint", list[str], object], dict[str, list[Badge]]]
-_registry: dict[str, Read] = {}
+Read = Callable[..., dict[str, list[Badge]]]  # (endpoint, ids, user[, rows=])
+_registry: dict[str, tuple[Read, bool]] = {}
 PALETTE = ("grey", "red", "orange", "yellow", "green", "teal", "blue", "purple", "pink")
 
 
-def register(name: str, read: Read) -> None:
-    _registry[name] = read
+def register(name: str, read: Read, *, takes_rows: bool = False) -> None:
+    _registry[name] = (read, takes_rows)
 
 
-def for_sessions(endpoint: Endpoint, session_ids: Iterable[str], user) -> dict[str, list[Badge]]:
-    """Every registered feature's badges for these sessions, in registration order."""
+def for_sessions(
+    endpoint: Endpoint, session_ids: Iterable[str], user, rows: dict[str, dict] | None = None
+) -> dict[str, list[Badge]]:
+    """Every registered feature's badges for these sessions, in registration order;
+    ``rows``: their index rows by id, when the caller holds them."""
     ids = list(dict.fromkeys(session_ids))
     found: dict[str, list[Badge]] = {}
     if not ids:
         return found
-    for read in _registry.values():
-        for session_id, marks in read(endpoint, ids, user).items():
-            found.setdefault(session_id, []).extend(marks)
+    for read, takes_rows in _registry.values():
+        marks = read(endpoint, ids, user, rows=rows) if takes_rows else read(endpoint, ids, user)
+        for session_id, given in marks.items():
+            found.setdefault(session_id, []).extend(given)
     return found
 
 
 def attach(endpoint: Endpoint, rows: list[dict], user) -> list[dict]:
     """Set ``row["badges"]`` on index rows (API shape, ``id``)."""
-    found = for_sessions(endpoint, (row["id"] for row in rows), user)
+    by_id = {row["id"]: row for row in rows}
+    found = for_sessions(endpoint, by_id, user, rows=by_id)
     for row in rows:
         row["badges"] = found.get(row["id"], [])
     return rows

@@ -105,6 +105,13 @@ class IndexedSession(models.Model):
                 condition=models.Q(vanished_at__isnull=True),
                 name="index_present_order",
             ),
+            # The ``new:`` filter joins a user's watermarks to their rows by this key
+            # and compares message counts: with the count in the index SQLite reads
+            # no row (about 1 ms of every ``new:`` page at 2,500 watermarks).
+            models.Index(
+                fields=["endpoint", "endpoint_fp", "session_id", "message_count"],
+                name="index_session_count",
+            ),
         ]
 
     def __str__(self):

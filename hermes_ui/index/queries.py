@@ -22,7 +22,9 @@ from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 
 SOURCES_TTL = 600  # seconds; a new generation or size gets a new key anyway
-MAX_LINEAGE = 5000  # sessions read for one picture; beyond this the list is cut
+MAX_LINEAGE = 5000
+# A filtered first page counts its matches by listing their ids when at most this many.
+COUNT_SCAN = 2000  # sessions read for one picture; beyond this the list is cut
 _ROW_FIELDS = (
     *r.API_FIELDS,
     "session_id",
@@ -166,12 +168,17 @@ def search(
     if after is not None:
         key, pk = after
         rows = rows.filter(Q(order_key__lt=key) | Q(order_key=key, pk__lt=pk))
-    ordered = rows.order_by("-order_key", "-pk").values(*_ROW_FIELDS)
-    found = [api_row(values) for values in ordered[: limit + 1]]
+    ordered = rows.order_by("-order_key", "-pk")
+    counted = None
+    if after is None and not unfiltered:
+        ordered, counted = _first_page(ordered, limit)
+    found = [api_row(values) for values in ordered.values(*_ROW_FIELDS)[: limit + 1]]
     more = len(found) > limit
     # A first page that holds every match is its own count (one scan, not two).
     if after is None and not more:
         total = len(found)
+    elif counted is not None:
+        total = counted
     elif unfiltered and present_total is not None:
         total = present_total
     else:
@@ -179,6 +186,16 @@ def search(
     found = found[:limit]
     next_after = f"{found[-1]['order_key']!r}:{found[-1]['pk']}" if more and found else None
     return Page(found, total, snapshot, next_after, changed_since)
+
+
+def _first_page(ordered, limit: int):
+    """A filtered first page: the ids of up to ``COUNT_SCAN`` matches, in order, read
+    off the order index (no row read). The page's rows are then read by id, and when
+    that was every match their number is the total: the filters' subqueries run once
+    rather than for the rows and again for a COUNT. (ordered rows, total or None)"""
+    ids = list(ordered.values_list("pk", flat=True)[: COUNT_SCAN + 1])
+    page = ordered.model.objects.filter(pk__in=ids[: limit + 1]).order_by("-order_key", "-pk")
+    return page, (len(ids) if len(ids) <= COUNT_SCAN else None)
 
 
 def parse_after(text: str) -> tuple[float, int] | None:

@@ -1,6 +1,6 @@
 """Review badges on index rows and lineage nodes: progress, and the session's choice labels.
 
-For a page of session ids, two queries: the items with their completed
+For a page of session ids, two queries (one when none has an item): the items with their completed
 reviews, and the counted session-level labels with their rubric version's
 fields. A session shows "reviewed" once an item of it completed, else
 "reviewing 1/2" (completed reviews of the reviews needed, of its furthest
@@ -27,14 +27,17 @@ OPEN = (Item.NEEDS_REVIEW, Item.NEEDS_OTHERS)
 
 def read(ep, session_ids: list[str], user) -> dict[str, list[Badge]]:
     found: dict[str, list[Badge]] = defaultdict(list)
-    for session_id, badge in _progress(ep, session_ids).items():
+    progress, queued = _progress(ep, session_ids)
+    for session_id, badge in progress.items():
         found[session_id].append(badge)
-    for session_id, marks in _labels(ep, session_ids).items():
-        found[session_id].extend(marks)
+    if queued:  # a label belongs to a review of an item: no item, no label
+        for session_id, marks in _labels(ep, sorted(queued)).items():
+            found[session_id].extend(marks)
     return dict(found)
 
 
-def _progress(ep, ids: list[str]) -> dict[str, Badge]:
+def _progress(ep, ids: list[str]) -> tuple[dict[str, Badge], set[str]]:
+    """The progress badges, and every session with an item (skipped ones too)."""
     rows = (
         consensus.items(ep)
         .filter(session_id__in=ids)
@@ -42,7 +45,9 @@ def _progress(ep, ids: list[str]) -> dict[str, Badge]:
         .annotate(done=Count("reviews", filter=Q(reviews__done=True)))
     )
     best: dict[str, tuple] = {}
+    queued: set[str] = set()
     for row in rows:
+        queued.add(row["session_id"])
         if row["state"] == Item.COMPLETED:
             rank = (2, 0, 0)
         elif row["state"] in OPEN:
@@ -57,7 +62,7 @@ def _progress(ep, ids: list[str]) -> dict[str, Badge]:
         else:
             title = f"In a review queue: {done} of {needed} reviews done"
             badges[session_id] = Badge(f"reviewing {done}/{needed}", title, "blue", "review")
-    return badges
+    return badges, queued
 
 
 def _labels(ep, ids: list[str]) -> dict[str, list[Badge]]:

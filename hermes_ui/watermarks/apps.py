@@ -17,7 +17,7 @@ class WatermarksConfig(AppConfig):
 
         session_viewed.connect(looked.moved, dispatch_uid="watermarks.moved")
         facets.register("new", parse=marks.parse, sessions=marks.sessions, help=marks.HELP)
-        badges.register("watermarks", marks.badges)
+        badges.register("watermarks", marks.badges, takes_rows=True)
         erasers.register(
             "watermarks", "read watermarks", erase.erase, models=[Watermark], held=erase.held
         )

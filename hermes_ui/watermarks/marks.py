@@ -49,7 +49,9 @@ _GROWN = (
 )
 
 
-def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:
+def badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = None):
+    """ "new N" on sessions grown since the user's look. ``rows``: the page's index rows
+    by id (present ones, with ``message_count``), so they are not read again."""
     if user is None or not user.is_authenticated:
         return {}
     found: dict[str, list[Badge]] = {}
@@ -62,13 +64,22 @@ def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:
         )
         if not seen:
             continue
-        # By unique key alone (with ``vanished_at`` SQLite walks the endpoint's rows).
-        now = IndexedSession.objects.filter(**endpoint.scope(), session_id__in=list(seen))
-        for session_id, count, gone in now.values_list(
-            "session_id", "message_count", "vanished_at"
-        ):
-            more = 0 if gone else (count or 0) - seen[session_id]
+        for session_id, count in _counts(endpoint, list(seen), rows):
+            more = (count or 0) - seen[session_id]
             if more > 0:
                 title = f"{more} message{'s' if more != 1 else ''} since you last opened it"
                 found[session_id] = [Badge(f"new {more}", title, "blue", "new")]
     return found
+
+
+def _counts(endpoint, ids: list[str], rows: dict[str, dict] | None):
+    """(id, message count now) of the sessions still present."""
+    if rows is not None and all(session_id in rows for session_id in ids):
+        return [(session_id, rows[session_id].get("message_count")) for session_id in ids]
+    # By unique key alone (with ``vanished_at`` SQLite walks the endpoint's rows).
+    now = IndexedSession.objects.filter(**endpoint.scope(), session_id__in=ids)
+    return [
+        (session_id, count)
+        for session_id, count, gone in now.values_list("session_id", "message_count", "vanished_at")
+        if not gone
+    ]

@@ -306,4 +306,22 @@ def test_the_unfiltered_index_page_counts_the_present_sessions_once(
         for q in seen.captured_queries
         if q["sql"].startswith("SELECT COUNT(*)") and "index_indexedsession" in q["sql"]
     ]
-    assert len(counts) == 2, counts  # the freshness line's and the filtered table's
+    # The filtered table's total is the number of its matching ids (at most
+    # COUNT_SCAN of them), read with its first page: no second COUNT.
+    assert len(counts) == 1, counts
+
+
+def test_a_filtered_first_page_counts_beyond_the_id_scan(
+    empty_hermes, mock_endpoint, login, monkeypatch
+):
+    seed_many(empty_hermes, 120)
+    sync.sync(mock_endpoint, full=True)
+    client = login("support")
+    expected = queries.search(mock_endpoint, snapshot=0, state="open")
+    monkeypatch.setattr(queries, "COUNT_SCAN", 60)  # fewer than the matches: a COUNT
+    fewer = queries.search(mock_endpoint, snapshot=0, state="open")
+    assert expected.total > 60 and fewer.total == expected.total
+    assert [r["id"] for r in fewer.rows] == [r["id"] for r in expected.rows]
+    assert fewer.next_after == expected.next_after
+    filtered = client.get("/e/local/index/", {"state": "open"}).content.decode()
+    assert f"{expected.total} matching sessions" in filtered
