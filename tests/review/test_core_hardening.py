@@ -13,7 +13,7 @@ HUGE = "9" * 30
 
 
 @pytest.fixture
-def sessions(empty_hermes):
+def one_session(empty_hermes):
     empty_hermes.add("s1", at=101.0, title="Session 1", message_count=4)
     return ["s1"]
 
@@ -35,9 +35,9 @@ def test_whole_numbers_are_ascii_digits_of_bounded_length(text, signed, expected
     assert params.whole(text, signed=signed) == expected
 
 
-def test_odd_numbers_in_review_requests_are_refused_or_ignored(sessions, users, login):
+def test_odd_numbers_in_review_requests_are_refused_or_ignored(one_session, users, login):
     queue = make_queue(users["reviewer"])
-    (item,) = add_items(queue, sessions)
+    (item,) = add_items(queue, one_session)
     client = login("reviewer")
     assert client.get(item_url(queue, item, at="²")).status_code == 200  # ignored
     assert client.get(item_url(queue, item, at="--5")).status_code == 200
@@ -51,9 +51,9 @@ def test_odd_numbers_in_review_requests_are_refused_or_ignored(sessions, users, 
     assert login("support").post("/mentions/read/", {"mention": HUGE}).status_code == 400
 
 
-def test_a_label_for_a_message_the_session_lacks_is_not_stored(sessions, users, login):
+def test_a_label_for_a_message_the_session_lacks_is_not_stored(one_session, users, login):
     queue = make_queue(users["reviewer"])
-    (item,) = add_items(queue, sessions)
+    (item,) = add_items(queue, one_session)
     client = login("reviewer")
     post_labels(
         client,
@@ -66,9 +66,9 @@ def test_a_label_for_a_message_the_session_lacks_is_not_stored(sessions, users, 
     assert list(Label.objects.values_list("message_id", "value")) == [(2, "none")]
 
 
-def test_nobody_skips_an_item_another_reviewer_holds(sessions, users, login, django_user_model):
+def test_nobody_skips_an_item_another_reviewer_holds(one_session, users, login, django_user_model):
     queue = make_queue(users["reviewer"])
-    (item,) = add_items(queue, sessions)
+    (item,) = add_items(queue, one_session)
     other, _ = user_client(django_user_model, "reviewer2")
     assert items.reserve(other, item.pk)
     answer = post_labels(login("reviewer"), queue, item, action="skip")

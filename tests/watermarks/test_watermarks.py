@@ -106,18 +106,20 @@ def test_erasure_removes_every_users_watermarks_of_a_deleted_session(marks_index
     assert list(Watermark.objects.values_list("session_id", flat=True)) == ["br"]
 
 
-def test_the_new_badge_reads_counts_from_the_page_rows_or_the_index(indexed, empty_hermes, users):
+def test_the_new_badge_reads_counts_from_the_page_rows_or_the_index(
+    marks_indexed, empty_hermes, users
+):
     from hermes_ui.watermarks import marks
 
     reader = users["support"]
-    looked.look(reader, indexed, "par", 2)
+    looked.look(reader, marks_indexed, "par", 2)
     empty_hermes.chat("par")  # two more messages
-    sync.sync(indexed, full=True)
-    rows = {r["id"]: r for r in queries.search(indexed, snapshot=0).rows}
+    sync.sync(marks_indexed, full=True)
+    rows = {r["id"]: r for r in queries.search(marks_indexed, snapshot=0).rows}
     ids = list(rows)
-    from_rows = marks.badges(indexed, ids, reader, rows=rows)
+    from_rows = marks.badges(marks_indexed, ids, reader, rows=rows)
     assert [b.text for b in from_rows["par"]] == ["new 2"] and set(from_rows) == {"par"}
-    assert marks.badges(indexed, ids, reader) == from_rows  # read from the index instead
+    assert marks.badges(marks_indexed, ids, reader) == from_rows  # read from the index instead
     # The page's rows are what it shows: a count there is the one compared.
     rows["par"] = {**rows["par"], "message_count": 3}
-    assert [b.text for b in marks.badges(indexed, ids, reader, rows=rows)["par"]] == ["new 1"]
+    assert [b.text for b in marks.badges(marks_indexed, ids, reader, rows=rows)["par"]] == ["new 1"]
