@@ -16,29 +16,16 @@ those have grown since (their watermark is one message behind).
 from __future__ import annotations
 
 import secrets
-import tempfile
 import time
-from pathlib import Path
-
-from devtools.bench.child import COUNT
 
 TARGET = 0.25
 
 
 def run(stdout) -> None:
-    from devtools.bench.child import measure_in_child
-    from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
+    from devtools.bench.child import measure_in_child, seeded_peer
 
-    with tempfile.TemporaryDirectory(prefix="hermes-bench-triage-") as scratch:
-        home = Path(scratch) / "home"
-        python = ensure_peer_venv()
-        started = time.perf_counter()
-        summary = run_seed(home, "bench", count=COUNT, peer_python=python)
-        stdout.write(
-            f"seeded {summary['sessions']:,} sessions in {time.perf_counter() - started:.1f} s"
-        )
-        with Peer(PeerConfig(home=home, peer_python=python)) as peer:
-            measure_in_child(stdout, "devtools.bench.triage", scratch, peer)
+    with seeded_peer(stdout, "triage") as (scratch, peer):
+        measure_in_child(stdout, "devtools.bench.triage", scratch, peer)
 
 
 def _arrange(ep, user) -> dict:

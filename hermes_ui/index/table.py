@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.web import links, timefmt
+from hermes_ui.web import formatting, links
 
 # Exactly what the template loop gave: each row starts on its own line.
 _ROW = (
@@ -55,32 +55,6 @@ def badges_html(badges) -> SafeString:
             for b in badges
         )
     )
-
-
-def when_html(ts) -> SafeString | str:
-    """A relative time with the exact time on hover, keyboard focusable (``{% when %}``)."""
-    if ts is None:
-        return "—"
-    return format_html(
-        '<time datetime="{}" title="{}" tabindex="0">{}</time>',
-        timefmt.iso(ts),
-        timefmt.exact(ts),
-        timefmt.relative(ts),
-    )
-
-
-def number(value) -> str:
-    if value is None or value == "":
-        return "—"
-    try:
-        return f"{int(value):,}"
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def short_id(session_id, length: int = 22) -> str:
-    value = str(session_id or "")
-    return value if len(value) <= length else value[: length - 1] + "…"
 
 
 def _state(row: dict) -> SafeString:
@@ -122,12 +96,12 @@ def row_html(endpoint_id: str, row: dict) -> str:
         # The include of partials/badges.html ended with its file's newline.
         badges=" " + badges_html(marks) + "\n" if marks else "",
         tipnote=_TIPNOTE if hidden else "",
-        short=_e(short_id(row["id"])),
+        short=_e(formatting.short_id(row["id"], 22)),
         kind=_e(row.get("kind")),
         kind_text=_e(row.get("kind") or "?"),
         source=_e(row.get("source") or "—"),
-        messages=_e(number(row.get("message_count"))),
-        when=_e(when_html(row.get("last_active"))),
+        messages=_e(formatting.number(row.get("message_count"))),
+        when=_e(formatting.when(row.get("last_active"))),
         preview=_e(row.get("preview") or ""),
         state=_state(row),
         lineage=_lineage(endpoint_id, row),

@@ -1,15 +1,17 @@
 from django import template
-from django.utils.html import format_html
 
 from hermes_ui.hermes import transcript
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.web import links, timefmt
+from hermes_ui.web import formatting, links, timefmt
 from hermes_ui.web.markdown import render_markdown
 
 register = template.Library()
 
 # For plain rows (list pages, index rows, snapshots); a ``Session`` has ``.closed``.
 register.filter("is_closed", is_closed)
+register.filter("number", formatting.number)
+register.filter("short_id", formatting.short_id)
+register.simple_tag(formatting.when, name="when")
 
 
 @register.simple_tag
@@ -24,25 +26,6 @@ def markdown(text):
 
 
 @register.filter
-def short_id(session_id, length=14):
-    value = str(session_id or "")
-    return value if len(value) <= length else value[: length - 1] + "…"
-
-
-@register.simple_tag
-def when(ts):
-    """A relative time with the exact time on hover, keyboard focusable."""
-    if ts is None:
-        return "—"
-    return format_html(
-        '<time datetime="{}" title="{}" tabindex="0">{}</time>',
-        timefmt.iso(ts),
-        timefmt.exact(ts),
-        timefmt.relative(ts),
-    )
-
-
-@register.filter
 def pretty_json(text):
     """Tool output that is JSON, indented; anything else unchanged."""
     return transcript.pretty_json(text) if isinstance(text, str) and text[:1] in "{[" else text
@@ -51,16 +34,6 @@ def pretty_json(text):
 @register.filter
 def exact_time(ts):
     return timefmt.exact(ts) if ts is not None else "—"
-
-
-@register.filter
-def number(value):
-    if value is None or value == "":
-        return "—"
-    try:
-        return f"{int(value):,}"
-    except (TypeError, ValueError):
-        return str(value)
 
 
 @register.filter
