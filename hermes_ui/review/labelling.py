@@ -37,7 +37,9 @@ def _django_field(field: dict) -> forms.Field:
             label=label, choices=options, required=False, widget=forms.RadioSelect
         )
     if kind == rubrics.NUMBER:
-        low, high = field["min"], field["max"]
+        # Numbers only: the field template marks help text safe, and a rubric is
+        # stored JSON, so nothing typed reaches it as text.
+        low, high = int(field["min"]), int(field["max"])
         return forms.IntegerField(
             label=label,
             min_value=low,
