@@ -6,7 +6,10 @@ with a scratch database: the index page (full HTML, first page of 50) with
 ``tag:`` and ``new:yes`` filters, against one raw ``GET /api/sessions``
 (one page, the default limit, through the dashboard's own Hermes client)
 in the same run, taken in turn, median of 11 each; and prints SQLite's plan
-of the filtered query, to show which indexes it uses.
+of the filtered query, to show which indexes it uses. For scale it also
+prints, the same way, the cheapest page the dashboard has (the empty
+mentions page: login, middleware, the layout and one query) and the index
+page with no filter: what no filter implementation can go below.
 
 Arranged data: one tag on every 10th indexed session, another on every
 100th; the reader has opened every 4th (a watermark each), and half of
@@ -118,6 +121,11 @@ def _measure() -> None:
     say(
         "each figure: median of 11, our page and the raw call taken in turn (the machine's "
         "load changes both alike); raw call = GET /api/sessions, default limit 50, via the client"
+    )
+    floor_ours, floor_raw = _paired(lambda: client.get("/mentions/"), hermes)
+    say(
+        f"floor, a page with the layout and one query (/mentions/, empty): {floor_ours:.1f} ms "
+        f"vs {floor_raw:.1f} ms, ratio {floor_ours / floor_raw:.2f}"
     )
     plain_ours, plain_raw = _paired(lambda: client.get("/e/bench/index/", {"view": "all"}), hermes)
     say(
