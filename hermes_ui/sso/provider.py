@@ -15,6 +15,7 @@ allauth loads ``provider_classes`` from every installed app's ``provider`` modul
 
 import secrets
 
+import requests
 from allauth.socialaccount.internal import jwtkit
 from allauth.socialaccount.providers.oauth2.client import OAuth2Error
 from allauth.socialaccount.providers.oauth2.views import OAuth2CallbackView
@@ -87,9 +88,17 @@ class Provider(OpenIDConnectProvider):
         auth_params = kwargs.pop("auth_params", None)
         auth_params = dict(self.get_auth_params() if auth_params is None else auth_params)
         auth_params["nonce"] = nonce
-        return super().redirect(
-            request, process, next_url, data, auth_params=auth_params, nonce=nonce, **kwargs
-        )
+        try:
+            return super().redirect(
+                request, process, next_url, data, auth_params=auth_params, nonce=nonce, **kwargs
+            )
+        except (requests.RequestException, ValueError, KeyError, OAuth2Error) as error:
+            # The discovery document: unreachable (SOCIALACCOUNT_REQUESTS_TIMEOUT), not
+            # JSON, or for another issuer. Nothing was sent to the provider yet.
+            from hermes_ui.sso.refusal import audit_refusal, refusal_page
+
+            audit_refusal(request, "unreachable", detail=type(error).__name__)
+            return refusal_page(request, "unreachable", status=503)
 
 
 provider_classes = [Provider]

@@ -14,6 +14,8 @@ REASONS = {
     "inactive": "This dashboard account has been disabled. Ask an administrator.",
     "link_only": "Identities are linked to dashboard accounts by an administrator, "
     "not from a sign-in.",
+    "unreachable": "{provider} could not be reached, or did not answer as configured. "
+    "Try again in a minute; if it goes on, tell an administrator.",
     "failed": "The sign-in with {provider} could not be completed and nobody was signed in. "
     "Start again from the login page.",
 }

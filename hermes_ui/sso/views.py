@@ -92,7 +92,9 @@ def oidc_callback(request, provider_id):
 @login_not_required
 def not_here(request):
     """allauth's own pages that this dashboard does not offer (signup, inactive account)."""
-    return render(request, "sso/refused.html", {"message": _NOT_HERE, "reason": "closed"}, 403)
+    return render(
+        request, "sso/refused.html", {"message": _NOT_HERE, "reason": "closed"}, status=403
+    )
 
 
 _NOT_HERE = (
