@@ -5,15 +5,25 @@ come from a file the tests rewrite (tests/sso/oidc.py).
 """
 
 import json
+import sqlite3
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import pytest
 
-from tests.browser import screenshot
+from tests.browser import PASSWORD, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 CALLBACK = "/accounts/oidc/sso/login/callback/"
+
+
+def log_in(page, base_url: str, username: str) -> None:
+    """The password form (tests/browser.py's log_in would press the first button: SSO's)."""
+    page.goto(base_url + "/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("#password-login button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 
 def start_sign_in(page, dashboard):
@@ -151,7 +161,7 @@ def test_logout_signs_out_at_the_provider_too(sso_page, sso_dashboard, oidc):
     assert sso_page.locator("input[name=login]").is_visible()
 
 
-def callback_url(page, dashboard, login: str = "sub-sam") -> str:
+def callback_url(page, dashboard, login: str = "sub-sam", process: str = "login") -> str:
     """The login page's sign-in, hop by hop with this browser's cookies (Playwright's
     request API shares them), up to the provider's redirect to the dashboard's
     callback: returns that URL unvisited (a fresh code and this session's state)."""
@@ -159,7 +169,7 @@ def callback_url(page, dashboard, login: str = "sub-sam") -> str:
     token = page.locator("#sso-login input[name=csrfmiddlewaretoken]").input_value()
     response = page.request.post(
         dashboard.base_url + "/accounts/oidc/sso/login/",
-        form={"csrfmiddlewaretoken": token, "process": "login"},
+        form={"csrfmiddlewaretoken": token, "process": process},
         max_redirects=0,
     )
     location = urljoin(dashboard.base_url, response.headers["location"])
@@ -227,3 +237,67 @@ def test_an_id_token_with_a_wrong_nonce_or_issuer_is_refused(
     oidc.tamper(None)
     sign_in_at_provider(sso_page, sso_dashboard, "sub-sam")
     assert role_badge(sso_page) == "support"
+
+
+def test_an_admin_links_a_local_account_and_it_signs_in_with_the_providers_role(
+    sso_page, sso_dashboard, oidc, sso_db
+):
+    log_in(sso_page, sso_dashboard.base_url, "admin")
+    sso_page.goto(sso_dashboard.base_url + "/account/sso/")
+    sso_page.fill("#id_username", "reviewer")
+    sso_page.fill("#id_subject", "sub-lin")
+    sso_page.get_by_role("button", name="Link", exact=True).click()
+    sso_page.wait_for_selector("#sso-links code")
+    assert "sub-lin" in sso_page.locator("#sso-links").inner_text()
+    screenshot(sso_page, "sso-links")
+    sso_page.get_by_role("button", name="Log out").click()  # a password session: no provider
+    sso_page.wait_for_url(sso_dashboard.base_url + "/accounts/login/")
+
+    sign_in_at_provider(sso_page, sso_dashboard, "sub-lin")
+    # The local account, with the role its groups give now (admin, not reviewer).
+    assert sso_page.locator(".who").inner_text().startswith("reviewer")
+    assert role_badge(sso_page) == "admin"
+    assert sso_db.user("lin") is None
+    log_out(sso_page, sso_dashboard)
+    oidc.set_groups("sub-lin", ["hermes-reviewers"])
+    sign_in_at_provider(sso_page, sso_dashboard, "sub-lin")
+    assert sso_db.roles("reviewer") == ["reviewer"]
+
+
+def test_a_same_named_identity_gets_its_own_account_never_the_local_one(
+    sso_page, sso_dashboard, oidc, sso_db
+):
+    sign_in_at_provider(sso_page, sso_dashboard, "sub-imp")
+    assert role_badge(sso_page) == "support"
+    shown = sso_page.locator(".who span").first.inner_text()
+    assert shown and shown != "admin"  # a name of its own (allauth's, from the claims)
+    assert sso_db.roles("admin") == ["admin"]
+    assert (
+        sso_db.rows(
+            "SELECT a.uid FROM socialaccount_socialaccount a JOIN auth_user u ON u.id = a.user_id "
+            "WHERE u.username = 'admin'"
+        )
+        == []
+    )
+
+
+def test_a_disabled_account_is_refused(sso_page, sso_dashboard, oidc, sso_db):
+    sign_in_at_provider(sso_page, sso_dashboard, "sub-sam")
+    log_out(sso_page, sso_dashboard)
+    with sqlite3.connect(sso_db.path) as db:
+        db.execute("UPDATE auth_user SET is_active = 0 WHERE username = 'sam'")
+    try:
+        sign_in_at_provider(sso_page, sso_dashboard, "sub-sam")
+        assert refusal(sso_page) == "inactive"
+    finally:
+        with sqlite3.connect(sso_db.path) as db:
+            db.execute("UPDATE auth_user SET is_active = 1 WHERE username = 'sam'")
+
+
+def test_a_sign_in_cannot_link_an_identity_to_the_account_signed_in(
+    sso_page, sso_dashboard, oidc, sso_db
+):
+    log_in(sso_page, sso_dashboard.base_url, "support")
+    callback = callback_url(sso_page, sso_dashboard, login="sub-olga", process="connect")
+    assert refused_with_status(sso_page, callback) == "link_only"
+    assert sso_db.rows("SELECT 1 FROM socialaccount_socialaccount WHERE uid = 'sub-olga'") == []
