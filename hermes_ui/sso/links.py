@@ -32,6 +32,9 @@ class LinkForm(forms.Form):
         user = get_user_model().objects.filter(username=name).first()
         if user is None:
             raise forms.ValidationError("There is no account with that username.")
+        if user.is_superuser:
+            # A superuser is admin whatever its groups: the provider could never demote it.
+            raise forms.ValidationError("A superuser stays a local (break-glass) account.")
         if SocialAccount.objects.filter(user=user, provider=PROVIDER_ID).exists():
             raise forms.ValidationError("That account is already linked; unlink it first.")
         return user

@@ -186,6 +186,11 @@ def test_an_admin_links_and_unlinks_a_local_account(login, users):
     missing = admin.post("/account/sso/", {"username": "ghost", "subject": "sub-789"})
     assert missing.status_code == 400 and b"no account with that username" in missing.content
 
+    users["admin2"].is_superuser = True
+    users["admin2"].save()
+    root = admin.post("/account/sso/", {"username": "admin2", "subject": "sub-root"})
+    assert root.status_code == 400 and b"stays a local" in root.content
+
     admin.post("/account/sso/", {"action": "unlink", "account": str(account.pk)})
     assert not SocialAccount.objects.filter(uid="sub-123").exists()
     assert AuditEvent.objects.filter(capability="auth.sso_unlinked").count() == 1
