@@ -16,7 +16,7 @@ REASONS = {
     "not from a sign-in.",
     "unreachable": "{provider} could not be reached, or did not answer as configured. "
     "Try again in a minute; if it goes on, tell an administrator.",
-    "failed": "The sign-in with {provider} could not be completed and nobody was signed in. "
+    "failed": "The sign-in with {provider} could not be completed. "
     "Start again from the login page.",
 }
 
