@@ -5,11 +5,12 @@
 //   node provider.mjs --port P --state FILE --redirect URI --post-logout URI
 //
 // FILE: {"users": {"<sub>": {"email", "name", "preferred_username", "groups": []}},
-//        "tamper": null | "nonce" | "issuer"}
+//        "tamper": null | "nonce" | "issuer" | "signature"}
 // It is read again on every account lookup and token response, so a test
 // changes a user's groups, or has the next ID token re-signed with a wrong
 // nonce or another issuer (with this provider's own key: only the claim is
-// wrong), without restarting the provider.
+// wrong), or signed by a key that is not the provider's (under its key id),
+// without restarting the provider.
 //
 // Sign-in uses the library's development interactions (any password is
 // accepted; the login name is the subject). Consent is granted up front.
@@ -39,6 +40,7 @@ const readState = () => JSON.parse(readFileSync(args.state, "utf8"));
 const { privateKey } = await generateKeyPair("RS256", { extractable: true });
 const signingJwk = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig" };
 const signingKey = await importJWK(signingJwk, "RS256");
+const { privateKey: strangerKey } = await generateKeyPair("RS256");
 
 const escape = (text) =>
   String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -139,7 +141,9 @@ provider.use(async (ctx, next) => {
   const header = decodeProtectedHeader(ctx.body.id_token);
   ctx.body = {
     ...ctx.body,
-    id_token: await new SignJWT(claims).setProtectedHeader(header).sign(signingKey),
+    id_token: await new SignJWT(claims)
+      .setProtectedHeader(header)
+      .sign(tamper === "signature" ? strangerKey : signingKey),
   };
 });
 

@@ -61,7 +61,7 @@ class OidcProvider:
 
     def tamper(self, mode: str | None) -> None:
         """The next ID tokens carry a wrong ``nonce`` or ``iss`` (re-signed with the
-        provider's own key), or none of that again (None)."""
+        provider's own key), or a ``signature`` by another key, or none of that (None)."""
         self.state["tamper"] = mode
         self._write()
 

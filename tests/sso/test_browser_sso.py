@@ -222,8 +222,8 @@ def test_a_replayed_code_is_refused(sso_page, sso_dashboard, oidc, sso_db):
     assert last[2] == "failed" and json.loads(last[3])["code"] == "OAuth2Error"
 
 
-@pytest.mark.parametrize("mode", ["nonce", "issuer"])
-def test_an_id_token_with_a_wrong_nonce_or_issuer_is_refused(
+@pytest.mark.parametrize("mode", ["nonce", "issuer", "signature"])
+def test_an_id_token_with_a_wrong_nonce_issuer_or_signature_is_refused(
     sso_page, sso_dashboard, oidc, sso_db, mode
 ):
     oidc.tamper(mode)
@@ -301,3 +301,13 @@ def test_a_sign_in_cannot_link_an_identity_to_the_account_signed_in(
     callback = callback_url(sso_page, sso_dashboard, login="sub-olga", process="connect")
     assert refused_with_status(sso_page, callback) == "link_only"
     assert sso_db.rows("SELECT 1 FROM socialaccount_socialaccount WHERE uid = 'sub-olga'") == []
+
+
+def test_cancelling_at_the_provider_comes_back_to_a_clear_page(sso_page, sso_dashboard, oidc):
+    start_sign_in(sso_page, sso_dashboard)
+    sso_page.wait_for_url(lambda url: "/interaction/" in url)
+    sso_page.get_by_role("link", name="[ Cancel ]").click()
+    sso_page.wait_for_url(lambda url: url.startswith(sso_dashboard.base_url + CALLBACK))
+    assert refusal(sso_page) == "failed"
+    sso_page.goto(sso_dashboard.base_url + "/e/local/sessions/")
+    assert "/accounts/login/" in sso_page.url
