@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run serve test lint format bench peer-venv venv system-run system-test clean
+.PHONY: run serve test lint format bench peer-venv venv system-run system-test clean oidc-provider
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -20,6 +20,14 @@ peer-venv: $(PEER_VENV)/.installed
 $(PEER_VENV)/.installed:
 	$(PYTHON) -m venv $(PEER_VENV)
 	$(PEER_VENV)/bin/pip install --quiet hermes-agent==0.19.0 aiohttp==3.14.1
+	touch $@
+
+# The OpenID provider the single sign-on tests start (panva's oidc-provider, from npm).
+OIDC_DIR := devtools/oidc
+oidc-provider: $(OIDC_DIR)/node_modules/.installed
+$(OIDC_DIR)/node_modules/.installed: $(OIDC_DIR)/package.json $(OIDC_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "Node.js 18+ with npm is required for the single sign-on tests"; exit 1; }
+	cd $(OIDC_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # Debian packages: graphviz's `dot` for lineage graphs; Chromium for browser tests.
@@ -47,7 +55,7 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: venv peer-venv system-test lint
+test: venv peer-venv oidc-provider system-test lint
 	$(BIN)/python -m pytest
 
 bench: venv peer-venv system-run

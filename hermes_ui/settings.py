@@ -4,6 +4,7 @@ import importlib.util
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -19,6 +20,7 @@ from hermes_ui.env import (
     env_url,
 )
 from hermes_ui.private_files import private_dir, read_or_create, restrict_umask
+from hermes_ui.sso.config import allauth_providers, oidc_config
 
 # Files this process creates are its user's only (SQLite makes its database
 # 0644). Here, because the settings module is the dashboard's first code that
@@ -77,6 +79,11 @@ INSTALLED_APPS = [
     "hermes_ui.tags",
     "hermes_ui.saved_views",
     "hermes_ui.watermarks",
+    # Single sign-on (OpenID Connect); see the block "Single sign-on" below.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "hermes_ui.sso",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -98,6 +105,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     # Last, as django-axes requires: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -200,6 +208,7 @@ AXES_SENSITIVE_PARAMETERS = ["password"]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
+
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_COOKIE_AGE", 8 * 3600, minimum=60)
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -219,6 +228,47 @@ CONTENT_SECURITY_POLICY = {
         "form-action": ["'self'"],
     }
 }
+# --- Single sign-on (OpenID Connect, django-allauth; hermes_ui/sso, docs/single-sign-on.md) ---
+# Off unless HERMES_UI_OIDC_ISSUER (with its client id, secret and role map) is set.
+HERMES_UI_OIDC = oidc_config(
+    issuer=env_url("HERMES_UI_OIDC_ISSUER"),
+    client_id=env_str("HERMES_UI_OIDC_CLIENT_ID"),
+    client_secret=env_str("HERMES_UI_OIDC_CLIENT_SECRET"),
+    name=env_str("HERMES_UI_OIDC_NAME"),  # the button: "Sign in with <name>"
+    role_claim=env_str("HERMES_UI_OIDC_ROLE_CLAIM"),  # default: groups
+    roles=env_str("HERMES_UI_OIDC_ROLES"),  # group=role,... (the highest mapped role wins)
+    scopes=env_list("HERMES_UI_OIDC_SCOPES", ["openid", "profile", "email"]),
+)
+HERMES_UI_PASSWORD_LOGIN = env_bool("HERMES_UI_PASSWORD_LOGIN", True)
+if not HERMES_UI_PASSWORD_LOGIN and HERMES_UI_OIDC is None:
+    raise ImproperlyConfigured(
+        "HERMES_UI_PASSWORD_LOGIN=false needs single sign-on (HERMES_UI_OIDC_ISSUER ...): "
+        "otherwise nobody could sign in"
+    )
+SOCIALACCOUNT_PROVIDERS = allauth_providers(HERMES_UI_OIDC)
+ACCOUNT_ADAPTER = "hermes_ui.sso.adapters.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "hermes_ui.sso.adapters.SocialAccountAdapter"
+# A first sign-in makes the account from the ID token, without allauth's signup form;
+# never found or linked by e-mail (an admin links, on /account/sso/); no e-mail is sent.
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = False
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_LOGIN_ON_GET = False  # only the login page's POST starts a sign-in
+SOCIALACCOUNT_STORE_TOKENS = False
+SOCIALACCOUNT_REQUESTS_TIMEOUT = env_float("HERMES_UI_OIDC_TIMEOUT", 5.0, minimum=0.5)
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_UNIQUE_EMAIL = False
+ACCOUNT_LOGOUT_ON_GET = False
+if HERMES_UI_OIDC is not None:
+    # The login page's form and the logout POST redirect to the provider; Chromium
+    # holds such redirects to form-action too.
+    _ISSUER = urlsplit(HERMES_UI_OIDC.issuer)
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"].append(
+        f"{_ISSUER.scheme}://{_ISSUER.netloc}"
+    )
+
 if SECURE:
     SECURE_SSL_REDIRECT = True
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # a load balancer's plain-HTTP probe

@@ -79,6 +79,10 @@ SAFE_KEYS = {
     "assignees",
     "added",
     "already",
+    # single sign-on: the identity's subject and issuer, and the account linked (never a token).
+    "subject",
+    "issuer",
+    "account",
 }
 TEXT_KEYS = {"title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,
