@@ -18,7 +18,12 @@ from hermes_ui.env import (
     env_str,
     env_url,
 )
-from hermes_ui.private_files import private_dir, read_or_create, restrict_umask
+from hermes_ui.private_files import (
+    make_tree_private,
+    private_dir,
+    read_or_create,
+    restrict_umask,
+)
 
 # Files this process creates are its user's only (SQLite makes its database
 # 0644). Here, because the settings module is the dashboard's first code that
@@ -30,6 +35,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
 # The database, the secret key and the demo logins live here: owner only.
 private_dir(DATA_DIR)
+# ...and so is what is already in it (an upgrade leaves older files 0644),
+# except the collected static files, which are public anyway (README, Security).
+make_tree_private(DATA_DIR, readable=("staticfiles",))
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 # Production behind TLS: HSTS, secure cookies, SSL redirect, a required secret key.
