@@ -341,7 +341,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     # Defence in depth: tracebacks lose exception messages, API keys are masked.
-    "filters": {"redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"}},
+    "filters": {
+        "redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"},
+        # A 403 or 404 is one line (user id, URL pattern, reason), capped per client.
+        "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]},
         # Drops what it is given (without one, Python's last-resort handler would
@@ -359,12 +363,13 @@ LOGGING = {
             for name in (
                 "django",
                 "django.server",
-                "django.request",
                 "django.security",
                 "uvicorn",
                 "uvicorn.error",
             )
         },
+        "django.request": {"handlers": [], "propagate": True, "filters": ["refusals"]},
+        "django.security.csrf": {"handlers": [], "propagate": True, "filters": ["refusals"]},
         # No access lines at all: a URL can carry search text (``?q=``), which
         # can be transcript text. uvicorn's --no-access-log alone is undone as
         # soon as this configuration runs inside the worker.
