@@ -120,6 +120,10 @@ HERMES_UI_VIEW_THREADS = env_int("HERMES_UI_VIEW_THREADS", 4, minimum=1)
 # A page's request body must arrive within this many seconds (it is read before
 # the page takes a thread); its size is bounded by DATA_UPLOAD_MAX_MEMORY_SIZE.
 HERMES_UI_BODY_SECONDS = env_float("HERMES_UI_BODY_SECONDS", 10.0, minimum=0.5)
+# On SIGTERM (manage.py serve / demo) requests in flight get this long to finish.
+HERMES_UI_SHUTDOWN_GRACE_SECONDS = env_int(
+    "HERMES_UI_SHUTDOWN_GRACE_SECONDS", 20, minimum=1, maximum=3600
+)
 
 # Fields render through templates/partials/field.html ({{ field.as_field_group }}).
 FORM_RENDERER = "hermes_ui.form_rendering.HermesFormRenderer"
