@@ -71,6 +71,9 @@ class RefusalFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "status_code", None) not in REFUSED:
             return True
+        if getattr(record, "refusal_logged", False):
+            return True  # already rewritten (logging configured twice in one process)
+        record.refusal_logged = True
         request = getattr(record, "request", None)
         client = (getattr(request, "META", None) or {}).get("REMOTE_ADDR") or "-"
         withheld, verdict = self._admit(client)

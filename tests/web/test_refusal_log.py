@@ -20,16 +20,20 @@ class Clock:
 
 @pytest.fixture
 def clock(monkeypatch):
-    """The filter the logging configuration installed, with a clean slate and our clock."""
-    installed = [
-        f for f in logging.getLogger("django.request").filters if isinstance(f, RefusalFilter)
-    ]
-    assert len(installed) == 1  # settings.LOGGING puts it there
-    csrf = [f for f in logging.getLogger("django.security.csrf").filters]
-    assert csrf == installed  # one filter: one count per client for both loggers
+    """The filters the logging configuration installed, with a clean slate and our clock.
+
+    (Each configuration of logging in this process, Django's test set-up included, adds
+    one more: dictConfig never removes a logger's filters. Each alone does the job.)
+    """
+    request_logger = logging.getLogger("django.request")
+    installed = [f for f in request_logger.filters if isinstance(f, RefusalFilter)]
+    assert installed  # settings.LOGGING puts it there
+    # The same filters on the CSRF logger: one count per client for both.
+    assert logging.getLogger("django.security.csrf").filters == installed
     tick = Clock()
-    monkeypatch.setattr(installed[0], "clock", tick)
-    monkeypatch.setattr(installed[0], "_windows", {})
+    for refusals in installed:
+        monkeypatch.setattr(refusals, "clock", tick)
+        monkeypatch.setattr(refusals, "_windows", {})
     return tick
 
 
@@ -117,3 +121,32 @@ def test_a_500_still_logs_its_stack(db, caplog, clock):
     assert record.levelno == logging.ERROR and (record.exc_info or record.exc_text)
     assert "Traceback (most recent call last)" in caplog.text
     assert "IntegrityError" in caplog.text
+
+
+def test_a_second_logging_configuration_changes_nothing(login, users, clock, settings):
+    """dictConfig adds filters without removing any: a record is rewritten once, by the
+    first filter, so its reason survives a second one."""
+    import logging.config
+
+    class Keep(logging.Handler):
+        def __init__(self):
+            super().__init__()
+            self.records = []
+
+        def emit(self, record):
+            self.records.append(record)
+
+    logging.config.dictConfig(settings.LOGGING)
+    request_logger = logging.getLogger("django.request")
+    for refusals in request_logger.filters:
+        refusals.clock, refusals._windows = clock, {}
+    assert len(request_logger.filters) >= 2
+    kept = Keep()
+    request_logger.addHandler(kept)
+    try:
+        assert login("support").get("/audit/").status_code == 403
+    finally:
+        request_logger.removeHandler(kept)
+    (record,) = kept.records
+    assert_one_line(record)
+    assert record.getMessage() == f"Refused 403 user={users['support'].pk} path=/audit/ reason=role"
