@@ -113,7 +113,7 @@ def supervise(
                 child.terminate()
         killed = _wait_or_kill(children, grace + KILL_MARGIN)
         signal.signal(signal.SIGTERM, previous)
-    return _exit_code(children, exited_first, killed, grace)
+    return _exit_code(children, exited_first, killed, grace, asked=bool(stopping))
 
 
 def _wait_or_kill(children: list[subprocess.Popen], seconds: float) -> list[subprocess.Popen]:
@@ -134,9 +134,12 @@ def _wait_or_kill(children: list[subprocess.Popen], seconds: float) -> list[subp
     return killed
 
 
-def _exit_code(children, exited_first, killed, grace: float) -> int:
+def _exit_code(children, exited_first, killed, grace: float, *, asked: bool) -> int:
     for child in exited_first:
-        if child.returncode:  # it ended by itself: that is what the process manager must see
+        # A child that ended by itself: that is what the process manager must see. Unless
+        # we were told to stop and it stopped cleanly: a process manager that signals the
+        # whole group (systemd's default, Ctrl-C) reaches the children first.
+        if child.returncode and not (asked and child.returncode in CLEAN_STOP):
             return _shell_code(child.returncode)
     if killed:
         print(

@@ -179,3 +179,27 @@ def test_a_child_that_will_not_stop_is_killed_after_the_grace_period(tmp_path):
     assert done.returncode == 1, done.stderr
     assert "1 process(es) did not stop within 1 s of SIGTERM and were killed" in done.stderr
     assert time.monotonic() - began < 30
+
+
+def test_sigterm_to_the_whole_group_is_a_clean_stop_too(tmp_path):
+    """systemd (KillMode=control-group) and Ctrl-C signal every process at once: children
+    that stopped on that signal before the supervisor stopped them are no failure."""
+    script = (
+        "import os, signal, sys, threading;"
+        "from hermes_ui import serving;"
+        "quick = [sys.executable, '-c', 'import time; time.sleep(60)'];"
+        "threading.Timer(1.5, os.killpg, (os.getpgid(0), signal.SIGTERM)).start();"
+        "sys.exit(serving.supervise([quick, quick], serving.child_env(), grace=5))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
+    env.update(DJANGO_SETTINGS_MODULE="hermes_ui.settings", HERMES_UI_DATA_DIR=str(tmp_path))
+    done = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "-c", "import django; django.setup();" + script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,  # its own process group, so the signal reaches only it
+    )
+    assert done.returncode == 0, done.stderr
