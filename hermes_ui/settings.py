@@ -36,7 +36,7 @@ DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
 # The database, the secret key and the demo logins live here: owner only.
 private_dir(DATA_DIR)
 # ...and so is what is already in it (an upgrade leaves older files 0644),
-# except the collected static files, which are public anyway (README, Security).
+# except the collected static files, public anyway (docs/upgrade-and-review.md).
 make_tree_private(DATA_DIR, readable=("staticfiles",))
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
