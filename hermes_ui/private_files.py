@@ -7,6 +7,15 @@ database (and its ``-wal`` and ``-shm`` files) 0644, and caches, static files
 and drawings are written with default modes too. The data folder is made
 0700, and start-up stops, naming the folder, when it cannot be.
 
+The umask protects new files only: an upgrade from a release that did not
+set it leaves the database (and its ``-wal`` and ``-shm``) 0644 and folders
+0755. So start-up also walks the whole data folder (``make_tree_private``):
+every file loses its group and other bits (0600, or 0700 for a file its
+owner may execute), every folder becomes 0700, except the collected static
+files (public by nature: the server hands them to anyone). What it changed
+is logged once, by path relative to the data folder; a file it cannot
+change stops start-up, naming it.
+
 A secret file is created with ``O_CREAT | O_EXCL`` and mode 0600 in one
 call, so it is never readable by others, not even between "write" and
 "chmod", and an existing file or symbolic link planted at its path is
@@ -15,6 +24,7 @@ never written through. Reads do not follow a symbolic link either.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import time
@@ -24,6 +34,11 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 PRIVATE_UMASK = 0o077
+_LOOSE = stat.S_IRWXG | stat.S_IRWXO
+
+logger = logging.getLogger(__name__)
+# What start-up changed in the data folder, kept until logging is configured.
+_made_private: list[str] = []
 
 
 def restrict_umask() -> int:
@@ -85,3 +100,59 @@ def _read(path: Path, wait: float = 2.0) -> str:
                 raise ImproperlyConfigured(f"{path} is empty; remove it to have it created")
             return text
         time.sleep(0.05)
+
+
+def make_tree_private(root: Path, *, readable: tuple[str, ...] = ()) -> list[str]:
+    """Bring every file under ``root`` to 0600 and every folder to 0700; stop if one cannot be.
+
+    ``readable`` names top-level entries left as they are (collected static
+    files). Symbolic links are neither followed nor changed (Linux has no
+    mode of its own for a link). Returns the changes, ``"db.sqlite3 0644 -> 0600"``,
+    and keeps them for ``log_made_private``.
+    """
+    changes = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        if here == root:
+            dirs[:] = [d for d in dirs if d not in readable]
+            files = [f for f in files if f not in readable]
+        for name in [*dirs, *files]:
+            change = _tighten(here / name, root)
+            if change:
+                changes.append(change)
+    _made_private.extend(changes)
+    return changes
+
+
+def _tighten(path: Path, root: Path) -> str:
+    try:
+        st = path.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            return ""
+        old = stat.S_IMODE(st.st_mode)
+        # A folder 0700; a file 0600, or 0700 when its owner may run it.
+        new = 0o700 if stat.S_ISDIR(st.st_mode) else 0o600 | (old & stat.S_IXUSR)
+        if old == new:
+            return ""
+        os.chmod(path, new, follow_symlinks=False)
+    except FileNotFoundError:
+        return ""  # removed meanwhile (another process's temporary file)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"{path} in the data folder cannot be made private (mode "
+            f"{'0700' if path.is_dir() else '0600'}) by this user ({exc.strerror or exc}); it "
+            f"is mode {stat.S_IMODE(path.lstat().st_mode):04o}, owned by uid "
+            f"{path.lstat().st_uid}. Make it owned by the user that runs Hermes UI (chown) "
+            "and writable (chattr -i if it is immutable), or remove it."
+        ) from None
+    return f"{path.relative_to(root)} {old:04o} -> {new:04o}"
+
+
+def log_made_private() -> None:
+    """Log, once per process, what start-up made private in the data folder."""
+    if _made_private:
+        logger.warning(
+            "Made private in the data folder (group and other access removed): %s",
+            ", ".join(_made_private),
+        )
+        _made_private.clear()

@@ -19,7 +19,12 @@ from hermes_ui.env import (
     env_str,
     env_url,
 )
-from hermes_ui.private_files import private_dir, read_or_create, restrict_umask
+from hermes_ui.private_files import (
+    make_tree_private,
+    private_dir,
+    read_or_create,
+    restrict_umask,
+)
 from hermes_ui.sso.config import allauth_providers, oidc_config
 
 # Files this process creates are its user's only (SQLite makes its database
@@ -32,6 +37,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
 # The database, the secret key and the demo logins live here: owner only.
 private_dir(DATA_DIR)
+# ...and so is what is already in it (an upgrade leaves older files 0644),
+# except the collected static files, public anyway (docs/upgrade-and-review.md).
+make_tree_private(DATA_DIR, readable=("staticfiles",))
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 # Production behind TLS: HSTS, secure cookies, SSL redirect, a required secret key.
@@ -120,6 +128,10 @@ HERMES_UI_VIEW_THREADS = env_int("HERMES_UI_VIEW_THREADS", 4, minimum=1)
 # A page's request body must arrive within this many seconds (it is read before
 # the page takes a thread); its size is bounded by DATA_UPLOAD_MAX_MEMORY_SIZE.
 HERMES_UI_BODY_SECONDS = env_float("HERMES_UI_BODY_SECONDS", 10.0, minimum=0.5)
+# On SIGTERM (manage.py serve / demo) requests in flight get this long to finish.
+HERMES_UI_SHUTDOWN_GRACE_SECONDS = env_int(
+    "HERMES_UI_SHUTDOWN_GRACE_SECONDS", 20, minimum=1, maximum=3600
+)
 
 # Fields render through templates/partials/field.html ({{ field.as_field_group }}).
 FORM_RENDERER = "hermes_ui.form_rendering.HermesFormRenderer"
@@ -383,7 +395,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     # Defence in depth: tracebacks lose exception messages, API keys are masked.
-    "filters": {"redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"}},
+    "filters": {
+        "redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"},
+        # A 403 or 404 is one line (user id, URL pattern, reason), capped per client.
+        "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]},
         # Drops what it is given (without one, Python's last-resort handler would
@@ -401,12 +417,13 @@ LOGGING = {
             for name in (
                 "django",
                 "django.server",
-                "django.request",
                 "django.security",
                 "uvicorn",
                 "uvicorn.error",
             )
         },
+        "django.request": {"handlers": [], "propagate": True, "filters": ["refusals"]},
+        "django.security.csrf": {"handlers": [], "propagate": True, "filters": ["refusals"]},
         # No access lines at all: a URL can carry search text (``?q=``), which
         # can be transcript text. uvicorn's --no-access-log alone is undone as
         # soon as this configuration runs inside the worker.

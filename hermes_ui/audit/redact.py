@@ -53,6 +53,9 @@ SAFE_KEYS = {
     "parent_end_reason",
     "parent_open",
     "parent_message_count",
+    "child_message_count",
+    "child_digest",
+    "title_applied",
     "end_reason_kept",
     "stage",
     "applied",
@@ -84,7 +87,7 @@ SAFE_KEYS = {
     "issuer",
     "account",
 }
-TEXT_KEYS = {"title", "comment", "reason", "message"}
+TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,
 # only whether one was given and how long it was.
 PROMPT_KEYS = {"system_message", "system_prompt"}

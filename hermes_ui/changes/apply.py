@@ -129,7 +129,12 @@ def _success_evidence(capability: str, session: Session, asked: dict) -> dict:
     if capability == FORK:
         return {"child_id": session.id}
     if capability == CREATE:
-        return {"session_id": session.id, "has_system_prompt": session.has_system_prompt}
+        return {
+            "session_id": session.id,
+            "has_system_prompt": session.has_system_prompt,
+            # What Hermes stored, judged now: a later rename is no failed create.
+            "title_applied": session.title == (asked.get("title") or None),
+        }
     if asked.get("op") == "close":
         # The first close reason wins: a 200 that kept an earlier reason is not "applied".
         return {

@@ -10,6 +10,15 @@ true now and what is safe to do next. It never repeats the change itself.
 Intent comes from the recorded (redacted) evidence: ids as they are, the
 requested title only as a fingerprint, which is enough to tell whether the
 title Hermes holds now is the one that was asked for.
+
+A change is judged at its moment. When Hermes answered, what it returned
+then was recorded (a fork's child: its message count, digest and title
+fingerprint; a rename or close: whether it took; a create: the title and
+prompt it stored), and the checks compare that record with the intent.
+What happened to the session afterwards (a chat turn on the child, a later
+rename) is shown as "since", never as a failure of the change. Only a
+change whose answer was lost has no record, and is judged by what is there
+now, reading past later growth (the copied messages are the child's first).
 """
 
 from __future__ import annotations
@@ -62,6 +71,9 @@ class Report:
     candidates: list[Session] = field(default_factory=list)
     read_errors: list[e.HermesError] = field(default_factory=list)
     child_created: bool = False
+    # What happened after the change, read now: never part of the verdict.
+    continued: int = 0  # messages added to a fork's child since the fork
+    since: list[str] = field(default_factory=list)
 
     def add(self, label: str, state: str, detail: str) -> None:
         self.checks.append(Check(label, state, detail))
@@ -211,65 +223,95 @@ def _check_child(report: Report, child, parent_id: str, evidence: dict) -> None:
 
 
 def _check_messages(report: Report, client, evidence: dict) -> None:
-    """Compare the child's messages with what the parent held just before the fork.
+    """Compare the child's messages, as Hermes returned them at the fork, with what the
+    parent held just before it; what was added later is growth, not a failure.
 
     The parent's own rows cannot be read back afterwards: once a child with
     messages exists, Hermes resolves the parent's ``/messages`` to that
     child (API forks carry no branch marker), as it does for a compressed
-    root. So the fork view records the count and a digest beforehand.
+    root. So the fork view records the count and a digest beforehand, and
+    the child's count and digest just after.
     """
     label = "Messages copied"
     child_id = report.child.id
     rows = _read(report, client.get_messages, child_id)
-    if not isinstance(rows, dict) or rows["session_id"] != child_id:
-        report.add(label, UNKNOWN, "The child's own messages could not be read.")
-        return
-    copied = rows["data"]
+    now = rows["data"] if isinstance(rows, dict) and rows["session_id"] == child_id else None
     expected = evidence.get("parent_message_count")
     if expected is None:
         expected = report.parent.message_count if report.parent else None
     before = evidence.get("digest")
-    if before and messages_digest(copied) == before:
-        report.add(label, YES, f"All {len(copied)} active messages were copied unchanged.")
-    elif not copied and expected:
-        report.add(label, NO, f"The child has no messages; the parent had {expected}.")
-    elif before:
-        report.add(
-            label,
+    at_fork = evidence.get("child_digest")
+    if at_fork is not None:
+        count = evidence.get("child_message_count") or 0
+        report.add(label, *_copy_verdict(count, at_fork, expected, before, recorded=True))
+        _growth(report, now, count, at_fork)
+        return
+    if now is None:
+        report.add(label, UNKNOWN, "The child's own messages could not be read.")
+        return
+    # Nothing recorded at the fork (its answer was lost, or an older release made
+    # it): the copy is the child's first messages, and anything after them is later.
+    if before and expected and len(now) > expected and messages_digest(now[:expected]) == before:
+        report.add(label, *_copy_verdict(expected, before, expected, before, recorded=False))
+        report.continued = len(now) - expected
+        return
+    report.add(label, *_copy_verdict(len(now), messages_digest(now), expected, before, False))
+
+
+def _copy_verdict(count: int, digest: str, expected, before, recorded: bool) -> tuple[str, str]:
+    when = " when Hermes answered the fork" if recorded else ""
+    if before and digest == before:
+        return YES, f"All {count} active messages were copied unchanged{when}."
+    if not count and expected:
+        return NO, f"The child had no messages{when}; the parent had {expected}."
+    if before:
+        return (
             PARTLY,
-            f"The child's {len(copied)} messages differ from the parent's "
+            f"The child's {count} messages{when} differ from the parent's "
             f"{expected} at the time of the fork.",
         )
-    elif expected is not None and len(copied) == expected:
-        report.add(
-            label,
+    if expected is not None and count == expected:
+        return (
             YES,
-            f"The child has all {expected} messages of the parent row (counted "
+            f"The child had all {expected} messages of the parent row{when} (counted "
             "only: the parent's own rows were not readable).",
         )
+    return UNKNOWN, f"The child has {count} messages{when}; the parent row counted {expected}."
+
+
+def _growth(report: Report, now, count: int, at_fork: str) -> None:
+    """What the child did after the fork: more messages, or a rewritten transcript."""
+    if now is None:
+        return  # the read error is listed; the verdict stands on the record
+    if len(now) >= count and messages_digest(now[:count]) == at_fork:
+        report.continued = len(now) - count
     else:
-        report.add(
-            label,
-            UNKNOWN,
-            f"The child has {len(copied)} messages; the parent row counted {expected}.",
+        report.since.append(
+            f"The child's transcript has changed since the fork (it now has {len(now)} "
+            "active messages, and they no longer start with the copied ones: compressed or "
+            "rewritten since)."
         )
 
 
 def _check_title(report: Report, evidence: dict) -> None:
+    """The title Hermes gave the child when it answered the fork (recorded), else now."""
     label = "Title set"
-    asked, now = evidence.get("title") or {"present": False}, report.child.title
+    asked = evidence.get("title") or {"present": False}
+    now = describe_text(report.child.title)
+    held = evidence.get("child_title")
+    if isinstance(held, dict):
+        if held != now:
+            report.since.append("The child has been renamed since the fork.")
+    else:
+        held = now
     if not asked.get("present"):
-        state = YES if now else NO
-        report.add(
-            label,
-            state,
-            "Hermes generated the child's title."
-            if now
-            else "The child has no title: Hermes did not get to set one.",
-        )
-    elif same_text(now, asked):
+        if held.get("present"):
+            report.add(label, YES, "Hermes generated the child's title.")
+        else:
+            report.add(label, NO, "The child has no title: Hermes did not get to set one.")
+    elif held == describe_text(asked):
         report.add(label, YES, "The child has the title you asked for.")
-    elif now is None:
+    elif not held.get("present"):
         report.add(
             label,
             NO,
@@ -324,6 +366,8 @@ def _fork_advice(report: Report, evidence: dict) -> None:
 def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report:
     report = Report("session_patch")
     row = _read(report, client.get_session, session_id)
+    if "applied" in evidence:  # Hermes answered the change: its answer decides
+        return _patch_as_answered(report, row, evidence)
     if not isinstance(row, Session):
         report.add(
             "Session readable",
@@ -355,8 +399,42 @@ def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report
     return report
 
 
+def _patch_as_answered(report: Report, row, evidence: dict) -> Report:
+    if evidence.get("op") == "close":
+        kept = evidence.get("end_reason_kept")
+        if evidence["applied"]:
+            report.add("Closed", YES, f"Hermes closed the session with reason \u201c{kept}\u201d.")
+        else:
+            report.add(
+                "Closed",
+                NO,
+                f"Hermes kept the session's earlier reason (\u201c{kept}\u201d); the first "
+                "reason wins.",
+            )
+    elif evidence["applied"]:
+        report.add("Title", YES, "Hermes returned the session with the title you asked for.")
+        if isinstance(row, Session) and not same_text(row.title, evidence.get("title")):
+            report.since.append("The session has been renamed since.")
+    else:
+        report.add("Title", NO, "Hermes returned the session with another title.")
+    _since_read(report, row, "The session")
+    _simple_advice(report, "The change is in place.", "The change did not take effect.")
+    return report
+
+
+def _since_read(report: Report, row, what: str) -> None:
+    """After a change judged by its recorded answer, the read of now only adds news."""
+    if row is None:
+        report.since.append(f"{what} has been deleted since.")
+    elif row is UNKNOWN:
+        report.read_errors.clear()
+        report.since.append(f"{what} could not be read just now; later changes are not shown.")
+
+
 def check_create(client: HermesClient, evidence: dict) -> Report:
     report = Report("session_create")
+    if "title_applied" in evidence:  # Hermes answered the create: its answer decides
+        return _create_as_answered(report, client, evidence)
     requested = evidence.get("requested_id")
     after = (evidence.get("attempted_at") or 0) - CLOCK_SKEW
     if requested:
@@ -393,6 +471,33 @@ def check_create(client: HermesClient, evidence: dict) -> Report:
             YES if row.has_system_prompt == asked_prompt else NO,
             "Stored." if row.has_system_prompt else "None stored.",
         )
+    _simple_advice(report, "The session was created.", "The session was not created.")
+    return report
+
+
+def _create_as_answered(report: Report, client, evidence: dict) -> Report:
+    session_id = evidence.get("session_id")
+    report.add("Session created", YES, f"Hermes created session {session_id}.")
+    report.add(
+        "Title",
+        YES if evidence["title_applied"] else NO,
+        "Hermes stored the title you asked for."
+        if evidence["title_applied"]
+        else "Hermes stored another title than the one you asked for.",
+    )
+    asked_prompt = bool((evidence.get("system_prompt") or {}).get("present"))
+    stored = bool(evidence.get("has_system_prompt"))
+    report.add(
+        "System prompt",
+        YES if stored == asked_prompt else NO,
+        "Stored." if stored else "None stored.",
+    )
+    row = _read(report, client.get_session, session_id)
+    if isinstance(row, Session):
+        report.session = row
+        if evidence["title_applied"] and not same_text(row.title, evidence.get("title")):
+            report.since.append("The session has been renamed since.")
+    _since_read(report, row, "The session")
     _simple_advice(report, "The session was created.", "The session was not created.")
     return report
 

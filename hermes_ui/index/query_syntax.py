@@ -7,8 +7,21 @@ Words, ``"phrases"`` and ``prefix*`` must all occur in one message.
 ``source:``, ``kind:``, ``open:``/``closed:`` (yes/no) filter the session;
 ``reason:`` keeps sessions closed with one of the end reasons listed (commas);
 ``role:`` and ``after:``/``before:`` (dates, ``YYYY-MM-DD``) the message.
-A value may be quoted (``source:"my bot"``). Anything else with a colon is
-searched as text. Mistakes become messages, never exceptions.
+A value may be quoted (``source:"my bot"``). Mistakes become messages,
+never exceptions.
+
+An unknown ``name:value`` is never silent. A name within two edits of a
+known filter (``labl:``, ``sorce:``) is an error that suggests it; any other
+(``http://…``, ``error:timeout``) is searched as words and leaves a note
+saying so (``Query.notes``). A quoted ``"foo:bar"`` is a phrase, without a
+note; so is a name that starts with a digit (``10:30``). The known names are
+the built-in filters plus whatever ``index.facets`` holds when parsing, so a
+filter a feature registers is known at once.
+
+``parse`` is the one reading of the syntax: the index page, review rules,
+the dataset export and saved views all go through it (``IndexQuery``), and
+any other caller (an API) gets the same ``Query``, with ``errors`` (strings,
+and ``typos`` for the unknown names) and ``notes``.
 
 Features add filters of their own (``tag:``, ``label:`` …) through
 ``index.facets``; a negatable one may be written ``-tag:x`` to exclude.
@@ -42,6 +55,30 @@ class Term:
         return WORD.findall(self.text.lower())
 
 
+@dataclass(frozen=True)
+class Note:
+    """An unknown ``name:`` that was searched as words."""
+
+    name: str  # "foo"
+    searched: str  # "foo:bar", as typed
+
+    @property
+    def message(self) -> str:
+        return f"`{self.name}` is not a filter; searched `{self.searched}` as words"
+
+
+@dataclass(frozen=True)
+class Typo:
+    """An unknown ``name:`` close to a known filter: an error."""
+
+    name: str  # "labl"
+    suggestion: str  # "label"
+
+    @property
+    def message(self) -> str:
+        return f"“{self.name}:” is not a filter; did you mean “{self.suggestion}:”?"
+
+
 @dataclass
 class Query:
     terms: list[Term] = field(default_factory=list)
@@ -54,6 +91,8 @@ class Query:
     before: date | None = None
     facets: list[facets.FacetTerm] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    typos: list[Typo] = field(default_factory=list)
 
     @property
     def has_filters(self) -> bool:
@@ -80,6 +119,8 @@ def parse(text: str, *, kinds=()) -> Query:
             _apply(query, key, value, kinds)
         elif _facet(query, key, value):
             pass
+        elif key and _unknown(query, key, match.group(0)):
+            pass  # close to a known filter: an error, not a search
         elif quoted is not None:
             if key:
                 query.terms.append(Term(key))
@@ -92,6 +133,58 @@ def parse(text: str, *, kinds=()) -> Query:
             if WORD.search(word):
                 query.terms.append(Term(word, phrase=False, prefix=prefix))
     return query
+
+
+def known_names() -> list[str]:
+    """Every filter name the box takes now: the built-in ones and the registered facets."""
+    return [*FILTERS, *(facet.key for facet in facets.registered())]
+
+
+def suggestion(name: str) -> str:
+    """The known filter ``name`` is a typo of (within two edits), or ``""``.
+
+    The edits must also be fewer than half the name's letters, so a short
+    word such as ``re:`` or ``to:`` is not taken for ``role:`` or ``tag:``.
+    """
+    best, best_distance = "", 3
+    for known in known_names():
+        distance = edits(name, known)
+        if distance < best_distance and distance * 2 < len(name):
+            best, best_distance = known, distance
+    return best
+
+
+def edits(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours from ``a`` to ``b``."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            cost = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, previous2[j - 2] + 1)
+            row.append(cost)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def _unknown(query: Query, key: str, typed: str) -> bool:
+    """Handle an unknown ``key:``: True when it is an error (a typo of a filter); else it
+    is noted and the caller searches it as words. Numbers (``10:30``) are plain words."""
+    name = key[1:] if key.startswith("-") else key
+    if not name[:1].isalpha():
+        return False
+    if name in known_names():  # a filter that cannot be negated: ``-source:`` is no filter
+        query.notes.append(Note(key, typed))
+        return False
+    if close := suggestion(name):
+        typo = Typo(name, close)
+        query.typos.append(typo)
+        query.errors.append(typo.message)
+        return True
+    query.notes.append(Note(name, typed))
+    return False
 
 
 def _facet(query: Query, key: str, value: str) -> bool:

@@ -38,6 +38,9 @@ class SearchDatasetQuery(DatasetQuery):
         max_length=200, label="Search", help_text="The sessions to export, as the index finds them."
     )
 
+    # Set once the person has seen that part of the search was taken as words.
+    words = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
     field_order = ["q", "format", "per", "redact"]
 
     def clean_q(self):
@@ -45,3 +48,10 @@ class SearchDatasetQuery(DatasetQuery):
         for problem in rules.problems(text):
             self.add_error("q", problem)
         return text
+
+    def search_notes(self) -> list:
+        """Unknown ``name:value`` parts searched as words: shown before a download, never
+        silently exported (a file cannot say so)."""
+        if self.is_bound and self.is_valid() and not self.cleaned_data["words"]:
+            return rules.notes(self.cleaned_data["q"])
+        return []

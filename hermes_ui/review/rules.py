@@ -51,6 +51,12 @@ def problems(text: str) -> list[str]:
     return []
 
 
+def notes(text: str) -> list:
+    """The unknown ``name:value`` parts of ``text`` searched as words (``query_syntax.Note``)."""
+    form = IndexQuery({"q": text})
+    return form.cleaned_data["query"].notes if form.is_valid() else []
+
+
 def matches(ep: Endpoint, text: str, user=None) -> list[str]:
     """The ids of present sessions that ``text`` matches, newest first (at most MAX_MATCHES)."""
     form = IndexQuery({"q": text})

@@ -72,10 +72,12 @@ class Command(BaseCommand):
         # index refresher is its own process beside it, as under ``make serve``.
         argvs = [serving.uvicorn_argv(host, port), serving.refresher_argv()]
         try:
-            serving.supervise(argvs, serving.child_env(env), started)
+            code = serving.supervise(argvs, serving.child_env(env), started)
         finally:
             if peer is not None:
                 peer.stop()
+        if code:
+            raise SystemExit(code)
 
     def _wait_for_first_sync(self, endpoint: Endpoint, since, running) -> str:
         """Wait until the refresher's first sync of ``endpoint`` ends; a note if it did not

@@ -6,6 +6,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import Outcome
+from hermes_ui.audit.redact import describe_text
 from hermes_ui.changes import apply, reconcile
 from hermes_ui.changes.forms import ForkForm
 from hermes_ui.changes.outcome_page import respond
@@ -55,6 +56,22 @@ def session_fork(request, endpoint, session_id):
     return render(request, template, context, status=400 if form else 200)
 
 
+def _child_at_fork(client, child) -> dict:
+    """The child as Hermes returned it, recorded so its outcome page judges this moment,
+    not what the child became (a chat turn on it adds messages, which is no failure)."""
+    facts = {"child_title": describe_text(child.title)}
+    try:
+        rows = client.get_messages(child.id)
+    except HermesError:
+        return facts  # the fork succeeded; its page reads the child instead
+    if rows["session_id"] == child.id:
+        facts.update(
+            child_message_count=len(rows["data"]),
+            child_digest=reconcile.messages_digest(rows["data"]),
+        )
+    return facts
+
+
 def _fork(request, ep, session_id, data):
     client = client_for(ep)
 
@@ -74,9 +91,11 @@ def _fork(request, ep, session_id, data):
             digest=reconcile.messages_digest(rows["data"]) if own else None,
             stage="fork",
         )
-        return client.fork_session(
+        child = client.fork_session(
             session_id, idempotency_key=key, child_id=data["child_id"], title=data["title"]
         )
+        evidence.update(_child_at_fork(client, child))
+        return child
 
     applied = apply.attempt(
         apply.FORK,

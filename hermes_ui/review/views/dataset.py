@@ -50,6 +50,12 @@ def _search(request, endpoint):
     context = {"endpoint": ep, "queue": None, "form": form}
     if not form.is_bound or not form.is_valid():
         return _page(request, context, form)
+    if notes := form.search_notes():
+        # Say what was searched as words before exporting; the next submission downloads.
+        data = request.GET.copy()
+        data["words"] = "on"
+        context.update(notes=notes, form=SearchDatasetQuery(data))
+        return _page(request, context, form)
     ids = rules.matches(ep, form.cleaned_data["q"], request.user)
     source = dataset.Source(ep, ids, form.cleaned_data["per"])
     return _download(request, source, form, "search", {})

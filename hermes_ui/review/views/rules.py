@@ -36,11 +36,19 @@ def queue_rules(request, endpoint, queue):
     context = {
         "endpoint": ep,
         "queue": queue,
-        "rules": queue.rules.select_related("created_by"),
+        "rules": _with_notes(queue.rules.select_related("created_by")),
         "form": form,
         "manage": manage,
     }
     return render(request, "review/rules.html", context, status=400 if form.errors else 200)
+
+
+def _with_notes(found) -> list[Rule]:
+    """The rules, each with the notes of its searches (``foo:bar`` searched as words)."""
+    listed = list(found)
+    for rule in listed:
+        rule.search_notes = rules.notes(rule.query) + rules.notes(rule.always or "")
+    return listed
 
 
 def _act(request, ep, queue):
