@@ -25,6 +25,8 @@ FEATURES = (
     "tags",
     "saved_views",
     "watermarks",
+    "api_tokens",
+    "api",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]
