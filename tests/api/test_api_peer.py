@@ -46,7 +46,7 @@ def _post(client, url, body, key=None, method="post"):
 
 
 @pytest.fixture
-def planted(peer_endpoint):
+def secret_session(peer_endpoint):
     """A new session whose first message holds an API key and an e-mail address."""
     sid = f"api {secrets.token_hex(4)} %41 #x?y=1"  # odd characters: one path segment
     client = HermesClient(peer_endpoint)
@@ -122,28 +122,30 @@ def test_bad_search_input_is_a_json_400(peer_endpoint, bearer, query, code):
     assert body["code"] == code and body["message"]
 
 
-def test_transcripts_are_searched_within_transcripts(planted, bearer):
+def test_transcripts_are_searched_within_transcripts(secret_session, bearer):
     found = (
         bearer("support")
         .get("/api/v1/e/local/sessions", {"q": "write", "within": "transcripts"})
         .json()
     )
-    assert planted in [hit["session_id"] for hit in found["data"]]
+    assert secret_session in [hit["session_id"] for hit in found["data"]]
 
 
-def test_support_gets_the_transcript_masked_as_in_exports(planted, bearer):
-    support = bearer("support").get(f"/api/v1/e/local/messages/{q(planted)}?redact=false")
+def test_support_gets_the_transcript_masked_as_in_exports(secret_session, bearer):
+    support = bearer("support").get(f"/api/v1/e/local/messages/{q(secret_session)}?redact=false")
     body = support.content.decode()
     assert support.json()["masked"] is True
     assert API_KEY not in body and EMAIL not in body and "[redacted:email]" in body
-    meta = bearer("support").get(f"/api/v1/e/local/session/{q(planted)}?redact=false").json()
+    meta = bearer("support").get(f"/api/v1/e/local/session/{q(secret_session)}?redact=false").json()
     assert (
         EMAIL not in json.dumps(meta)
-        and meta["session"]["title"] == f"Mail [redacted:email] {planted[4:12]}"
+        and meta["session"]["title"] == f"Mail [redacted:email] {secret_session[4:12]}"
     )
-    reviewer = bearer("reviewer").get(f"/api/v1/e/local/messages/{q(planted)}?redact=false").json()
+    reviewer = (
+        bearer("reviewer").get(f"/api/v1/e/local/messages/{q(secret_session)}?redact=false").json()
+    )
     assert reviewer["masked"] is False and EMAIL in json.dumps(reviewer)
-    default = bearer("admin").get(f"/api/v1/e/local/messages/{q(planted)}").json()
+    default = bearer("admin").get(f"/api/v1/e/local/messages/{q(secret_session)}").json()
     assert default["masked"] is True and EMAIL not in json.dumps(default)
 
 
@@ -157,12 +159,12 @@ def test_hostile_text_comes_back_as_json_strings(peer_endpoint, bearer):
     assert ids.XSS_TITLE in [row["title"] for row in found["data"]]
 
 
-def test_session_and_lineage_routes_take_odd_ids(planted, bearer):
+def test_session_and_lineage_routes_take_odd_ids(secret_session, bearer):
     client = bearer("reviewer")
-    meta = client.get(f"/api/v1/e/local/session/{q(planted)}").json()
-    assert meta["session"]["id"] == planted and meta["tags"] == []
-    family = client.get(f"/api/v1/e/local/lineage/{q(planted)}").json()
-    assert [node["id"] for node in family["nodes"]] == [planted] and family["edges"] == []
+    meta = client.get(f"/api/v1/e/local/session/{q(secret_session)}").json()
+    assert meta["session"]["id"] == secret_session and meta["tags"] == []
+    family = client.get(f"/api/v1/e/local/lineage/{q(secret_session)}").json()
+    assert [node["id"] for node in family["nodes"]] == [secret_session] and family["edges"] == []
 
 
 def test_lineage_has_nodes_edges_and_totals(peer_endpoint, bearer):
@@ -281,9 +283,9 @@ def test_sessions_are_added_to_a_queue_once(peer_endpoint, bearer, users):
     assert bad.status_code == 400
 
 
-def test_a_deletion_request_is_filed_once_and_never_executed(planted, bearer):
+def test_a_deletion_request_is_filed_once_and_never_executed(secret_session, bearer):
     client = bearer("support", write=True)
-    url, key = f"/api/v1/e/local/deletion/{q(planted)}", mint_key()
+    url, key = f"/api/v1/e/local/deletion/{q(secret_session)}", mint_key()
     first = _post(client, url, {"reason": "ticket 42"}, key)
     assert first.status_code == 200 and first.json()["created"] is True
     assert first.json()["state"] == "pending"
@@ -294,7 +296,7 @@ def test_a_deletion_request_is_filed_once_and_never_executed(planted, bearer):
     other = _post(client, url, {"reason": "another reason"}, mint_key()).json()
     assert other["created"] is False and other["request_id"] == first.json()["request_id"]
     assert DeletionRequest.objects.count() == 1
-    assert bearer("reviewer").get(f"/api/v1/e/local/session/{q(planted)}").status_code == 200
+    assert bearer("reviewer").get(f"/api/v1/e/local/session/{q(secret_session)}").status_code == 200
     empty = _post(client, url, {"reason": "   "}, mint_key())
     assert empty.status_code == 400 and empty.json()["code"] == "bad_request"
 
@@ -315,7 +317,7 @@ def test_a_write_body_of_the_wrong_shape_is_a_json_400(peer_endpoint, bearer):
 @pytest.mark.parametrize("role", ["support", "reviewer"])
 @pytest.mark.parametrize("fmt, per", [("jsonl", "message"), ("csv", "session")])
 def test_the_dataset_is_byte_identical_to_the_pages(
-    planted, peer_endpoint, bearer, login, users, role, fmt, per
+    secret_session, peer_endpoint, bearer, login, users, role, fmt, per
 ):
     rubric = Rubric.objects.create(name="api data")
     version = RubricVersion.objects.create(
@@ -327,8 +329,8 @@ def test_the_dataset_is_byte_identical_to_the_pages(
         ],
     )
     queue = Queue.objects.create(**peer_endpoint.scope(), name="data", rubric=rubric)
-    rows = HermesClient(peer_endpoint).get_messages(planted)["data"]
-    done = item(queue, planted, state=Item.COMPLETED)
+    rows = HermesClient(peer_endpoint).get_messages(secret_session)["data"]
+    done = item(queue, secret_session, state=Item.COMPLETED)
     review(
         done,
         users["reviewer"],
@@ -351,15 +353,20 @@ def test_the_dataset_is_byte_identical_to_the_pages(
 # -- logs and erasure ---------------------------------------------------------------------
 
 
-def test_no_token_or_transcript_text_reaches_a_log(planted, bearer, caplog):
+def test_no_token_or_transcript_text_reaches_a_log(secret_session, bearer, caplog):
     caplog.set_level(logging.DEBUG)
     client = bearer("reviewer", write=True)
-    client.get(f"/api/v1/e/local/messages/{q(planted)}?redact=false")
+    client.get(f"/api/v1/e/local/messages/{q(secret_session)}?redact=false")
     client.get("/api/v1/e/local/sessions", {"q": f"{EMAIL} write"})
     client.get("/api/v1/e/local/sessions", {"q": "tag:nope"})
     Client(headers={"Authorization": f"Token {client.token}"}).get("/api/v1/endpoints")
     Client(headers={"Authorization": f"Bearer {client.token}x"}).get("/api/v1/endpoints")
-    _post(client, f"/api/v1/e/local/deletion/{q(planted)}", {"reason": f"for {EMAIL}"}, mint_key())
+    _post(
+        client,
+        f"/api/v1/e/local/deletion/{q(secret_session)}",
+        {"reason": f"for {EMAIL}"},
+        mint_key(),
+    )
     logged = caplog.text + "".join(str(r.args) for r in caplog.records)
     secret = client.token.rsplit("_", 1)[-1] if False else client.token[len("hui_") + 13 :]
     assert caplog.records  # the requests were logged at all

@@ -63,7 +63,7 @@ MATRIX = [
 
 
 @pytest.fixture
-def world(peer_endpoint, users):
+def api_world(peer_endpoint, users):
     Tag.objects.create(name="matrix")
     rubric = Rubric.objects.filter(is_default=True).first() or Rubric.objects.create(name="r")
     queue = Queue.objects.create(
@@ -76,8 +76,8 @@ def world(peer_endpoint, users):
     return {"queue": queue.pk}
 
 
-def call(client: Client, row: Row, world: dict):
-    url = row.url.format(**world)
+def call(client: Client, row: Row, api_world: dict):
+    url = row.url.format(**api_world)
     if row.method == "GET":
         return client.get(url)
     send = client.post if row.method == "POST" else client.delete
@@ -88,9 +88,9 @@ def call(client: Client, row: Row, world: dict):
 
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("row", MATRIX, ids=lambda row: row.id)
-def test_role_matrix(row: Row, role: str, world, bearer):
+def test_role_matrix(row: Row, role: str, api_world, bearer):
     client = Client() if role == "anonymous" else bearer(role, write=True)
-    answer = call(client, row, world)
+    answer = call(client, row, api_world)
     assert answer["Content-Type"].startswith("application/json") or answer.status_code == 200
     if role == "anonymous":
         assert answer.status_code == 401, f"{row.id}: anonymous got {answer.status_code}"
@@ -107,13 +107,13 @@ def test_role_matrix(row: Row, role: str, world, bearer):
 
 
 @pytest.mark.parametrize("row", [r for r in MATRIX if r.method != "GET"], ids=lambda r: r.id)
-def test_a_read_only_token_cannot_write(row: Row, world, bearer):
-    answer = call(bearer("admin", write=False), row, world)
+def test_a_read_only_token_cannot_write(row: Row, api_world, bearer):
+    answer = call(bearer("admin", write=False), row, api_world)
     assert answer.status_code == 403
     assert answer.json()["code"] == "read_only_token"
 
 
-def test_a_logged_in_browser_is_not_a_token(login, world):
+def test_a_logged_in_browser_is_not_a_token(login, api_world):
     """No session cookie reaches the API: a signed-in admin's browser gets a 401."""
     answer = login("admin").get("/api/v1/endpoints")
     assert answer.status_code == 401
