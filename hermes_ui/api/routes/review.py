@@ -1,6 +1,7 @@
 """Review queues: the list with progress, one queue's progress per state and reviewer,
 and its dataset: the page's own streamed, digested download (``review.dataset_download``)."""
 
+from asgiref.sync import sync_to_async
 from ninja import Router
 
 from hermes_ui.api.errors import ApiError, bad_request
@@ -64,7 +65,7 @@ def queue_detail(request, endpoint: str, queue_id: int):
     "/e/{endpoint}/review/queues/{int:queue_id}/dataset",
     summary="The queue's labelled dataset (JSONL or CSV, streamed)",
 )
-def queue_dataset(
+async def queue_dataset(
     request,
     endpoint: str,
     queue_id: int,
@@ -74,6 +75,11 @@ def queue_dataset(
 ):
     """The same bytes as the dataset page's download for the same queue and role: masked
     unless a reviewer or admin passes ``redact=0``; the last line carries the SHA-256."""
+    # Async, as the page's: under ASGI the download streams without holding a page thread.
+    return await sync_to_async(_queue_dataset)(request, endpoint, queue_id, format, per, redact)
+
+
+def _queue_dataset(request, endpoint, queue_id, format, per, redact):
     ep = common.endpoint(request, endpoint, SUPPORT)
     queue = queue_of(ep, queue_id)
     form = DatasetQuery({"format": format, "per": per, "redact": redact})
