@@ -179,6 +179,9 @@ def test_lineage_has_nodes_edges_and_totals(peer_endpoint, bearer):
     assert {(chain[0], chain[1]), (chain[1], chain[2])} <= pairs
     assert len(pairs) == len(node_ids) - 1  # a tree
     assert family["totals"]["tree"]["sessions"] == len(node_ids)
+    meta = bearer("support").get(f"/api/v1/e/local/session/{ids.COMPRESSION_TIP}").json()
+    assert meta["lineage"]["root_id"] == ids.COMPRESSION_ROOT
+    assert meta["lineage"]["parent_id"] == ids.COMPRESSION_C1
 
 
 def test_an_unknown_session_or_endpoint_is_a_json_404(peer_endpoint, bearer):

@@ -153,13 +153,14 @@ def session(request, endpoint: str, session_id: str, redact: bool = True):
     redactor = Redactor(common.masked(request, redact))
     labels = shown.for_session(ep, session_id, request.user)
     indexed = queries.session_row(ep, session_id) or {}
+    family = queries.lineage(ep, session_id) if indexed else None
     return {
         "endpoint": ep.id,
         "masked": redactor.enabled,
         "session": session_row(redactor, row),
         "lineage": {
             "parent_id": row.get("parent_session_id"),
-            "root_id": row.get("_lineage_root_id") or indexed.get("id"),
+            "root_id": family.root_id if family else None,
             "kind": indexed.get("kind"),
         },
         "tags": [tag.name for tag in tagging.of_session(ep, session_id)],
