@@ -184,6 +184,22 @@ def test_lineage_has_nodes_edges_and_totals(peer_endpoint, bearer):
     assert meta["lineage"]["parent_id"] == ids.COMPRESSION_C1
 
 
+def test_a_method_a_route_lacks_is_a_json_405(peer_endpoint, bearer):
+    answer = bearer("support").put("/api/v1/endpoints")
+    assert answer.status_code == 405 and answer.json()["code"] == "method_not_allowed"
+    assert answer["Allow"] == "GET"
+    dataset = bearer("support").post("/api/v1/e/local/review/queues/1/dataset")
+    assert dataset.status_code == 405 and dataset.json()["code"] == "method_not_allowed"
+
+
+def test_writes_need_no_csrf_token_since_no_cookie_counts(peer_endpoint, bearer):
+    Tag.objects.create(name="csrf-free")
+    client = bearer("reviewer", write=True)
+    strict = Client(enforce_csrf_checks=True, headers={"Authorization": f"Bearer {client.token}"})
+    url = f"/api/v1/e/local/tags/{ids.TOOL_SESSION}"
+    assert _post(strict, url, {"tag": "csrf-free"}, mint_key()).status_code == 200
+
+
 def test_an_unknown_session_or_endpoint_is_a_json_404(peer_endpoint, bearer):
     client = bearer("support")
     missing = client.get("/api/v1/e/local/session/no-such-session-anywhere")
