@@ -131,3 +131,11 @@ def test_command_revokes_every_token_of_a_user(users):
     plains = [tokens.issue(users["support"], f"t{i}")[1] for i in range(2)]
     call_command("api_token", "revoke", "--user", "support", stdout=StringIO())
     assert all(tokens.authenticate(p) is None for p in plains)
+
+
+@pytest.mark.parametrize("value", ["0", "lots", "100001"])
+def test_a_bad_rate_setting_stops_start_up_naming_it(tmp_path, value):
+    from tests.test_security import _manage
+
+    done = _manage(tmp_path, {"HERMES_UI_API_RATE": value}, "check")
+    assert done.returncode != 0 and "HERMES_UI_API_RATE" in done.stderr
