@@ -92,6 +92,9 @@ INSTALLED_APPS = [
     "allauth.account",
     "allauth.socialaccount",
     "hermes_ui.sso",
+    "hermes_ui.api_tokens",
+    # django-ninja's templates and static files: /api/v1/docs loads swagger-ui from here.
+    "ninja",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -341,6 +344,8 @@ HERMES_PROBE_TIMEOUT = env_float("HERMES_PROBE_TIMEOUT", 3.0, minimum=0.1)
 # than this; "Probe now" (a POST) asks at once.
 HERMES_PROBE_CACHE_SECONDS = env_int("HERMES_PROBE_CACHE_SECONDS", 30, minimum=1, maximum=3600)
 # How many sessions one bulk action (or "select all matching") may cover.
+# Requests one API token may make per minute (429 with Retry-After beyond).
+HERMES_UI_API_RATE = env_int("HERMES_UI_API_RATE", 600, minimum=1, maximum=100_000)
 HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
 # How long opening a review item keeps it for that reviewer (others are given other items).
 HERMES_REVIEW_RESERVATION_SECONDS = env_int(

@@ -26,6 +26,8 @@ FEATURES = (
     "saved_views",
     "watermarks",
     "sso",
+    "api_tokens",
+    "api",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

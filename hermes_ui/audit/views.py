@@ -69,7 +69,7 @@ def audit_log(request):
     context = {"query": query}
     if not query.is_valid():
         return render(request, template, context, status=400)
-    page = Paginator(_filtered(query.cleaned_data), PAGE_SIZE).get_page(
+    page = Paginator(filtered(query.cleaned_data), PAGE_SIZE).get_page(
         query.cleaned_data["page"] or 1
     )
     params = request.GET.copy()
@@ -78,7 +78,7 @@ def audit_log(request):
     return render(request, template, context)
 
 
-def _filtered(data: dict):
+def filtered(data: dict):
     events = AuditEvent.objects.all()
     if data["user"]:
         events = events.filter(username=data["user"])

@@ -1,19 +1,14 @@
 """Download a review dataset (JSONL or CSV) of a queue or of an index search, streamed."""
 
-import re
-
 from asgiref.sync import sync_to_async
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from hermes_ui.endpoints import get_endpoint
-from hermes_ui.hermes import client_for
-from hermes_ui.redaction import Redactor
-from hermes_ui.review import dataset, dataset_audit, rules
-from hermes_ui.review.dataset_formats import FORMATS
+from hermes_ui.review import dataset, dataset_download, rules
 from hermes_ui.review.dataset_forms import DatasetQuery, SearchDatasetQuery
 from hermes_ui.review.queue_access import queue_of
-from hermes_ui.web import download_limits, streaming
+from hermes_ui.web import download_limits
 from hermes_ui.web.errors import too_many
 from hermes_ui.web.roles import SUPPORT, role_of, role_required
 
@@ -68,29 +63,6 @@ def _page(request, context, form):
 
 def _download(request, source, form, name: str, facts: dict):
     try:
-        slot = download_limits.acquire(request.user)  # held until the download ends
+        return dataset_download.stream(request, source, form.cleaned_data, name, facts)
     except download_limits.Busy as busy:
         return too_many(request, busy.message)
-    with slot:
-        fmt = form.cleaned_data["format"]
-        # Support staff never take an unmasked copy away, whatever the URL says.
-        redactor = Redactor(form.cleaned_data["redact"] or role_of(request.user) == SUPPORT)
-        facts = {
-            **facts,
-            "format": fmt,
-            "kind": source.per,
-            "redacted": redactor.enabled,
-            "sessions": len(source.session_ids),
-        }
-        finish = dataset_audit.start(request.user, source.ep, facts, source.counts, redactor)
-        writer = FORMATS[fmt]
-        body = writer.body(dataset.records(client_for(source.ep), source, redactor))
-        chunks = slot.stream(streaming.hashed(body, writer.trailer(source.counts), finish))
-        filename = f"review-dataset-{_safe(source.ep.id)}-{name}.{writer.extension}"
-        return streaming.attachment(
-            request, chunks, content_type=writer.content_type, filename=filename
-        )
-
-
-def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:40] or "endpoint"

@@ -1,0 +1,46 @@
+"""Bearer tokens, and nothing else: no session cookie is read, so there is no CSRF surface.
+
+The token's user becomes ``request.user`` for the request, so the feature
+code the pages use (role checks, masking, audit) sees the person the token
+belongs to, with their role as it is now.
+"""
+
+from __future__ import annotations
+
+from ninja.security.http import HttpBearer
+
+from hermes_ui.api.errors import ApiError
+from hermes_ui.api_tokens import rate, tokens
+
+
+class TokenAuth(HttpBearer):
+    def __call__(self, request):
+        # Not HttpBearer's own: under DEBUG it logs a header it does not understand,
+        # and that header may be a token.
+        scheme, _, value = (request.headers.get("Authorization") or "").partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            return None
+        return self.authenticate(request, value.strip())
+
+    def authenticate(self, request, token: str):
+        found = tokens.authenticate(token)
+        if found is None:
+            return None
+        wait = rate.over_limit(found.pk)
+        if wait is not None:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"This token made too many requests; try again in {wait} s.",
+                headers={"Retry-After": str(wait)},
+            )
+        tokens.note_use(found)
+        request.user = found.user
+        request.api_token = found
+        return found
+
+
+def require_write(request) -> None:
+    token = getattr(request, "api_token", None)
+    if token is None or not token.write:
+        raise ApiError(403, "read_only_token", "This token has the read scope only.")

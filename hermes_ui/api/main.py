@@ -1,0 +1,27 @@
+"""The versioned REST API, ``/api/v1/`` (django-ninja).
+
+Bearer tokens only (``auth.TokenAuth``); every route checks the same roles,
+masking and erasure as the page it mirrors by calling that page's domain
+code. The OpenAPI document is ``/api/v1/openapi.json``, the browsable docs
+``/api/v1/docs`` (swagger-ui from django-ninja's own static files, served
+by the dashboard: no CDN); both are pages, behind the browser login.
+"""
+
+from ninja import NinjaAPI
+from ninja.openapi.docs import Swagger
+
+from hermes_ui.api import errors
+from hermes_ui.api.auth import TokenAuth
+from hermes_ui.api.routes import audit, endpoints, review, sessions, usage, writes
+
+api = NinjaAPI(
+    title="Hermes UI API",
+    version="1",
+    description="Sessions, lineage, review queues, usage and audit of the Hermes UI dashboard.",
+    urls_namespace="api_v1",
+    auth=TokenAuth(),
+    docs=Swagger(settings={"persistAuthorization": False}),
+)
+errors.install(api)
+for router in (endpoints, sessions, review, usage, audit, writes):
+    api.add_router("", router.router)

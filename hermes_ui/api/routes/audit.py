@@ -1,0 +1,71 @@
+"""GET /audit (admins): the audit trail, filtered as on the audit page, cursor-paged."""
+
+from ninja import Router
+
+from hermes_ui.api import paging
+from hermes_ui.api.errors import bad_request
+from hermes_ui.audit.views import AuditFilter, filtered
+from hermes_ui.web.roles import ADMIN, require_role
+
+router = Router(tags=["audit"])
+PAGE = 100
+
+
+@router.get("/audit", summary="The audit trail (admins)")
+def audit_events(
+    request,
+    user: str = "",
+    capability: str = "",
+    endpoint: str = "",
+    outcome: str = "",
+    session: str = "",
+    since: str = "",
+    until: str = "",
+    cursor: str = "",
+):
+    require_role(request.user, ADMIN)
+    form = AuditFilter(
+        {
+            "user": user,
+            "capability": capability,
+            "endpoint": endpoint,
+            "outcome": outcome,
+            "session": session,
+            "since": since,
+            "until": until,
+        }
+    )
+    if not form.is_valid():
+        raise bad_request(_reason(form))
+    events = filtered(form.cleaned_data).order_by("-pk")
+    before = paging.decode(cursor).get("before")
+    if before is not None:
+        if not isinstance(before, int):
+            raise bad_request("This cursor is damaged; start from the first page.", "bad_cursor")
+        events = events.filter(pk__lt=before)
+    found = list(events[: PAGE + 1])
+    more = len(found) > PAGE
+    found = found[:PAGE]
+    return {
+        "data": [_event(each) for each in found],
+        "next_cursor": paging.encode({"before": found[-1].pk}) if more else None,
+    }
+
+
+def _event(event) -> dict:
+    return {
+        "id": event.pk,
+        "at": event.at.isoformat(),
+        "username": event.username,
+        "capability": event.capability,
+        "endpoint": event.endpoint,
+        "session_id": event.session_id or None,
+        "outcome": event.outcome,
+        "http_status": event.http_status,
+        "error_code": event.error_code or None,
+        "evidence": event.evidence,
+    }
+
+
+def _reason(form) -> str:
+    return " ".join(f"{name}: {m}" for name, errors in form.errors.items() for m in errors)
