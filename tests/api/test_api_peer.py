@@ -123,6 +123,19 @@ def test_bad_search_input_is_a_json_400(peer_endpoint, bearer, query, code):
     assert body["code"] == code and body["message"]
 
 
+def test_an_unknown_filter_is_a_note_and_a_near_miss_a_400_as_in_the_search_box(
+    peer_endpoint, bearer
+):
+    client = bearer("support")
+    typo = client.get("/api/v1/e/local/sessions", {"q": "sorce:cli"})
+    assert typo.status_code == 400 and typo.json()["code"] == "bad_query"
+    assert "source:" in typo.json()["message"]
+    words = client.get("/api/v1/e/local/sessions", {"q": "foo:bar"}).json()
+    assert words["notes"] == ["`foo` is not a filter; searched `foo:bar` as words"]
+    quoted = client.get("/api/v1/e/local/sessions", {"q": '"foo:bar"'}).json()
+    assert quoted["notes"] == []
+
+
 def test_transcripts_are_searched_within_transcripts(secret_session, bearer):
     found = (
         bearer("support")

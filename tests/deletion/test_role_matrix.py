@@ -57,6 +57,8 @@ class Row:
     label: str = ""
     # Refused as "not found" rather than 403: others do not learn that it exists.
     hidden: bool = False
+    # A page no one reaches (allauth's own sign-up pages): 403 for everyone, even anonymous.
+    nobody: bool = False
 
     @property
     def id(self) -> str:
@@ -135,6 +137,15 @@ MATRIX = [
     Row("readyz", "GET", lambda w: "/readyz", ANY, open=True),
     Row("login", "GET", lambda w: "/accounts/login/", ANY, open=True),
     Row("logout", "POST", lambda w: "/accounts/logout/", ANY, open=True),
+    # -- single sign-on: the provider round trip is open; linking is for admins ----------
+    Row("hermes_oidc_login", "POST", lambda w: "/accounts/oidc/hermes/login/", ANY, open=True),
+    Row("hermes_oidc_callback", "GET", lambda w: "/accounts/oidc/hermes/login/callback/", ANY,
+        open=True),
+    Row("sso_break_glass", "GET", lambda w: "/accounts/break-glass/x/y/", ANY, open=True),
+    Row("account_signup", "GET", lambda w: "/accounts/signup/", (), nobody=True),
+    Row("socialaccount_signup", "GET", lambda w: "/accounts/social/signup/", (), nobody=True),
+    Row("account_inactive", "GET", lambda w: "/accounts/inactive/", (), nobody=True),
+    Row("sso_links", "GET", lambda w: "/account/sso/", ADMIN),
     Row("session_list", "GET", lambda w: "/e/local/sessions/", ANY),
     Row("session_list", "GET", lambda w: "/e/local/sessions/?children=1", ADMIN,
         label="GET session_list include-children"),
@@ -417,7 +428,9 @@ def test_role_matrix(row: Row, role: str, world, users):
     url = row.url(world)
     answer = client.get(url) if row.method == "GET" else client.post(url, row.data)
     to_login = answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
-    if role == "anonymous" and not row.open:
+    if row.nobody:
+        assert answer.status_code == 403, f"{row.id}: {role} got {answer.status_code}"
+    elif role == "anonymous" and not row.open:
         assert to_login, f"{row.id}: anonymous got {answer.status_code}, not the login page"
     elif row.open:
         # Open rows (health, login, logout) answer everyone; logout sends all to log in.

@@ -102,6 +102,7 @@ def search(
         "total": page.total,
         "changed_since": page.changed_since,
         "next_cursor": paging.encode(later) if page.next_after else None,
+        "notes": _notes(query),
     }
 
 
@@ -130,7 +131,14 @@ def _transcripts(ep, query, params, limit, user) -> dict:
         "total": found.transcripts,
         "capped": found.capped,
         "next_cursor": paging.encode({"cafter": found.next_after}) if found.next_after else None,
+        "notes": _notes(query),
     }
+
+
+def _notes(query) -> list[str]:
+    """What the search box would say above its results: an unknown ``name:`` searched
+    as words (``query_syntax.Note``); a near-miss of a filter is a 400 already."""
+    return [note.message for note in query.notes]
 
 
 def _row(row: dict) -> dict:
