@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run serve test lint format bench peer-venv venv system-run system-test clean
+.PHONY: run serve test lint format bench peer-venv peer-venvs venv system-run system-test clean
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -21,6 +21,13 @@ $(PEER_VENV)/.installed:
 	$(PYTHON) -m venv $(PEER_VENV)
 	$(PEER_VENV)/bin/pip install --quiet hermes-agent==0.19.0 aiohttp==3.14.1
 	touch $@
+
+# The release matrix (docs/hermes-releases.md): one cached venv per extra hermes-agent
+# release, .peer-venv-<version>; a no-op once installed.
+peer-venvs: peer-venv
+	$(PYTHON) -m devtools.peer.launcher --install --version 0.15.2
+	$(PYTHON) -m devtools.peer.launcher --install --version 0.17.0
+	$(PYTHON) -m devtools.peer.launcher --install --version 0.13.0
 
 # Debian packages: graphviz's `dot` for lineage graphs; Chromium for browser tests.
 system-run:
@@ -47,11 +54,11 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: venv peer-venv system-test lint
+test: venv peer-venvs system-test lint
 	$(BIN)/python -m pytest
 
 bench: venv peer-venv system-run
 	$(BIN)/python manage.py bench
 
 clean:
-	rm -rf $(VENV) $(PEER_VENV) data test-artifacts
+	rm -rf $(VENV) $(PEER_VENV) $(PEER_VENV)-* data test-artifacts
