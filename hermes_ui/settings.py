@@ -99,6 +99,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # An endpoint without the session API: its pages name the cause (endpoint_status/gate.py).
+    "hermes_ui.endpoint_status.gate.SessionApiGate",
     # Last, as django-axes requires: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -128,6 +130,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "hermes_ui.web.context.navigation",
+                "hermes_ui.endpoint_status.context.session_api_banner",
             ],
         },
     }

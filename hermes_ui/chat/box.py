@@ -47,7 +47,12 @@ def context(
     turn: Turn | None = None,
     notice: dict | None = None,
     error=None,
+    live_tip: str | None = None,
 ) -> dict:
+    """``live_tip``: a compressed session's tip Hermes' own read did not resolve
+    (hermes-agent 0.15); turns are then posted to the tip itself."""
+    if live_tip:
+        resolved_id = live_tip
     resolved_id = resolved_id or session_id
     if session is None or not session.compressed:
         resolved_id = session_id  # see admission.admit: only compression moves a turn
@@ -55,6 +60,8 @@ def context(
         turn = latest_turn(endpoint, {session_id, resolved_id})
     view = store.view_of(turn) if turn is not None else None
     post_to = view.next_session_id if view is not None and view.rotated else session_id
+    if live_tip and post_to == session_id:
+        post_to = live_tip
     closed_text = ""
     closed = session is not None and session.closed
     if closed and resolved_id == session_id and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:

@@ -15,8 +15,8 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import Status
 from hermes_ui.hermes import errors as e
-from hermes_ui.observed.models import Observation
 from hermes_ui.hermes.client import HermesClient, use_transport
+from hermes_ui.observed.models import Observation
 from tests.deletion.helpers import check, decide, execute, page, refresh, request_deletion
 from tests.peers import endpoint_for
 
