@@ -10,7 +10,7 @@ from hermes_ui.chat import store
 from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoint_status.capabilities import STREAMING, offers
+from hermes_ui.endpoint_status.capabilities import STREAMING, offers, reports
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import Session
 from hermes_ui.web import links
@@ -18,6 +18,7 @@ from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, has_role
 
 _OPTIONAL_FIELDS = ("system_message", "session_key", "image_urls")
+SESSION_KEY_HEADER = "session_key_header"  # /v1/capabilities names the memory-scope header
 
 
 def latest_turn(endpoint: Endpoint, session_ids: set[str]) -> Turn | None:
@@ -82,6 +83,7 @@ def context(
         "can_chat": has_role(request.user, SUPPORT),
         # Gated on the capability the endpoint last reported, never on its version.
         "streaming": offers(endpoint, STREAMING),
+        "session_key_offered": reports(endpoint, SESSION_KEY_HEADER),
         "closed_text": closed_text,
         "target_note": target_note,
         "notice": notice,
