@@ -1,9 +1,9 @@
 """What this release's ``hermes_state.SessionDB`` can do, found by introspection.
 
 The seed runs on every release with the session API (0.15 to 0.19). Their
-``SessionDB`` differ: 0.15-0.17 ``append_message`` takes no ``timestamp``,
-0.15 has no archive (``set_session_archived``) and no ``messages.active``
-column, 0.15-0.17 have no in-place compaction (``archive_and_compact``).
+``SessionDB`` differ: 0.15's ``append_message`` takes no ``timestamp``, 0.15
+has no archive (``set_session_archived``) and no ``messages.active`` column,
+0.15-0.17 have no in-place compaction (``archive_and_compact``).
 Everything here asks the object or the schema, never a version string, so a
 release in between (or a backport) gets whatever it actually has.
 """
