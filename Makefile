@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run serve test lint format bench peer-venv venv system-run system-test clean oidc-provider
+.PHONY: run serve test lint format bench peer-venv peer-venvs venv system-run system-test clean oidc-provider
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -29,6 +29,13 @@ $(OIDC_DIR)/node_modules/.installed: $(OIDC_DIR)/package.json $(OIDC_DIR)/packag
 	@command -v npm >/dev/null || { echo "Node.js 18+ with npm is required for the single sign-on tests"; exit 1; }
 	cd $(OIDC_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# The release matrix (docs/hermes-releases.md): one cached venv per extra hermes-agent
+# release, .peer-venv-<version>; a no-op once installed.
+peer-venvs: peer-venv
+	$(PYTHON) -m devtools.peer.launcher --install --version 0.15.2
+	$(PYTHON) -m devtools.peer.launcher --install --version 0.17.0
+	$(PYTHON) -m devtools.peer.launcher --install --version 0.13.0
 
 # Debian packages: graphviz's `dot` for lineage graphs; Chromium for browser tests.
 system-run:
@@ -55,11 +62,11 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: venv peer-venv oidc-provider system-test lint
+test: venv peer-venvs oidc-provider system-test lint
 	$(BIN)/python -m pytest
 
 bench: venv peer-venv system-run
 	$(BIN)/python manage.py bench
 
 clean:
-	rm -rf $(VENV) $(PEER_VENV) data test-artifacts
+	rm -rf $(VENV) $(PEER_VENV) $(PEER_VENV)-* data test-artifacts

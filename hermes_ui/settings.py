@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "hermes_ui.api_tokens",
     # django-ninja's templates and static files: /api/v1/docs loads swagger-ui from here.
     "ninja",
+    "hermes_ui.observed",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -117,6 +118,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # An endpoint without the session API: its pages name the cause (endpoint_status/gate.py).
+    "hermes_ui.endpoint_status.gate.SessionApiGate",
     # Last, as django-axes requires: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -150,6 +153,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "hermes_ui.web.context.navigation",
+                "hermes_ui.endpoint_status.context.session_api_banner",
             ],
         },
     }

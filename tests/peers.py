@@ -1,5 +1,9 @@
 """Real Hermes peers for the suite (hermes-agent 0.19.0 in .peer-venv, the stub model).
 
+``running_peer(..., version="0.15.2")`` runs another release from its own cached
+virtualenv (``.peer-venv-0.15.2``, installed on first use): the release matrix in
+``tests/releases/`` (docs/hermes-releases.md).
+
 Every fixture that needs a peer of its own starts it here, so each one is
 started, waited for and stopped the same way. A fixture of a package's own
 (``scope="package"``) is imported into that package's conftest; each import
@@ -17,7 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, free_port, run_seed
+from devtools.peer.launcher import (
+    PEER_VERSION,
+    Peer,
+    PeerConfig,
+    ensure_peer_venv,
+    free_port,
+    run_seed,
+)
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
@@ -25,10 +36,13 @@ from hermes_ui.index import sync
 
 
 @contextmanager
-def running_peer(home: Path, *, seed: str | None = None, **config) -> Iterator[Peer]:
-    """A healthy peer in ``home`` (its database seeded with profile ``seed`` when
-    given), stopped on the way out. ``config`` goes to ``PeerConfig``."""
-    python = ensure_peer_venv()
+def running_peer(
+    home: Path, *, seed: str | None = None, version: str = PEER_VERSION, **config
+) -> Iterator[Peer]:
+    """A healthy hermes-agent ``version`` peer in ``home`` (its database seeded with
+    profile ``seed`` when given), stopped on the way out. ``config`` goes to
+    ``PeerConfig``."""
+    python = ensure_peer_venv(version=version)
     if seed:
         run_seed(home, seed, peer_python=python)
     peer = Peer(PeerConfig(home=home, peer_python=python, **config))

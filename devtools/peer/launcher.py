@@ -28,7 +28,12 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PEER_VENV = REPO_ROOT / ".peer-venv"
-PEER_REQUIREMENTS = ("hermes-agent==0.19.0", "aiohttp==3.14.1")
+PEER_VERSION = "0.19.0"  # the release the full suite and the demo run on
+AIOHTTP_REQUIREMENT = "aiohttp==3.14.1"  # the API server adapter needs it; not a hermes dependency
+PEER_REQUIREMENTS = (f"hermes-agent=={PEER_VERSION}", AIOHTTP_REQUIREMENT)
+# The release matrix (docs/hermes-releases.md): the oldest and a middle release with
+# the session API, and the last one without it (the "too old" pages).
+MATRIX_VERSIONS = ("0.15.2", "0.17.0", "0.13.0")
 MODEL_SERVER = Path(__file__).resolve().with_name("model_server.py")
 MIN_CONTEXT_LENGTH = 64_000  # Hermes refuses to build an agent below this
 # Mirrors hermes_cli.auth._PLACEHOLDER_SECRET_VALUES (exact, case-insensitive).
@@ -380,23 +385,41 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)  # pgid == pid thanks to start_new_session
 
 
-def ensure_peer_venv(venv: Path = DEFAULT_PEER_VENV, python: str | None = None) -> Path:
-    """Create the peer virtualenv with hermes-agent if missing; return its python.
+def peer_requirements(version: str = PEER_VERSION) -> tuple[str, ...]:
+    return (f"hermes-agent=={version}", AIOHTTP_REQUIREMENT)
+
+
+def peer_venv_for(version: str = PEER_VERSION) -> Path:
+    """Each hermes-agent release gets its own cached virtualenv in the checkout:
+    ``.peer-venv`` for the default release, ``.peer-venv-<version>`` for the others."""
+    if version == PEER_VERSION:
+        return DEFAULT_PEER_VENV
+    if not version or not all(part.isdigit() for part in version.split(".")):
+        raise PeerError(f"not a hermes-agent release number: {version!r}")
+    return REPO_ROOT / f".peer-venv-{version}"
+
+
+def ensure_peer_venv(
+    venv: Path | None = None, python: str | None = None, *, version: str = PEER_VERSION
+) -> Path:
+    """Create the peer virtualenv with hermes-agent ``version`` if missing; return its python.
 
     Idempotent: a marker file records the installed requirement set, so a
     second call is a cheap stat.  Kept apart from the dashboard venv because
-    hermes-agent pins its own dependency tree (~240 MB).
+    hermes-agent pins its own dependency tree (~240 MB).  Without ``venv``
+    the release's own cached virtualenv (:func:`peer_venv_for`) is used.
     """
-    venv = Path(venv)
+    venv = Path(venv) if venv is not None else peer_venv_for(version)
+    requirements = peer_requirements(version)
     marker = venv / ".hermes-ui-peer"
-    wanted = "\n".join(PEER_REQUIREMENTS) + "\n"
+    wanted = "\n".join(requirements) + "\n"
     py = venv / "bin" / "python"
     if marker.exists() and marker.read_text() == wanted and py.exists():
         return py
     if not py.exists():
         subprocess.run([python or sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run(
-        [str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *PEER_REQUIREMENTS],
+        [str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *requirements],
         check=True,
     )
     marker.write_text(wanted)
@@ -432,14 +455,26 @@ def main(argv=None) -> None:
     import argparse
 
     ap = argparse.ArgumentParser(description="Run the offline Hermes demo peer")
-    ap.add_argument("--home", required=True, type=Path)
+    ap.add_argument("--home", type=Path, help="HERMES_HOME (required unless --install)")
     ap.add_argument("--port", type=int, default=8642)
     ap.add_argument("--key", default=os.environ.get("HERMES_API_KEY") or generate_key())
     ap.add_argument("--rotate-compression", action="store_true")
+    ap.add_argument("--version", default=PEER_VERSION, help="hermes-agent release to run")
+    ap.add_argument("--install", action="store_true", help="only install the release's venv")
     args = ap.parse_args(argv)
+    python = ensure_peer_venv(version=args.version)
+    if args.install:
+        print(python)
+        return
+    if args.home is None:
+        ap.error("--home is required")
     peer = Peer(
         PeerConfig(
-            home=args.home, port=args.port, key=args.key, rotate_compression=args.rotate_compression
+            home=args.home,
+            port=args.port,
+            key=args.key,
+            rotate_compression=args.rotate_compression,
+            peer_python=python,
         )
     )
     # SIGTERM -> SystemExit so the finally clause stops both process groups.

@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # runs as a script
 import demo_ids as ids
+from seed_compat import Compat
 
 HOUR, DAY = 3600.0, 86400.0
 ID_EPOCH = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # fixed frame for bulk ids
@@ -63,8 +64,10 @@ class Writer:
 
     def __init__(self, db, base: float):
         self.db, self.base = db, base
+        self.compat = Compat(db)
         self.sessions = 0
         self.messages = 0
+        self.skipped: list[str] = []  # steps this release's SessionDB cannot replay
 
     def at(self, ago: float) -> float:
         return self.base - ago
@@ -100,7 +103,7 @@ class Writer:
 
     def msg(self, sid, role, content, ts, **kw):
         self.messages += 1
-        return self.db.append_message(sid, role, content, timestamp=ts, **kw)
+        return self.compat.append_message(sid, role, content, ts, **kw)
 
     def turns(self, sid, pairs, ts, gap=40.0):
         """Append (user, assistant) pairs; returns the next free timestamp."""
@@ -127,6 +130,7 @@ class Writer:
         )
 
     def sql(self, query, *params):
+        self.compat.flush()  # a statement may read the replayed timestamps
         self.db._execute_write(lambda conn: conn.execute(query, params))
 
 
@@ -387,7 +391,10 @@ def _odd_sessions(w: Writer) -> None:
     w.turns(
         ids.ARCHIVED, [("Try the old vector store idea.", "Prototype indexed 1,200 docs.")], t + 5
     )
-    w.db.set_session_archived(ids.ARCHIVED, True)
+    if w.compat.archive:  # 0.16+
+        w.db.set_session_archived(ids.ARCHIVED, True)
+    else:
+        w.skipped.append("archive")
 
     # In-place compaction: the same id keeps a compacted active set while the
     # pre-compaction rows stay on disk with active=0, compacted=1.
@@ -399,25 +406,10 @@ def _odd_sessions(w: Writer) -> None:
         t + 10,
         gap=60,
     )
-    w.db.archive_and_compact(
-        ids.IN_PLACE,
-        [
-            {"role": "user", "content": "Debug step 1: check the logs.", "timestamp": t},
-            {
-                "role": "assistant",
-                "content": COMPACTION_PREFIX + "## Goal\nFind the log anomaly.",
-                "timestamp": t + 0.001,
-            },
-            {"role": "user", "content": "Debug step 4: check the logs.", "timestamp": t + 0.002},
-            {
-                "role": "assistant",
-                "content": "Step 4: nothing unusual.",
-                "timestamp": t + 0.003,
-                "finish_reason": "stop",
-            },
-        ],
-    )
-    w.messages += 4
+    if w.compat.compact_in_place:  # 0.18+
+        _compact_in_place(w, t)
+    else:
+        w.skipped.append("compact_in_place")
 
     t = w.at(9 * HOUR)
     w.session(ids.UNICODE_ID, "discord", t, title=ids.UNICODE_TITLE, user_id="889900112233")
@@ -489,6 +481,28 @@ def _odd_sessions(w: Writer) -> None:
         [("Collect the offsite action items.", "Seven items, grouped by owner.")],
         t + 5,
     )
+
+
+def _compact_in_place(w: Writer, t: float) -> None:
+    w.db.archive_and_compact(
+        ids.IN_PLACE,
+        [
+            {"role": "user", "content": "Debug step 1: check the logs.", "timestamp": t},
+            {
+                "role": "assistant",
+                "content": COMPACTION_PREFIX + "## Goal\nFind the log anomaly.",
+                "timestamp": t + 0.001,
+            },
+            {"role": "user", "content": "Debug step 4: check the logs.", "timestamp": t + 0.002},
+            {
+                "role": "assistant",
+                "content": "Step 4: nothing unusual.",
+                "timestamp": t + 0.003,
+                "finish_reason": "stop",
+            },
+        ],
+    )
+    w.messages += 4
 
 
 def _tool_session(w: Writer) -> None:
@@ -753,6 +767,17 @@ _MSG_SQL = (
     "INSERT INTO messages (session_id, role, content, timestamp, finish_reason, tool_calls,"
     " tool_call_id, tool_name, active) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)"
 )
+# Releases before in-place compaction (0.15, 0.16) have no messages.active column.
+_MSG_SQL_NO_ACTIVE = (
+    "INSERT INTO messages (session_id, role, content, timestamp, finish_reason, tool_calls,"
+    " tool_call_id, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _msg_sql(db) -> str:
+    return _MSG_SQL if Compat(db).message_active else _MSG_SQL_NO_ACTIVE
+
+
 _SESSION_SQL = (
     "INSERT INTO sessions (id, source, model, model_config, system_prompt, parent_session_id,"
     " started_at, ended_at, end_reason, title, message_count, tool_call_count,"
@@ -798,18 +823,21 @@ def bulk_messages(db, rows) -> None:
         "UPDATE sessions SET message_count = message_count + ?,"
         " tool_call_count = tool_call_count + ? WHERE id = ?"
     )
+    sql = _msg_sql(db)
 
     def _do(conn):
-        conn.executemany(_MSG_SQL, rows)
+        conn.executemany(sql, rows)
         conn.executemany(update, [(n, c, sid) for sid, (n, c) in counts.items()])
 
     db._execute_write(_do)
 
 
 def _write_rows(db, srows: list, mrows: list) -> None:
+    sql = _msg_sql(db)
+
     def _do(conn):
         conn.executemany(_SESSION_SQL, srows)
-        conn.executemany(_MSG_SQL, mrows)
+        conn.executemany(sql, mrows)
 
     db._execute_write(_do)
 
@@ -910,9 +938,11 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
         w = Writer(db, base)
         seed_notable(w)
         summary["bulk_by_source"] = seed_bulk(w, 200 - w.sessions, random.Random(20261202))
+        w.compat.flush()
         summary.update(
             sessions=w.sessions,
             messages=w.messages,
+            skipped=w.skipped,
             notable={
                 n: getattr(ids, n)
                 for n in dir(ids)

@@ -47,6 +47,11 @@ _CLOSED = (
     "session meant it to end. An operator can allow it with HERMES_ALLOW_CHAT_ON_CLOSED=true."
 )
 _BRANCHED = " It was forked: continue in one of its branches instead."
+# Compression is not a decision to end the conversation: no operator setting applies.
+_COMPRESSED = (
+    "This session was compressed: its conversation continues in a continuation session "
+    "(the lineage panel names the live tip). Open the tip and chat there."
+)
 _BUSY = (
     "A turn is already running on this session (shown below). Hermes does not serialize "
     "turns on one session, so the dashboard sends one at a time: wait for it or cancel it."
@@ -167,6 +172,8 @@ def _running(turns) -> int:
 
 
 def closed_text(reason: str | None) -> str:
+    if reason == "compression":
+        return _COMPRESSED
     text = _CLOSED.format(reason=reason or "no reason")
     return text + (_BRANCHED if reason == "branched" else "")
 

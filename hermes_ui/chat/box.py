@@ -10,7 +10,7 @@ from hermes_ui.chat import store
 from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoint_status.capabilities import STREAMING, offers
+from hermes_ui.endpoint_status.capabilities import STREAMING, offers, reports
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import Session
 from hermes_ui.web import links
@@ -18,6 +18,7 @@ from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, has_role
 
 _OPTIONAL_FIELDS = ("system_message", "session_key", "image_urls")
+SESSION_KEY_HEADER = "session_key_header"  # /v1/capabilities names the memory-scope header
 
 
 def latest_turn(endpoint: Endpoint, session_ids: set[str]) -> Turn | None:
@@ -47,7 +48,12 @@ def context(
     turn: Turn | None = None,
     notice: dict | None = None,
     error=None,
+    live_tip: str | None = None,
 ) -> dict:
+    """``live_tip``: a compressed session's tip Hermes' own read did not resolve
+    (hermes-agent 0.15); turns are then posted to the tip itself."""
+    if live_tip:
+        resolved_id = live_tip
     resolved_id = resolved_id or session_id
     if session is None or not session.compressed:
         resolved_id = session_id  # see admission.admit: only compression moves a turn
@@ -55,6 +61,8 @@ def context(
         turn = latest_turn(endpoint, {session_id, resolved_id})
     view = store.view_of(turn) if turn is not None else None
     post_to = view.next_session_id if view is not None and view.rotated else session_id
+    if live_tip and post_to == session_id:
+        post_to = live_tip
     closed_text = ""
     closed = session is not None and session.closed
     if closed and resolved_id == session_id and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
@@ -75,6 +83,7 @@ def context(
         "can_chat": has_role(request.user, SUPPORT),
         # Gated on the capability the endpoint last reported, never on its version.
         "streaming": offers(endpoint, STREAMING),
+        "session_key_offered": reports(endpoint, SESSION_KEY_HEADER),
         "closed_text": closed_text,
         "target_note": target_note,
         "notice": notice,

@@ -46,16 +46,25 @@ def verdict(member: DeletionRequest, batch: DeletionBatch) -> str:
 
 
 def create(
-    endpoint: Endpoint, ids: list[str], user, reason: str, *, on_filed=None, on_session=None
+    endpoint: Endpoint,
+    ids: list[str],
+    user,
+    reason: str,
+    *,
+    on_filed=None,
+    on_session=None,
+    cascades: bool = True,
 ) -> DeletionBatch:
     """Snapshot and consequences for every selected session, from one read of the lists.
 
     ``on_filed(batch)`` is called once the batch exists, ``on_session()`` after
-    each selected session (a background job's progress). Raises
-    ``HermesError`` when the lists cannot be read (nothing is recorded then).
+    each selected session (a background job's progress). ``cascades=False``
+    (an endpoint seen not to cascade) makes a selected delegate of another a
+    member of its own. Raises ``HermesError`` when the lists cannot be read
+    (nothing is recorded then).
     """
     lists = deletion_request.lists_now(endpoint)
-    covered = _covered(endpoint, ids, lists)
+    covered = _covered(endpoint, ids, lists) if cascades else {}
     batch = DeletionBatch.objects.create(
         **endpoint.scope(),
         requester=user,

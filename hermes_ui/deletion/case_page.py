@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, render
 
-from hermes_ui.deletion import clock, policy, snapshot
+from hermes_ui.deletion import clock, leftovers, policy, snapshot
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.endpoints import configured
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
+from hermes_ui.observed import facts
 from hermes_ui.web.failures import error_context
 
 
@@ -57,6 +58,9 @@ def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
         if case.status == Status.APPROVED and case.expires_at
         else None,
         "form": extra.pop("form", None) or DecisionForm(),
+        "cascade_warning": facts.cascade_seen_failing(ep),
+        "leftovers": leftovers.items(case) if case.incomplete else [],
+        "can_follow_up": case.incomplete and ep is not None and policy.may_view(case, user),
         **_live(case, ep),
         **extra,
     }

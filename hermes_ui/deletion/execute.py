@@ -22,7 +22,7 @@ import logging
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.idempotency import Result, mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.deletion import clock, erasure, events, policy, review, verify
+from hermes_ui.deletion import clock, erasure, events, leftovers, policy, review, verify
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
 from hermes_ui.hermes import HermesError, client_for
@@ -77,14 +77,18 @@ def execute(request: DeletionRequest, user) -> Result:
 def _same_lineage(request: DeletionRequest, user, endpoint) -> list[dict]:
     """Void the approval if the delegates changed; the children to verify as survivors."""
     fresh = current_consequences(endpoint, request.session_id, request.snapshot["row"])
-    cascade = [item["id"] for item in fresh["cascade"]]
-    if sorted(cascade) != sorted(request.cascade_ids):
+    # A delegate that is a member of the same bulk request has a DELETE of its own
+    # (a follow-up on an endpoint that does not cascade): it may already be gone.
+    others = leftovers.siblings(request)
+    cascade = [item["id"] for item in fresh["cascade"] if item["id"] not in others]
+    expected = [sid for sid in request.cascade_ids if sid not in others]
+    if sorted(cascade) != sorted(expected):
         raise review.void(
             request,
             user,
             "lineage_changed",
             f"The lineage changed after the request: {len(cascade)} delegate session(s) "
-            f"would now be deleted with it instead of {len(request.cascade_ids)}. The approval "
+            f"would now be deleted with it instead of {len(expected)}. The approval "
             "is void and nothing was deleted. Request the deletion again.",
         )
     # Children added since the request survive too; verify them along with the rest.
@@ -206,6 +210,7 @@ def _apply(request: DeletionRequest, user, result: Result) -> None:
         request.status, request.result = Status.EXECUTED, result.result
         request.result["erased"] = _erase(request, earlier)
         request.status_note = ""
+        leftovers.observe(request)
     elif result.uncertain:
         request.status, request.status_note = Status.UNCERTAIN, result.message
     elif result.error_code == "session_not_found":
@@ -269,6 +274,7 @@ def _confirmed(request: DeletionRequest, user, client) -> str:
     request.status = Status.EXECUTED
     request.status_note = "A check confirmed that the session is gone (Hermes answers 404)."
     request.result["erased"] = _erase(request)
+    leftovers.observe(request)
     request.save()
     events.record(user, request, "deletion_check", deleted=True)
     return verify.GONE

@@ -136,6 +136,30 @@ class DeletionRequest(models.Model):
         return [item["id"] for item in self.consequences.get("survivors", [])]
 
     @property
+    def leftover_ids(self) -> list[str]:
+        """Sessions this executed deletion should have removed that Hermes still had
+        when it was read afterwards (e.g. delegates a release did not cascade to)."""
+        return [
+            d["id"]
+            for d in (self.result or {}).get("deleted", [])
+            if d.get("state") == "still_present"
+        ]
+
+    @property
+    def incomplete(self) -> bool:
+        return self.status == Status.EXECUTED and bool(self.leftover_ids)
+
+    @property
+    def status_label(self) -> str:
+        """The status as pages show it: an executed deletion that left sessions behind
+        reads "executed, incomplete"."""
+        return "executed, incomplete" if self.incomplete else self.get_status_display()
+
+    @property
+    def follow_up_batch_id(self) -> int | None:
+        return (self.result or {}).get("follow_up_batch")
+
+    @property
     def erase_only(self) -> bool:
         """Hermes had already lost the session when it was asked for (a deletion made
         elsewhere): this case erases the dashboard's own copies and sends no DELETE."""

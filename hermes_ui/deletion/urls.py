@@ -9,6 +9,7 @@ urlpatterns = [
     path("deletions/<int:pk>/execute/", actions.deletion_execute, name="deletion_execute"),
     path("deletions/<int:pk>/check/", actions.deletion_check, name="deletion_check"),
     path("deletions/<int:pk>/withdraw/", actions.deletion_withdraw, name="deletion_withdraw"),
+    path("deletions/<int:pk>/follow-up/", actions.deletion_follow_up, name="deletion_follow_up"),
     path("deletions/batch/<int:pk>/", batch.deletion_batch, name="deletion_batch"),
     path(
         "deletions/batch/<int:pk>/decide/",

@@ -10,14 +10,30 @@ GONE, STILL_PRESENT, UNKNOWN = "gone", "still_present", "unknown"
 ROOT, PARENT_KEPT, MISSING = "root", "parent_not_cleared", "missing"
 
 
-def _gone(client: HermesClient, session_id: str) -> str:
+def _deleted(client: HermesClient, session_id: str, kind: str) -> dict:
+    """One id the DELETE should have removed; a survivor keeps its parent id as read."""
+    checked = {"id": session_id, "kind": kind}
     try:
-        client.get_session(session_id)
+        row = client.get_session(session_id)
     except e.NotFound:
-        return GONE
+        return {**checked, "state": GONE}
     except HermesError:
-        return UNKNOWN
-    return STILL_PRESENT
+        return {**checked, "state": UNKNOWN}
+    return {**checked, "state": STILL_PRESENT, "parent_session_id": row.parent_id}
+
+
+def leftovers(result: dict) -> list[dict]:
+    """The ids the DELETE should have removed that Hermes still has (read afterwards)."""
+    return [d for d in result.get("deleted", []) if d.get("state") == STILL_PRESENT]
+
+
+def cascade_held(result: dict) -> bool | None:
+    """Did Hermes delete every marked delegate with the session? None: nothing to tell
+    (no delegate expected, or only inferred ones, which Hermes may rightly keep)."""
+    marked = [d for d in result.get("deleted", []) if d.get("kind") == "delegate"]
+    if not marked or any(d.get("state") == UNKNOWN for d in marked):
+        return None
+    return all(d.get("state") == GONE for d in marked)
 
 
 def _survivor(client: HermesClient, item: dict) -> dict:
@@ -47,8 +63,6 @@ def after_delete(
     ]
     return {
         "session_id": target_id,
-        "deleted": [
-            {"id": sid, "kind": kind, "state": _gone(client, sid)} for sid, kind in expected
-        ],
+        "deleted": [_deleted(client, sid, kind) for sid, kind in expected],
         "survivors": [_survivor(client, item) for item in survivors],
     }

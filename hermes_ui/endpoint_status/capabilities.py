@@ -20,6 +20,7 @@ __all__ = [
     "last_probe",
     "missing_operations",
     "offers",
+    "reports",
 ]
 
 
@@ -33,3 +34,13 @@ def offers(endpoint: Endpoint, feature: str) -> bool:
     if probe is None or not probe.features:
         return True
     return probe.features.get(feature) is True
+
+
+def reports(endpoint: Endpoint, feature: str) -> bool:
+    """Whether the endpoint reported ``feature`` with any value (a header name, a flag);
+    True when it was never asked. For keys that are not booleans, e.g.
+    ``session_key_header``: without it the memory-scope field is not offered."""
+    probe = last_probe(endpoint)
+    if probe is None or not probe.features:
+        return True
+    return bool(probe.features.get(feature))

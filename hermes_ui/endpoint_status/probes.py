@@ -53,6 +53,19 @@ class Probe:
         return missing_operations(self.operations) if self.key_accepted else []
 
     @property
+    def no_session_api(self) -> bool:
+        from hermes_ui.endpoint_status.session_api import absent_in
+
+        return absent_in(self.key_accepted, self.operations, self.error_code)
+
+    @property
+    def version_shown(self) -> str:
+        """The version, or what its absence says (/health carries it since 0.16)."""
+        if self.version:
+            return self.version
+        return "before 0.16 (no version reported)" if self.reachable else ""
+
+    @property
     def enabled_features(self) -> list[str]:
         return sorted(name for name, value in self.features.items() if value is True)
 
@@ -82,6 +95,8 @@ def probe(endpoint: Endpoint, client=None) -> Probe:
         found.key_accepted = True
         found.features = {k: v for k, v in caps["features"].items() if isinstance(k, str)}
         found.operations = sorted(str(name) for name in caps["endpoints"])
+        if not found.version:  # 0.15 has none in /health; a capabilities version if any
+            found.version = str(caps.get("version") or caps.get("hermes_version") or "")[:60]
         return found
     finally:
         client.close()

@@ -678,6 +678,15 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
     if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
         code = payload["error"].get("code")
         provider_message = payload["error"].get("message")
+    elif status == 404 and _session_route(response):
+        return e.NoSessionApi(
+            "Hermes has no session API at this address: it answers a plain 404 for "
+            "/api/sessions (it needs hermes-agent 0.15 or newer).",
+            code="no_session_api",
+            operation=operation,
+            outcome=e.Outcome.REJECTED,
+            status=status,
+        )
     if not isinstance(code, str) or not code:
         code = {
             403: "session_key_forbidden",
@@ -704,6 +713,15 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
     if after.isascii() and after.isdigit():
         error.retry_after = float(after)
     return error
+
+
+def _session_route(response: httpx.Response) -> bool:
+    try:
+        path = response.request.url.path
+    except RuntimeError:  # a response built without its request
+        return False
+    # The base URL may carry a prefix of its own (a reverse proxy's /hermes/...).
+    return path.endswith("/api/sessions") or "/api/sessions/" in path
 
 
 def _malformed(operation: str, mutation: bool, status: int | None = None) -> e.HermesError:

@@ -122,6 +122,12 @@ class Conflict(HermesError):
     pass
 
 
+class NoSessionApi(HermesError):
+    """The server has no session routes at all: ``/api/sessions...`` answers a plain
+    ``404: Not Found`` (hermes-agent before 0.15), where a session API answers 404 in
+    JSON with a code. Not ``NotFound``: no session is missing, the API is."""
+
+
 class PayloadTooLarge(HermesError):
     pass
 

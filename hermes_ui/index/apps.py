@@ -10,7 +10,7 @@ class IndexConfig(AppConfig):
 
     def ready(self):
         from hermes_ui import erasers
-        from hermes_ui.index import erase
+        from hermes_ui.index import archived, erase
         from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, KnownFork
 
         erasers.register(
@@ -30,3 +30,4 @@ class IndexConfig(AppConfig):
         erasers.register(
             "forks", "fork records", erase.erase_forks, models=[KnownFork], held=erase.held_forks
         )
+        archived.register()  # the archived: filter (archived:no by default) and its badge

@@ -36,6 +36,10 @@ class Facet:
     sessions: Callable[[Endpoint, Any, Any], Q]
     negatable: bool = False
     help: str = ""
+    # Applied when the query names no ``key:`` term (``archived:no``); ``hides(endpoint)``
+    # says cheaply whether that default excludes any row there at all.
+    default: Any = None
+    hides: Callable[[Endpoint], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,13 @@ def register(
     sessions: Callable[[Endpoint, Any, Any], Q],
     negatable: bool = False,
     help: str = "",
+    default: Any = None,
+    hides: Callable[[Endpoint], bool] | None = None,
 ) -> Facet:
-    """Add (or replace) the filter ``key:``; call it from ``AppConfig.ready()``."""
-    facet = Facet(key.lower(), parse, sessions, negatable, help)
+    """Add (or replace) the filter ``key:``; call it from ``AppConfig.ready()``.
+
+    ``default``: the value applied when a query has no ``key:`` term."""
+    facet = Facet(key.lower(), parse, sessions, negatable, help, default, hides)
     _registry[facet.key] = facet
     return facet
 
@@ -69,6 +77,17 @@ def get(key: str) -> Facet | None:
 
 def registered() -> list[Facet]:
     return list(_registry.values())
+
+
+def with_defaults(endpoint: Endpoint, terms) -> list[FacetTerm]:
+    """``terms`` plus each default facet the query does not name, where it hides a row."""
+    named = {term.key for term in terms}
+    extra = [
+        FacetTerm(f.key, f.default, False, f"{f.key}:{f.default}")
+        for f in _registry.values()
+        if f.default is not None and f.key not in named and (f.hides is None or f.hides(endpoint))
+    ]
+    return [*terms, *extra]
 
 
 def restrict(rows: QuerySet, endpoint: Endpoint, terms, user) -> QuerySet:

@@ -141,6 +141,7 @@ def search(
     does), which is this first page's total when nothing filters it.
     ``facets``: the feature filters of the query (``index.facets``), for ``user``.
     ``reasons``: closed with one of these end reasons (``reason:``)."""
+    facets = feature_filters.with_defaults(ep, facets)  # archived:no unless asked
     unfiltered = not (q or source or kind or state or reasons or facets) and after is None
     rows = feature_filters.restrict(present(ep), ep, facets, user)
     if q:

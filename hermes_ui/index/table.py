@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
 from hermes_ui.hermes.session import is_closed
+from hermes_ui.index import archived
 from hermes_ui.web import formatting, links
 
 # Exactly what the template loop gave: each row starts on its own line.
@@ -37,6 +38,7 @@ _ROW = (
 )
 _UNTITLED = mark_safe('<em class="muted">untitled</em>')
 _TIPNOTE = mark_safe('<div class="tipnote">not in the default list</div>')
+_ARCHIVED_NOTE = format_html('<div class="tipnote archived-note">{}</div>', archived.LABEL)
 _OPEN = mark_safe('<span class="state open">open</span>')
 _NO_LINEAGE = mark_safe('<span class="muted">—</span>')
 _BADGE = '<span class="badge badge-{}{}"{}>{}</span>'
@@ -95,7 +97,7 @@ def row_html(endpoint_id: str, row: dict) -> str:
         title=_e(row.get("title") or _UNTITLED),
         # The include of partials/badges.html ended with its file's newline.
         badges=" " + badges_html(marks) + "\n" if marks else "",
-        tipnote=_TIPNOTE if hidden else "",
+        tipnote=(_ARCHIVED_NOTE if archived.is_archived(row) else _TIPNOTE) if hidden else "",
         short=_e(formatting.short_id(row["id"], 22)),
         kind=_e(row.get("kind")),
         kind_text=_e(row.get("kind") or "?"),

@@ -17,6 +17,7 @@ _STATUS = {
     "timeout": 504,
     "endpoint_unresponsive": 503,
     "endpoint_busy": 503,
+    "no_session_api": 503,
 }
 
 _TITLES = {
@@ -29,7 +30,16 @@ _TITLES = {
     "rate_limited": "Hermes is busy",
     "endpoint_unresponsive": "Hermes is not answering",
     "endpoint_busy": "Hermes is busy",
+    "no_session_api": "Hermes has no session API",
 }
+
+# code -> fn(error, endpoint) -> extra context: a feature above this layer explains a
+# failure in its own terms (``endpoint_status`` names a Hermes without the session API).
+_EXPLAINERS: dict = {}
+
+
+def explain(code: str, fn) -> None:
+    _EXPLAINERS[code] = fn
 
 
 def status_for(error: e.HermesError) -> int:
@@ -43,11 +53,13 @@ def title_for(error: e.HermesError) -> str:
 
 
 def error_context(error: e.HermesError, endpoint=None) -> dict:
+    explainer = _EXPLAINERS.get(error.code)
     return {
         "error": error,
         "error_title": title_for(error),
         "error_status": status_for(error),
         "endpoint": endpoint,
+        **(explainer(error, endpoint) if explainer is not None and endpoint is not None else {}),
     }
 
 
@@ -59,12 +71,15 @@ def bad_id(request, endpoint, reason: str):
 
 # Failures that pass by themselves: the answer says when to ask again.
 _PASSING = {"rate_limited", "session_db_unavailable", "endpoint_unresponsive", "endpoint_busy"}
+_RETRY_SECONDS = {"no_session_api": "300"}  # an upgrade, not a passing failure
 
 
 def retry_after(response, error: e.HermesError):
     """``Retry-After`` on the answer to a failure that passes by itself."""
     if error.code in _PASSING:
         response["Retry-After"] = "5"
+    elif error.code in _RETRY_SECONDS:
+        response["Retry-After"] = _RETRY_SECONDS[error.code]
     return response
 
 

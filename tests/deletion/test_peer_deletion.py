@@ -16,6 +16,7 @@ from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.deletion.models import Status
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient, use_transport
+from hermes_ui.observed.models import Observation
 from tests.deletion.helpers import check, decide, execute, page, refresh, request_deletion
 from tests.peers import endpoint_for
 
@@ -72,6 +73,10 @@ def test_request_approve_execute_deletes_the_delegates_and_keeps_the_branch(
     assert case.result["survivors"][0]["state"] == "root"
     result = page(support, case.pk)
     assert result.count("✓ gone (404)") == 4 and "✓ parent cleared, a root now" in result
+    assert not case.incomplete and "executed, incomplete" not in result
+    # The cascade was read back and is remembered for this endpoint: no warning later.
+    seen = Observation.objects.get(endpoint="local", fact="delete_cascades")
+    assert seen.holds is True and seen.source_ref == case.pk
     assert "request_dump_*" in result and "Stored Responses objects" in result
 
     # A repeat returns the recorded result: no second DELETE reaches Hermes.

@@ -212,6 +212,7 @@ MATRIX = [
     Row("deletion_execute", "POST", deletion("deletion_execute"), ADMIN),
     Row("deletion_check", "POST", deletion("deletion_check"), ADMIN),
     Row("deletion_withdraw", "POST", deletion("deletion_withdraw"), ("support", "admin")),
+    Row("deletion_follow_up", "POST", deletion("deletion_follow_up"), ("support", "admin")),
     # -- bulk: anyone closes or asks for deletion of a selection; admins review a batch --
     Row("bulk_close", "POST", lambda w: "/e/local/bulk/close/", ANY, data={"ids": SID}),
     Row("bulk_delete", "POST", lambda w: "/e/local/bulk/delete/", ANY, data={"ids": SID}),

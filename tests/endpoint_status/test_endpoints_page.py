@@ -211,3 +211,21 @@ def test_the_top_bar_keeps_the_kind_of_page(mock_endpoint):
         "/e/b/sessions/"
     )
     assert switch_url(_Match("deletion_queue"), "b") == "/e/b/sessions/"
+
+
+def _caps_without_session_key(request: httpx.Request) -> httpx.Response:
+    if request.url.path == "/v1/capabilities":
+        body = response("144_capabilities").json()
+        body["features"].pop("session_key_header")
+        return httpx.Response(200, json=body)
+    return _caps_without_streaming(request)
+
+
+def test_the_memory_scope_field_follows_the_reported_header(mock_endpoint, login):
+    client = login("support")
+    with use_transport(httpx.MockTransport(_caps_without_session_key)):
+        page = client.get("/e/local/sessions/peer-demo/").content.decode()
+        assert 'name="session_key"' in page  # never asked: the contract's fields
+        client.post(reverse("endpoint_probe"))
+        page = client.get("/e/local/sessions/peer-demo/").content.decode()
+    assert 'name="session_key"' not in page and 'name="system_message"' in page

@@ -12,6 +12,7 @@ from devtools.demo import DEMO_ENDPOINT_ID, DEMO_USERS, demo_passwords, start_de
 from devtools.peer.launcher import PeerError
 from hermes_ui import serving
 from hermes_ui.accounts import create_if_missing
+from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import IndexSyncState
 
@@ -62,9 +63,12 @@ class Command(BaseCommand):
         )
         url = f"http://{host}:{port}/"
         since = timezone.now()
+        absent = no_session_api_note(endpoint, url)
+        if absent:
+            self.stdout.write(self.style.ERROR(absent))
 
         def started(running) -> None:
-            note = self._wait_for_first_sync(endpoint, since, running)
+            note = absent or self._wait_for_first_sync(endpoint, since, running)
             if running():
                 self._banner(url, logins, note)
 
@@ -148,3 +152,13 @@ class Command(BaseCommand):
             name for name, role in DEMO_USERS if not create_if_missing(name, role, passwords[name])
         ]
         return passwords, kept
+
+
+def no_session_api_note(endpoint: Endpoint, url: str) -> str:
+    """Probe the endpoint at start-up (recorded for the pages); the banner's sentence
+    when it has no session API, else ""."""
+    found = probes.refresh([endpoint])[0]
+    if not found.no_session_api:
+        return ""
+    notice = session_api.notice(endpoint, found.version)
+    return f"{session_api.sentence(notice)}. See {url.rstrip('/')}{notice['endpoints_url']}"

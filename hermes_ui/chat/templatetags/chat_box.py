@@ -20,6 +20,7 @@ def chat_box(context):
         session_id,
         resolved_id=context.get("resolved_id"),
         session=session,
+        live_tip=context.get("live_tip"),
     )
     # Rendered in the page's own context (the box's values pushed on top) rather
     # than with render_to_string: that would build a second request context and

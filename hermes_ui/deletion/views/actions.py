@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from hermes_ui.deletion import events, execute, policy, review
+from hermes_ui.deletion import events, execute, follow_up, policy, review
 from hermes_ui.deletion.case_page import case_or_403, render_case
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.hermes import HermesError
@@ -104,3 +104,25 @@ def deletion_check(request, pk: int):
 def deletion_withdraw(request, pk: int):
     case = case_or_403(request, pk)
     return _step(request, case, lambda: review.withdraw(case, request.user))
+
+
+@require_POST
+def deletion_follow_up(request, pk: int):
+    """File the follow-up request for what an incomplete deletion left on Hermes."""
+    case = case_or_403(request, pk)
+    try:
+        made = follow_up.file(case, request.user)
+    except policy.Refusal as refusal:
+        case.refresh_from_db()
+        return render_case(request, case, status=refusal.status, refusal=refusal)
+    except HermesError as error:
+        case.refresh_from_db()
+        return render_case(
+            request, case, status=status_for(error), step_error=error_context(error, None)
+        )
+    messages.success(
+        request,
+        f"Bulk deletion request #{made.pk} asks for the sessions deletion #{case.pk} left on "
+        "Hermes; an admin other than you reviews it.",
+    )
+    return redirect("deletion_batch", pk=made.pk)

@@ -12,6 +12,7 @@ from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.observed import facts
 from hermes_ui.web.failures import bad_id, error_context, error_page
 from hermes_ui.web.roles import SUPPORT, role_required
 
@@ -71,6 +72,7 @@ def _form(request, ep, session_id: str, form, failure: dict | None = None):
         "form": form,
         "held": lost[0]["local_copies"] if lost else None,
         "lost_delegates": len(lost[1]["cascade"]) if lost else 0,
+        "cascade_warning": facts.cascade_seen_failing(ep),
         **(failure or {}),
     }
     status = 400 if form.errors else 200

@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections, connections
 
 from hermes_ui.chat import retention
+from hermes_ui.endpoint_status import rounds as probe_rounds
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index.refresher import sync_quietly
 from hermes_ui.review import rules as review_rules
@@ -32,8 +33,9 @@ def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
     """Rounds now and every ``interval`` seconds (hourly when 0) until ``stop``; rounds run."""
     rounds = 0
     while not stop.is_set():
+        probe_rounds.probe_quietly()  # a Hermes without the session API is known at once
         if interval > 0 or once:
-            for endpoint in all_endpoints():
+            for endpoint in filter(probe_rounds.has_session_api, all_endpoints()):
                 if sync_quietly(endpoint, None) is not None:
                     review_rules.run_quietly(endpoint)
         purge_quietly()

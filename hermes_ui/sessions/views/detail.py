@@ -9,7 +9,7 @@ from django.views.decorators.vary import vary_on_headers
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.sessions import find, transcript_pages
+from hermes_ui.sessions import find, live_tip, transcript_pages
 from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
@@ -61,6 +61,7 @@ def session_detail(request, endpoint, session_id):
         ep, session_id, session, messages, finding=finding, focus_id=focus_id
     )
     context["find_form"] = place  # the find box shows its words
+    context.update(live_tip.context(ep, session, messages["session_id"]))
     session_viewed.send(
         session_detail,
         request=request,

@@ -1,0 +1,108 @@
+"""Whether an endpoint has the session API at all, and how to say it when it has not.
+
+hermes-agent before 0.15 runs an API server without the session routes:
+``/api/sessions...`` answers a plain ``404: Not Found`` and ``/v1/capabilities``
+lists none of the contract's nine operations. Every endpoint-scoped page then
+names that cause in one sentence with a link to the endpoints page, instead of
+a 502, a "bad_request" or advice that cannot help. The state comes from the
+probes (at start-up, by the refresher, by "Probe now") and from a page that
+met the plain 404 itself (``record_absent``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
+
+from hermes_ui.endpoint_status.models import EndpointProbe
+from hermes_ui.endpoints import Endpoint, all_endpoints
+from hermes_ui.hermes import HermesError
+from hermes_ui.hermes.client import probe_client
+from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, missing_operations
+
+NEEDED = "0.15"
+NO_SESSION_API = "no_session_api"
+
+
+def absent_in(key_accepted, operations, error_code: str) -> bool:
+    """From a probe's fields: no session API (none of the nine operations, or a plain 404)."""
+    if error_code == NO_SESSION_API:
+        return True
+    return bool(key_accepted) and len(missing_operations(operations)) == len(CONTRACT_OPERATIONS)
+
+
+def version_label(version: str) -> str:
+    """What the server says its version is; /health has carried it since 0.16."""
+    return f"version {version}" if version else "no version, so it is older than 0.16"
+
+
+def notice(endpoint: Endpoint, version: str) -> dict:
+    return {
+        "endpoint": endpoint,
+        "url": endpoint.public_url,
+        "needed": NEEDED,
+        "version": version,
+        "version_label": version_label(version),
+        "endpoints_url": reverse("endpoint_list"),
+    }
+
+
+def sentence(item: dict) -> str:
+    """The one sentence, as plain text (the ``make run`` banner, logs)."""
+    return (
+        f"Hermes at {item['url']} has no session API (it needs hermes-agent {item['needed']} "
+        f"or newer; it reports {item['version_label']})"
+    )
+
+
+def absent(endpoint: Endpoint) -> dict | None:
+    """The notice for this endpoint when its last probe says it has no session API."""
+    probe = EndpointProbe.objects.filter(**endpoint.scope()).first()
+    if probe is None or not absent_in(probe.key_accepted, probe.operations, probe.error_code):
+        return None
+    return notice(endpoint, probe.version)
+
+
+def absent_endpoints(endpoints: list[Endpoint] | None = None) -> list[dict]:
+    """Every configured endpoint without the session API, from the stored probes (one query)."""
+    endpoints = all_endpoints() if endpoints is None else endpoints
+    if not endpoints:
+        return []
+    by_id = {ep.id: ep for ep in endpoints}
+    found = []
+    probes = EndpointProbe.objects.filter(endpoint__in=list(by_id)).order_by("endpoint")
+    for probe in probes:
+        ep = by_id.get(probe.endpoint)
+        if ep is None or probe.endpoint_fp != ep.fingerprint:
+            continue
+        if absent_in(probe.key_accepted, probe.operations, probe.error_code):
+            found.append(notice(ep, probe.version))
+    return found
+
+
+def record_absent(endpoint: Endpoint) -> dict:
+    """A page met the plain 404: remember it (with the version /health gives, if any)."""
+    version = ""
+    client = probe_client(endpoint, settings.HERMES_PROBE_TIMEOUT)
+    try:
+        version = str(client.health().get("version") or "")[:60]
+    except HermesError:
+        pass
+    finally:
+        client.close()
+    EndpointProbe.objects.update_or_create(
+        **endpoint.scope(),
+        defaults={
+            "checked_at": timezone.now(),
+            "reachable": True,
+            "version": version,
+            "error_code": NO_SESSION_API,
+        },
+    )
+    return notice(endpoint, version)
+
+
+def explain(error, endpoint: Endpoint) -> dict:
+    """For ``web.failures``: a page met the plain 404; its banner names the cause."""
+    return {"absent": absent(endpoint) or record_absent(endpoint)}

@@ -1,0 +1,73 @@
+"""Sessions Hermes archived, inferred: a root that left both lists but still answers GET.
+
+Since hermes-agent 0.16 archive soft-hides a session: the default list and the
+administrative list (``include_children``) both skip it, ``GET`` by id still
+answers, the API exposes no ``archived`` field and cannot archive or restore
+(#37099, #88231). The index keeps such a row (``listed`` False after a read by
+id confirmed it, ``vanished_at`` empty). A root in that state is almost always
+archived, so it is marked "archived on Hermes (inferred: not listed, still
+readable)". A child the lists skip (continuation, delegate, fork) is not: it
+keeps "not in the default list". ``archived:yes`` finds them; the default
+index hides them, as Hermes does (``archived:no`` is the default).
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from hermes_ui.index import badges, facets
+from hermes_ui.index.badges import Badge
+from hermes_ui.index.models import IndexedSession
+
+LABEL = "archived on Hermes (inferred: not listed, still readable)"
+RESTORE = (
+    "Restore is not in the Hermes API: an operator restores an archived session with "
+    "Hermes' own tools on its host; the dashboard shows it again once it is listed."
+)
+HELP = "archived:yes sessions Hermes archived (inferred; hidden by default, archived:no)"
+# Indexed, not listed, a root: what a read by id confirmed after it left the lists.
+ARCHIVED = Q(listed=False, parent_session_id="", vanished_at__isnull=True)
+
+
+def is_archived(row: dict) -> bool:
+    """From an index row (API shape with ``listed``)."""
+    return row.get("listed") is False and not row.get("parent_session_id")
+
+
+def parse(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("yes", "true", "1"):
+        return True
+    if value in ("no", "false", "0"):
+        return False
+    raise ValueError("archived: takes yes or no")
+
+
+def sessions(endpoint, wanted: bool, user) -> Q:
+    return ARCHIVED if wanted else ~ARCHIVED
+
+
+def hides_any(endpoint) -> bool:
+    """Whether the default (archived:no) hides a row of this endpoint at all."""
+    return IndexedSession.objects.filter(ARCHIVED, **endpoint.scope()).exists()
+
+
+def read_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = None):
+    badge = Badge("archived", LABEL + ". " + RESTORE, "grey", "archived")
+    if rows is not None and all(sid in rows and "listed" in rows[sid] for sid in ids):
+        return {sid: [badge] for sid in ids if is_archived(rows[sid])}
+    found = IndexedSession.objects.filter(ARCHIVED, **endpoint.scope(), session_id__in=ids)
+    return {sid: [badge] for sid in found.values_list("session_id", flat=True)}
+
+
+def state(endpoint, session_id: str) -> bool:
+    return IndexedSession.objects.filter(
+        ARCHIVED, **endpoint.scope(), session_id=session_id
+    ).exists()
+
+
+def register() -> None:
+    facets.register(
+        "archived", parse=parse, sessions=sessions, help=HELP, default=False, hides=hides_any
+    )
+    badges.register("archived", read_badges, takes_rows=True)
