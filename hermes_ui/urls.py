@@ -25,6 +25,8 @@ FEATURES = (
     "tags",
     "saved_views",
     "watermarks",
+    "notifications",
+    "webhooks",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]
