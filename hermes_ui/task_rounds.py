@@ -48,11 +48,13 @@ def schedule(task, seconds: float) -> bool:
 
 
 def ensure(task) -> bool:
-    """Start the round now if none waits; never raises (a missing table is logged)."""
+    """Start the round now if none waits. True when a run is waiting now; never raises
+    (before ``migrate`` the queue table is not there: that is logged)."""
     try:
-        if not _deferrable(task) or waiting(task):
+        if not _deferrable(task):
             return False
-        task.enqueue()
+        if not waiting(task):
+            task.enqueue()
         return True
     except Exception as exc:  # e.g. before ``migrate``: the queue table is not there
         log.warning("round %s not scheduled: %s", task.module_path, type(exc).__name__)

@@ -25,12 +25,11 @@ def on_event(sender, event: events.Event, **kwargs) -> None:
 def _ensure_rounds() -> None:
     global _rounds_started
     if not _rounds_started:
-        _rounds_started = True
-        start_rounds()
+        _rounds_started = start_rounds()
 
 
-def start_rounds(**kwargs) -> None:
+def start_rounds(**kwargs) -> bool:
     from hermes_ui.notifications import tasks
 
-    task_rounds.ensure(tasks.digest_round)
-    task_rounds.ensure(tasks.waiting_round)
+    digests = task_rounds.ensure(tasks.digest_round)
+    return task_rounds.ensure(tasks.waiting_round) and digests

@@ -26,8 +26,7 @@ def _ensure_round() -> None:
     if not _round_started:
         from hermes_ui.webhooks import tasks
 
-        _round_started = True
-        task_rounds.ensure(tasks.sweep)
+        _round_started = task_rounds.ensure(tasks.sweep)
 
 
 def start_round(**kwargs) -> None:
