@@ -20,15 +20,15 @@ def recover(now=None) -> int:
 
     now = now or timezone.now()
     stale = list(
-        Delivery.objects.filter(state=Delivery.SENDING, lease_until__lt=now).values_list(
-            "pk", flat=True
-        )
+        Delivery.objects.filter(state=Delivery.SENDING, lease_until__lt=now)
+        .order_by()
+        .values_list("pk", flat=True)
     )
     overdue = now - timedelta(seconds=lease_seconds())
     late = set(
-        Delivery.objects.filter(state=Delivery.PENDING, next_attempt_at__lt=overdue).values_list(
-            "pk", flat=True
-        )
+        Delivery.objects.filter(state=Delivery.PENDING, next_attempt_at__lt=overdue)
+        .order_by()
+        .values_list("pk", flat=True)
     )
     if late:
         queued = DBTaskResult.objects.filter(
