@@ -2,21 +2,22 @@
 
 Features (deletion, review, tags, endpoint status) call ``emit`` after their
 change is recorded; the packages that tell people (``notifications``: mail)
-and other tools (``webhooks``) receive ``occurred`` without any feature
-importing them. An event carries ids and counts only, never transcript text,
+and other tools (``webhooks``) ``listen`` from their ``AppConfig.ready()``,
+without any feature importing them. An event carries ids and counts only, never transcript text,
 note text, label values, titles or reasons: whoever receives it looks up what
 it may show.
 
 Receivers must be quick (enqueue a task, write a row) and must not hold up
-the action: ``emit`` never raises, a receiver's failure is logged by class.
+the action: ``emit`` never raises, a receiver's failure is logged by its
+class only. (Not a Django ``Signal``: its ``send_robust`` logs the
+exception's message, which could carry what a receiver was handling.)
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from django.dispatch import Signal
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +59,16 @@ ALL = (
     WEBHOOK_DISABLED,
 )
 
-# sender: the event's name; ``event``: an ``Event``.
-occurred = Signal()
+_receivers: dict[str, Callable[[Event], None]] = {}
+
+
+def listen(uid: str, receiver: Callable[[Event], None]) -> None:
+    """Call ``receiver(event)`` for every event; ``uid`` names it (listening twice is once)."""
+    _receivers[uid] = receiver
+
+
+def stop(uid: str) -> None:
+    _receivers.pop(uid, None)
 
 
 @dataclass(frozen=True)
@@ -92,14 +101,11 @@ def emit(
         ids=dict(ids or {}),
         counts=dict(counts or {}),
     )
-    for receiver, result in occurred.send_robust(sender=name, event=event):
-        if isinstance(result, Exception):
-            log.warning(
-                "event %s: receiver %s failed: %s",
-                name,
-                getattr(receiver, "__qualname__", receiver),
-                type(result).__name__,
-            )
+    for uid, receiver in list(_receivers.items()):
+        try:
+            receiver(event)
+        except Exception as exc:
+            log.warning("event %s: receiver %s failed: %s", name, uid, type(exc).__name__)
     return event
 
 

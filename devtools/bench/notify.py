@@ -184,11 +184,11 @@ def _enqueueing(say) -> None:
 
     def connected(on: bool) -> None:
         if on:
-            events.occurred.connect(mail_receivers.on_event, dispatch_uid="notifications.on_event")
-            events.occurred.connect(hook_receivers.on_event, dispatch_uid="webhooks.on_event")
+            events.listen("notifications", mail_receivers.on_event)
+            events.listen("webhooks", hook_receivers.on_event)
         else:
-            events.occurred.disconnect(dispatch_uid="notifications.on_event")
-            events.occurred.disconnect(dispatch_uid="webhooks.on_event")
+            events.stop("notifications")
+            events.stop("webhooks")
 
     post_note()
     figures: dict[bool, list[float]] = {True: [], False: []}

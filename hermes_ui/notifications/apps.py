@@ -14,7 +14,7 @@ class NotificationsConfig(AppConfig):
         from hermes_ui.notifications import erase, receivers
         from hermes_ui.notifications.models import Notice
 
-        events.occurred.connect(receivers.on_event, dispatch_uid="notifications.on_event")
+        events.listen("notifications", receivers.on_event)
         post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")
         erasers.register(
             "notices",

@@ -12,7 +12,7 @@ from hermes_ui.notifications import kinds
 _rounds_started = False
 
 
-def on_event(sender, event: events.Event, **kwargs) -> None:
+def on_event(event: events.Event) -> None:
     """One insert into the task queue: who is told, and how, is the task's work."""
     if event.name not in kinds.BY_EVENT:
         return

@@ -13,5 +13,5 @@ class WebhooksConfig(AppConfig):
         from hermes_ui import events
         from hermes_ui.webhooks import receivers
 
-        events.occurred.connect(receivers.on_event, dispatch_uid="webhooks.on_event")
+        events.listen("webhooks", receivers.on_event)
         post_migrate.connect(receivers.start_round, sender=self, dispatch_uid="webhooks.round")

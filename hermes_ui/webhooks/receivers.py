@@ -9,7 +9,7 @@ from hermes_ui import events, task_rounds
 _round_started = False
 
 
-def on_event(sender, event: events.Event, **kwargs) -> None:
+def on_event(event: events.Event) -> None:
     if event.name not in events.PUBLIC:
         return
     from hermes_ui.webhooks import tasks
