@@ -356,6 +356,9 @@ HERMES_UI_WEBHOOK_BACKOFF_SECONDS = env_float(
 )
 HERMES_UI_WEBHOOK_GIVE_UP_SECONDS = env_int("HERMES_UI_WEBHOOK_GIVE_UP_SECONDS", 86400, minimum=1)
 HERMES_UI_WEBHOOK_ALLOW_HOSTS = env_list("HERMES_UI_WEBHOOK_ALLOW_HOSTS", [])
+# Seconds between probes of every endpoint by the task worker (0: off), which is
+# what sends endpoint.down / endpoint.up.
+HERMES_UI_ENDPOINT_WATCH_SECONDS = env_int("HERMES_UI_ENDPOINT_WATCH_SECONDS", 60, minimum=0)
 # Mail retries: the first retry's delay (doubling) and how many attempts in all.
 HERMES_UI_MAIL_BACKOFF_SECONDS = env_float("HERMES_UI_MAIL_BACKOFF_SECONDS", 60.0, minimum=0.01)
 HERMES_UI_MAIL_ATTEMPTS = env_int("HERMES_UI_MAIL_ATTEMPTS", 6, minimum=1, maximum=20)

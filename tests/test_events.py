@@ -6,6 +6,7 @@ notifications or webhooks packages that listen in production.
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from hermes_ui import events
 from hermes_ui.endpoint_status import probes
@@ -149,3 +150,18 @@ def test_a_bulk_deletion_is_one_event_for_all_its_members(heard, users, fake_her
     assert heard[0].ids == {"batch_id": filed.pk}
     assert heard[0].counts == {"sessions": filed.members.count(), "skipped": len(filed.skipped)}
     assert heard[0].counts["sessions"] == 2
+
+
+def test_the_watch_round_probes_every_endpoint_and_announces_a_change(
+    heard, settings, mock_endpoint, recorder
+):
+    from hermes_ui.endpoint_status import watch
+    from hermes_ui.endpoint_status.models import EndpointProbe
+
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+    EndpointProbe.objects.create(
+        **get_endpoint("local").scope(), checked_at=timezone.now(), reachable=True
+    )
+    recorder.routes = {}  # every call answered 404/unroutable: nothing healthy
+    assert watch.watch_round.call() == 1
+    assert names(heard) == [events.ENDPOINT_DOWN]

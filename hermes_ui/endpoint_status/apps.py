@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class EndpointStatusConfig(AppConfig):
@@ -7,3 +8,9 @@ class EndpointStatusConfig(AppConfig):
     name = "hermes_ui.endpoint_status"
     label = "endpoint_status"
     verbose_name = "Endpoint status"
+
+    def ready(self):
+        from hermes_ui.endpoint_status import watch
+
+        # The probing round (endpoint.down / endpoint.up), kept by the task queue.
+        post_migrate.connect(watch.start, sender=self, dispatch_uid="endpoint_status.watch")
