@@ -99,3 +99,16 @@ def env_addresses(name: str, default: list[str]) -> list[str]:
                 f"got {item!r}"
             ) from None
     return items
+
+
+def env_email(name: str, default: str) -> str:
+    """An address (``a@b.c`` or ``Name <a@b.c>``), as ``DEFAULT_FROM_EMAIL`` takes it."""
+    from email.utils import parseaddr
+
+    value = env_str(name, default)
+    _, address = parseaddr(value)
+    if "@" not in address or address.startswith("@") or address.endswith("@"):
+        raise ImproperlyConfigured(
+            f"{name} must be an e-mail address (hermes@example.org), got {value!r}"
+        )
+    return value

@@ -13,6 +13,7 @@ from hermes_ui.endpoints import parse_endpoints
 from hermes_ui.env import (
     env_addresses,
     env_bool,
+    env_email,
     env_float,
     env_int,
     env_list,
@@ -97,6 +98,12 @@ INSTALLED_APPS = [
     "ninja",
     "hermes_ui.observed",
 ]
+# --- Background tasks (issue 31): django-tasks, its queue in this database --------
+# The same block is added by the task-framework branch; keep one when merging.
+INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# --- end of background tasks -----------------------------------------------------
+INSTALLED_APPS += ["hermes_ui.notifications", "hermes_ui.webhooks"]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
 if importlib.util.find_spec("devtools") is not None:
@@ -394,6 +401,43 @@ HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, mini
 # Days a chat turn keeps its text (message, system message, answer, event
 # payloads); older turns keep only their metadata (see hermes_ui/chat/retention.py).
 HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)
+
+# --- Notifications and webhooks (hermes_ui/notifications, hermes_ui/webhooks) ------
+# Django's own mail settings; without EMAIL_HOST mails are printed (console backend).
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0, minimum=0.5)
+DEFAULT_FROM_EMAIL = env_email("DEFAULT_FROM_EMAIL", "hermes-ui@localhost")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+else:
+    EMAIL_HOST = "localhost"
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+# Links in mails: the dashboard's address as people reach it.
+HERMES_UI_BASE_URL = env_url("HERMES_UI_BASE_URL", "http://127.0.0.1:8000")
+# Webhook deliveries: seconds one attempt may take; the first retry's delay (doubling,
+# with jitter); how long retries go on before a delivery fails (and a webhook failing
+# that long is disabled); hosts allowed although they are not public https addresses.
+HERMES_UI_WEBHOOK_TIMEOUT = env_float("HERMES_UI_WEBHOOK_TIMEOUT", 5.0, minimum=0.1)
+HERMES_UI_WEBHOOK_BACKOFF_SECONDS = env_float(
+    "HERMES_UI_WEBHOOK_BACKOFF_SECONDS", 30.0, minimum=0.01
+)
+HERMES_UI_WEBHOOK_GIVE_UP_SECONDS = env_int("HERMES_UI_WEBHOOK_GIVE_UP_SECONDS", 86400, minimum=1)
+HERMES_UI_WEBHOOK_ALLOW_HOSTS = env_list("HERMES_UI_WEBHOOK_ALLOW_HOSTS", [])
+# Seconds between probes of every endpoint by the task worker (0: off), which is
+# what sends endpoint.down / endpoint.up.
+HERMES_UI_ENDPOINT_WATCH_SECONDS = env_int("HERMES_UI_ENDPOINT_WATCH_SECONDS", 60, minimum=0)
+# Mail retries: the first retry's delay (doubling) and how many attempts in all.
+HERMES_UI_MAIL_BACKOFF_SECONDS = env_float("HERMES_UI_MAIL_BACKOFF_SECONDS", 60.0, minimum=0.01)
+HERMES_UI_MAIL_ATTEMPTS = env_int("HERMES_UI_MAIL_ATTEMPTS", 6, minimum=1, maximum=20)
+# The daily digest goes at this hour (UTC, 0-23) with what happened before it.
+HERMES_UI_DIGEST_HOUR = env_int("HERMES_UI_DIGEST_HOUR", 7, minimum=0, maximum=23)
+# How often the notification and webhook rounds run (digests, waiting queues,
+# deliveries a killed worker left behind).
+HERMES_UI_ROUND_SECONDS = env_float("HERMES_UI_ROUND_SECONDS", 60.0, minimum=0.2)
 
 # Every Hermes call's line (operation, endpoint, status, milliseconds) at INFO;
 # off, they are DEBUG. Failed calls are logged as WARNING either way.

@@ -28,6 +28,8 @@ FEATURES = (
     "sso",
     "api_tokens",
     "api",
+    "notifications",
+    "webhooks",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

@@ -19,7 +19,7 @@ import threading
 
 from django.db import close_old_connections, connections
 
-from hermes_ui.deletion import clock, events, execute, policy, review
+from hermes_ui.deletion import announce, clock, events, execute, policy, review
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.endpoints import Endpoint
@@ -84,6 +84,7 @@ def create(
             on_session()
     batch.skipped = sorted(skipped, key=lambda s: s["why"] != "delegate_of")
     batch.save(update_fields=["skipped"])
+    announce.batch_requested(batch)
     return batch
 
 
@@ -164,6 +165,7 @@ def decide(
             counts["failed"] += 1  # unreadable now: it stays pending for another try
         if on_member is not None:
             on_member(member)
+    announce.batch_decided(batch, user, decision == review.APPROVE, counts)
     return counts
 
 
@@ -218,3 +220,4 @@ def run(batch: DeletionBatch, user) -> None:
     finally:
         batch.finished_at = clock.now()
         batch.save(update_fields=["finished_at"])
+        announce.batch_executed(batch, user)

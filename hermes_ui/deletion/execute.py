@@ -22,7 +22,7 @@ import logging
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.idempotency import Result, mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.deletion import clock, erasure, events, leftovers, policy, review, verify
+from hermes_ui.deletion import announce, clock, erasure, events, leftovers, policy, review, verify
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
 from hermes_ui.hermes import HermesError, client_for
@@ -225,6 +225,7 @@ def _apply(request: DeletionRequest, user, result: Result) -> None:
         request.idempotency_key = mint_key()
         request.status_note = result.message + " Fix the cause, then execute again."
     request.save()
+    announce.executed(request, user)
 
 
 def check(request: DeletionRequest, user) -> str:
@@ -277,4 +278,5 @@ def _confirmed(request: DeletionRequest, user, client) -> str:
     leftovers.observe(request)
     request.save()
     events.record(user, request, "deletion_check", deleted=True)
+    announce.executed(request, user)
     return verify.GONE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from hermes_ui.deletion import clock, erasure, events, inventory, snapshot
+from hermes_ui.deletion import announce, clock, erasure, events, inventory, snapshot
 from hermes_ui.deletion.models import OPEN_STATUSES, DeletionRequest
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for
@@ -135,4 +135,6 @@ def create(
         cascade=request.cascade_ids,
         survivors=request.survivor_ids,
     )
+    if batch is None:  # a batch's members are announced once, by the batch
+        announce.requested(request)
     return request, True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.deletion import clock, events, policy, snapshot
+from hermes_ui.deletion import announce, clock, events, policy, snapshot
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.hermes import client_for
 from hermes_ui.hermes import errors as e
@@ -101,6 +101,7 @@ def decide(request: DeletionRequest, user, decision: str, rule: str, comment: st
         comment=comment,
         digest=request.snapshot.get("digest"),
     )
+    announce.decided(request, user)
 
 
 def withdraw(request: DeletionRequest, user) -> None:

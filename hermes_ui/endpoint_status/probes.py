@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from hermes_ui import events
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
@@ -114,7 +115,18 @@ def store(found: Probe) -> None:
     if found.key_accepted:
         # Without an answer from /v1/capabilities the previous one stands.
         values.update(features=found.features, operations=found.operations)
+    before = (
+        EndpointProbe.objects.filter(**found.endpoint.scope())
+        .values_list("reachable", flat=True)
+        .first()
+    )
     EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)
+    if before is not None and before != found.reachable:
+        events.emit(
+            events.ENDPOINT_UP if found.reachable else events.ENDPOINT_DOWN,
+            endpoint=found.endpoint.id,
+            ids={"endpoint": found.endpoint.id},
+        )
 
 
 def recent(endpoints: list[Endpoint]) -> list[Probe]:

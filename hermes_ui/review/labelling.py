@@ -12,6 +12,7 @@ from django import forms
 from django.db import transaction
 from django.utils import timezone
 
+from hermes_ui import events
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.endpoints import Endpoint
@@ -212,6 +213,7 @@ def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, own, *, co
             review.save(update_fields=["done", "completed_at", "updated_at"])
         elif own is not None:
             review.save(update_fields=["updated_at"])
+        item_was_open = item.state in items.OPEN
         state = items.finish(item, queue) if complete else item.state
         trail.record(
             user,
@@ -228,4 +230,20 @@ def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, own, *, co
                 "version": version.number,
             },
         )
+        if state == Item.COMPLETED and item_was_open:
+            _announce_completed(ep, user, queue, item)
     return review
+
+
+def _announce_completed(ep: Endpoint, user, queue: Queue, item: Item) -> None:
+    ids = {"queue_id": queue.pk, "item_id": item.pk, "session_id": item.session_id}
+    events.emit(events.REVIEW_ITEM_COMPLETED, endpoint=ep.id, actor=user, ids=ids)
+    if not queue.items.filter(state__in=items.OPEN).exists():
+        events.emit(
+            events.REVIEW_QUEUE_COMPLETED,
+            endpoint=ep.id,
+            actor=user,
+            users=[queue.owner_id] if queue.owner_id else [],
+            ids={"queue_id": queue.pk},
+            counts={"items": queue.items.count()},
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Count
 
+from hermes_ui import events
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.endpoints import Endpoint
@@ -54,6 +55,15 @@ def add(ep: Endpoint, user, session_id: str, message_id: int | None, body: str) 
         )
         Mention.objects.bulk_create([Mention(note=note, user=u) for u in mentioned])
         _audit(user, ADD, ep, note, length=len(body), count=len(mentioned))
+    if mentioned:
+        events.emit(
+            events.REVIEW_MENTIONED,
+            endpoint=ep.id,
+            actor=user,
+            users=mentioned,
+            ids={"note_id": note.pk, "session_id": session_id, "message_id": message_id},
+            counts={"mentioned": len(mentioned)},
+        )
     return note
 
 

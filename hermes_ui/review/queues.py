@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 
+from hermes_ui import events
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.endpoints import Endpoint
@@ -72,8 +73,10 @@ def save(user, ep: Endpoint, queue: Queue, data: dict, *, created: bool) -> Queu
         if created:
             queue.endpoint, queue.endpoint_fp = ep.id, ep.fingerprint
             queue.owner = user
+        before = set() if created else set(queue.assignees.values_list("pk", flat=True))
         queue.save()
         queue.assignees.set(data["assignees"])
+        added = [u.pk for u in data["assignees"] if u.pk not in before and u.pk != user.pk]
         trail.record(
             user,
             capability="review.queue_create" if created else "review.queue_edit",
@@ -85,6 +88,15 @@ def save(user, ep: Endpoint, queue: Queue, data: dict, *, created: bool) -> Queu
                 "any_reviewer": queue.any_reviewer,
                 "assignees": len(data["assignees"]),
             },
+        )
+    if added:
+        events.emit(
+            events.REVIEW_QUEUE_ASSIGNED,
+            endpoint=ep.id,
+            actor=user,
+            users=added,
+            ids={"queue_id": queue.pk},
+            counts={"assigned": len(added)},
         )
     return queue
 

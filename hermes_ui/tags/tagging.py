@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from hermes_ui import events
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
 from hermes_ui.endpoints import Endpoint
@@ -78,6 +79,14 @@ def change(ep: Endpoint, user, op: str, tag: Tag, ids: list[str]) -> Changed:
             outcome=Outcome.SUCCESS,
             session_id=ids[0] if len(ids) == 1 else "",
             evidence={"id": tag.pk, "count": len(changed), "sessions": changed, "op": op},
+        )
+    if op == ADD and changed:
+        events.emit(
+            events.SESSION_TAGGED,
+            endpoint=ep.id,
+            actor=user,
+            ids={"tag_id": tag.pk, "sessions": changed},
+            counts={"sessions": len(changed)},
         )
     return Changed(op, tag, changed, len(ids))
 

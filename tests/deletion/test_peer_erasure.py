@@ -9,6 +9,8 @@ before the deletion and must find the canary there, so a 0 afterwards means
 erased, not "never looked in the right place".
 """
 
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -51,9 +53,25 @@ def _table_hits(canary: str) -> list[str]:
     return hits
 
 
+_GREP = (
+    "import sys\n"
+    "needle = sys.argv[1].encode()\n"
+    "for path in sys.argv[2:]:\n"
+    "    with open(path, 'rb') as f:\n"
+    "        if needle in f.read():\n"
+    "            print(path)\n"
+)
+
+
 def _file_hits(canary: str, paths) -> list[str]:
-    needle = canary.encode()
-    return [str(p) for p in paths if p.is_file() and needle in p.read_bytes()]
+    """The files holding ``canary``, read by a child process: closing a file this process
+    opened on the database would drop its SQLite (POSIX) locks on it, and a task worker
+    sharing the database could then delete the -wal and -shm under its connections."""
+    files = [str(p) for p in paths if p.is_file()]
+    found = subprocess.run(
+        [sys.executable, "-c", _GREP, canary, *files], capture_output=True, text=True, check=True
+    )
+    return found.stdout.split()
 
 
 def _db_files() -> list[Path]:

@@ -129,6 +129,24 @@ def review_queue(view: str) -> Callable[[dict], str]:
     return url
 
 
+def webhook(view: str, delivery: bool = False) -> Callable[[dict], str]:
+    """A URL of a webhook (and of one of its deliveries), made on first use."""
+
+    def url(w) -> str:
+        from hermes_ui.webhooks import outbox
+        from hermes_ui.webhooks.models import Webhook
+
+        hook, _ = Webhook.objects.get_or_create(
+            url="https://hooks.example.org/matrix", defaults={"secret": "s", "events": []}
+        )
+        if not delivery:
+            return reverse(view, kwargs={"pk": hook.pk})
+        sent = hook.deliveries.first() or outbox.ping(hook)
+        return reverse(view, kwargs={"pk": hook.pk, "delivery": sent.pk})
+
+    return url
+
+
 # fmt: off
 MATRIX = [
     # -- foundation ---------------------------------------------------------------------
@@ -246,6 +264,19 @@ MATRIX = [
     Row("tag_list", "POST", lambda w: "/tags/", ADMIN, data={"name": "matrix", "colour": "red"}),
     Row("tag_edit", "POST", lambda w: f"/tags/{w['tag']}/", ADMIN, data={"name": "x"}),
     Row("tag_delete", "POST", lambda w: f"/tags/{w['tag']}/delete/", ADMIN),
+    Row("notification_preferences", "GET", lambda w: "/account/notifications/", ANY),
+    Row("notification_preferences", "POST", lambda w: "/account/notifications/", ANY,
+        data={"mentioned": "never"}),
+    Row("notification_mail", "GET", lambda w: "/notifications/mail/", ADMIN),
+    Row("webhook_list", "GET", lambda w: "/webhooks/", ADMIN),
+    Row("webhook_list", "POST", lambda w: "/webhooks/", ADMIN,
+        data={"url": "https://hooks.example.org/x", "events": ["endpoint.down"]}),
+    Row("webhook_detail", "GET", webhook("webhook_detail"), ADMIN),
+    Row("webhook_detail", "POST", webhook("webhook_detail"), ADMIN,
+        data={"url": "https://hooks.example.org/y", "events": ["endpoint.up"]}),
+    Row("webhook_ping", "POST", webhook("webhook_ping"), ADMIN),
+    Row("webhook_redeliver", "POST", webhook("webhook_redeliver", delivery=True), ADMIN),
+    Row("webhook_delete", "POST", webhook("webhook_delete"), ADMIN),
     Row("session_tags", "POST", lambda w: session_url("local", SID, "session_tags"), REVIEWER_UP,
         data={"op": "add", "tag": "0"}),
     Row("session_tags_q", "POST", lambda w: session_url("local", DOT, "session_tags"),

@@ -16,6 +16,7 @@ SUITES = (
     "usage",
     "review",
     "api",
+    "notify",
 )
 
 

@@ -1,0 +1,117 @@
+"""What happened that someone may want to hear about: one signal, sent by the features.
+
+Features (deletion, review, tags, endpoint status) call ``emit`` after their
+change is recorded; the packages that tell people (``notifications``: mail)
+and other tools (``webhooks``) ``listen`` from their ``AppConfig.ready()``,
+without any feature importing them. An event carries ids and counts only, never transcript text,
+note text, label values, titles or reasons: whoever receives it looks up what
+it may show.
+
+Receivers must be quick (enqueue a task, write a row) and must not hold up
+the action: ``emit`` never raises, a receiver's failure is logged by its
+class only. (Not a Django ``Signal``: its ``send_robust`` logs the
+exception's message, which could carry what a receiver was handling.)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+# Webhook-visible events (the names other tools subscribe to).
+DELETION_REQUESTED = "deletion.requested"
+DELETION_APPROVED = "deletion.approved"
+DELETION_REJECTED = "deletion.rejected"
+DELETION_EXECUTED = "deletion.executed"
+REVIEW_ITEM_COMPLETED = "review.item_completed"
+REVIEW_QUEUE_COMPLETED = "review.queue_completed"
+SESSION_TAGGED = "session.tagged"
+ENDPOINT_DOWN = "endpoint.down"
+ENDPOINT_UP = "endpoint.up"
+PUBLIC = (
+    DELETION_REQUESTED,
+    DELETION_APPROVED,
+    DELETION_REJECTED,
+    DELETION_EXECUTED,
+    REVIEW_ITEM_COMPLETED,
+    REVIEW_QUEUE_COMPLETED,
+    SESSION_TAGGED,
+    ENDPOINT_DOWN,
+    ENDPOINT_UP,
+)
+# Events only people are told about (by mail).
+REVIEW_MENTIONED = "review.mentioned"
+REVIEW_QUEUE_ASSIGNED = "review.queue_assigned"
+REVIEW_ITEMS_WAITING = "review.items_waiting"
+# Sent by the API tokens feature once it exists: a token of ``users[0]`` expires in 7 days.
+TOKEN_EXPIRING = "token.expiring"  # noqa: S105 (an event name, not a secret)
+# Sent by the webhooks package: a webhook failing for a day was disabled (admins are told).
+WEBHOOK_DISABLED = "webhook.disabled"
+ALL = (
+    *PUBLIC,
+    REVIEW_MENTIONED,
+    REVIEW_QUEUE_ASSIGNED,
+    REVIEW_ITEMS_WAITING,
+    TOKEN_EXPIRING,
+    WEBHOOK_DISABLED,
+)
+
+_receivers: dict[str, Callable[[Event], None]] = {}
+
+
+def listen(uid: str, receiver: Callable[[Event], None]) -> None:
+    """Call ``receiver(event)`` for every event; ``uid`` names it (listening twice is once)."""
+    _receivers[uid] = receiver
+
+
+def stop(uid: str) -> None:
+    _receivers.pop(uid, None)
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str
+    endpoint: str = ""  # endpoint id, "" when the event is about no endpoint
+    actor: int | None = None  # pk of the user who caused it (None: the dashboard itself)
+    users: tuple[int, ...] = ()  # pks of the people it is about (requester, mentioned, ...)
+    ids: dict = field(default_factory=dict)  # request_id, batch_id, session_id, queue_id, ...
+    counts: dict = field(default_factory=dict)
+
+
+def emit(
+    name: str,
+    *,
+    endpoint: str = "",
+    actor=None,
+    users=(),
+    ids: dict | None = None,
+    counts: dict | None = None,
+) -> Event:
+    """Tell every receiver; never raises. ``actor`` and ``users`` are users or pks."""
+    if name not in ALL:
+        raise ValueError(f"unknown event {name!r}")
+    event = Event(
+        name=name,
+        endpoint=endpoint,
+        actor=_pk(actor),
+        users=tuple(pk for pk in (_pk(u) for u in users) if pk is not None),
+        ids=dict(ids or {}),
+        counts=dict(counts or {}),
+    )
+    for uid, receiver in list(_receivers.items()):
+        try:
+            receiver(event)
+        except Exception as exc:
+            log.warning("event %s: receiver %s failed: %s", name, uid, type(exc).__name__)
+    return event
+
+
+def _pk(user) -> int | None:
+    if user is None:
+        return None
+    if isinstance(user, int):
+        return user
+    return getattr(user, "pk", None)

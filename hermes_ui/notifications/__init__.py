@@ -1,0 +1,1 @@
+"""E-mail notifications: the events that wait for someone, sent at once or in a daily digest."""

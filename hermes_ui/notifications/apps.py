@@ -1,0 +1,25 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class NotificationsConfig(AppConfig):
+    """E-mail notifications of the features' events, per person's preferences."""
+
+    name = "hermes_ui.notifications"
+    label = "notifications"
+    verbose_name = "Notifications"
+
+    def ready(self):
+        from hermes_ui import erasers, events
+        from hermes_ui.notifications import erase, receivers
+        from hermes_ui.notifications.models import Notice
+
+        events.listen("notifications", receivers.on_event)
+        post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")
+        erasers.register(
+            "notices",
+            "notifications waiting to be mailed",
+            erase.erase,
+            models=[Notice],
+            held=erase.held,
+        )

@@ -1,0 +1,1 @@
+"""Webhooks: signed JSON deliveries of the dashboard's events to other tools."""
