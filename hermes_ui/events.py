@@ -46,7 +46,8 @@ PUBLIC = (
 REVIEW_MENTIONED = "review.mentioned"
 REVIEW_QUEUE_ASSIGNED = "review.queue_assigned"
 REVIEW_ITEMS_WAITING = "review.items_waiting"
-# Sent by the API tokens feature once it exists: a token of ``users[0]`` expires in 7 days.
+# Sent by the API tokens feature (api_tokens/expiry.py): a token of ``users[0]`` expires
+# within 7 days.
 TOKEN_EXPIRING = "token.expiring"  # noqa: S105 (an event name, not a secret)
 # Sent by the webhooks package: a webhook failing for a day was disabled (admins are told).
 WEBHOOK_DISABLED = "webhook.disabled"

@@ -32,4 +32,5 @@ def start_rounds(**kwargs) -> bool:
     from hermes_ui.notifications import tasks
 
     digests = task_rounds.ensure(tasks.digest_round)
-    return task_rounds.ensure(tasks.waiting_round) and digests
+    tokens = task_rounds.ensure(tasks.token_round)
+    return task_rounds.ensure(tasks.waiting_round) and digests and tokens

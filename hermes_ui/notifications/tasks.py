@@ -42,3 +42,12 @@ def waiting_round() -> int:
 
     task_rounds.schedule(waiting_round, HOUR)
     return waiting.announce()
+
+
+@task()
+def token_round() -> int:
+    """Hourly: API tokens that expire within a week (each owner hears once per token)."""
+    from hermes_ui.api_tokens import expiry
+
+    task_rounds.schedule(token_round, HOUR)
+    return expiry.announce()

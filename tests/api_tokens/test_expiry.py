@@ -1,0 +1,38 @@
+"""A token that expires within a week: its owner is told once (``token.expiring``)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from hermes_ui import events
+from hermes_ui.api_tokens import expiry, tokens
+from hermes_ui.api_tokens.models import ApiToken
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def heard():
+    got: list[events.Event] = []
+    events.listen("test-token-expiry", got.append)
+    yield got
+    events.stop("test-token-expiry")
+
+
+def test_a_token_expiring_within_a_week_is_announced_once_to_its_owner(users, heard):
+    soon, _ = tokens.issue(users["reviewer"], "soon", days=3)
+    later, _ = tokens.issue(users["reviewer"], "later", days=30)
+    revoked, _ = tokens.issue(users["support"], "revoked", days=2)
+    tokens.revoke(revoked, users["admin"])
+    gone, _ = tokens.issue(users["admin"], "gone", days=1)
+    ApiToken.objects.filter(pk=gone.pk).update(expires_at=timezone.now() - timedelta(hours=1))
+
+    assert expiry.announce() == 1
+    assert [(e.name, e.users, e.ids) for e in heard] == [
+        (events.TOKEN_EXPIRING, (users["reviewer"].pk,), {"token_id": soon.pk})
+    ]
+    assert expiry.announce() == 0 and len(heard) == 1  # once per token
+    # A week later the other one is due too.
+    assert expiry.announce(timezone.now() + timedelta(days=24)) == 1
+    assert heard[-1].ids == {"token_id": later.pk}
