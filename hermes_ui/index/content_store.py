@@ -24,7 +24,7 @@ from django.utils import timezone
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
-from hermes_ui.index import content
+from hermes_ui.index import content, stopping
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 
 WORKERS = 4  # session_messages calls in flight during a build
@@ -107,7 +107,7 @@ def read(
                     report.messages += _write(ep, batch, written)
                     batch = []
                     progress(report.reads, len(todo))
-        except HermesError:
+        except (HermesError, stopping.SyncStopped):
             for future in running:
                 future.cancel()
             report.messages += _write(ep, batch, written)

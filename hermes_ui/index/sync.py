@@ -53,7 +53,7 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
-from hermes_ui.index import content_store, missing_parents, store, touched
+from hermes_ui.index import content_store, missing_parents, stopping, store, touched
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
@@ -86,6 +86,9 @@ class Report:
     seconds: float = 0.0
     skipped: str = ""
     error_code: str = ""
+    # A sync asked to stop (SIGTERM, Ctrl-C): the phase, list calls and rows it
+    # had reached, so the freshness line and the log can say where it stopped.
+    stopped_at: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -109,6 +112,12 @@ class Report:
             text += (
                 f"; transcripts: {self.content_reads} read, {self.content_messages} "
                 f"messages written, {self.content_dropped} dropped"
+            )
+        if self.stopped_at:
+            where = self.stopped_at
+            return text + (
+                f"; stopped on request in phase {where.get('phase', '?')} after "
+                f"{where.get('pages', 0)} list calls; the lease is released"
             )
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
 
@@ -138,6 +147,15 @@ def sync(
     except HermesError as error:
         report.error_code = error.code
         log.warning("index sync endpoint=%s stopped code=%s", endpoint.id, error.code)
+    except stopping.SyncStopped:
+        report.error_code = "stopped"
+        report.stopped_at = dict(run.last_progress)
+        log.warning(
+            "index sync endpoint=%s stopped on request in phase %s after %d list calls",
+            endpoint.id,
+            run.last_progress.get("phase", "?"),
+            report.list_calls,
+        )
     except LeaseLost:
         report.error_code = "lease_lost"
         log.warning("index sync endpoint=%s lost its lease to another process", endpoint.id)
@@ -202,6 +220,7 @@ class _Run:
         # The lease this run holds: every write of the state row is fenced by it, so
         # a run that stalled past LEASE and lost it to another process writes nothing.
         self.lease = state.running_since
+        self.last_progress: dict = {"phase": "starting", "pages": 0, "rows": 0}
 
     def execute(self) -> None:
         full = self.report.full
@@ -379,6 +398,7 @@ class _Run:
     # -- bookkeeping ---------------------------------------------------------
 
     def _progress(self, phase: str, **extra) -> None:
+        stopping.check()
         progress = {
             "phase": phase,
             "pages": self.report.list_calls,
@@ -393,6 +413,7 @@ class _Run:
         if not held:
             raise LeaseLost
         self.lease = now
+        self.last_progress = progress
         if self.on_progress is not None:
             self.on_progress(progress)
 
