@@ -3,7 +3,8 @@
 ``SlowLists(upstream)`` listens on a free loopback port and relays every
 request to ``upstream`` (the real peer) byte for byte, except that a list
 call (``GET /api/sessions``) first waits ``list_delay`` seconds, which the
-test may change while a sync runs. ``calls`` records when each list call
+test may change while a sync runs, or ``list_delay(n)`` seconds for the
+n-th list call (from 1) when it is a function. ``calls`` records when each list call
 arrived and how long it took, so a test can read the pauses between them.
 """
 
@@ -35,7 +36,8 @@ class SlowLists:
                 arrived = time.monotonic()
                 listing = self.command == "GET" and urlsplit(self.path).path == "/api/sessions"
                 if listing:
-                    time.sleep(relay.list_delay)
+                    delay = relay.list_delay
+                    time.sleep(delay(len(relay.calls) + 1) if callable(delay) else delay)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 headers = {

@@ -11,6 +11,7 @@ from django.utils import timezone
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
+from hermes_ui.index.pacing import pace_text
 from hermes_ui.index.queries import present
 from hermes_ui.index.sync import PAGE
 
@@ -51,6 +52,14 @@ class Freshness:
     # and when the fresh index started (None: it starts with the next sync).
     replaced_url: str = ""
     replaced_at: datetime | None = None
+    last_pace: dict = field(default_factory=dict)  # the last finished sync's (``pacing``)
+
+    @property
+    def pace_text(self) -> str:
+        """How fast the running sync calls Hermes, or how fast the last one did."""
+        if self.running:
+            return pace_text(self.progress.get("pace"), running=True)
+        return pace_text(self.last_pace, running=False)
 
     @property
     def age(self) -> str:
@@ -95,4 +104,5 @@ def of(endpoint: Endpoint) -> Freshness:
         total=present(endpoint).count(),
         replaced_url=state.replaced_url,
         replaced_at=state.replaced_at,
+        last_pace=(state.last_report or {}).get("pace") or {},
     )

@@ -57,6 +57,7 @@ from hermes_ui.index import content_store, missing_parents, stopping, store, tou
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.index.pacing import PacedClient, Pacer
 from hermes_ui.index.sync_state import due_full, state_for
 
 log = logging.getLogger("hermes_ui.index")
@@ -89,6 +90,7 @@ class Report:
     # A sync asked to stop (SIGTERM, Ctrl-C): the phase, list calls and rows it
     # had reached, so the freshness line and the log can say where it stopped.
     stopped_at: dict = field(default_factory=dict)
+    pace: dict = field(default_factory=dict)  # the list calls' pace (``pacing``)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -210,7 +212,9 @@ class _Run:
     def __init__(self, endpoint: Endpoint, state: IndexSyncState, report: Report, on_progress=None):
         self.endpoint, self.state, self.report = endpoint, state, report
         self.on_progress = on_progress
-        self.client = client_for(endpoint)
+        # One list call at a time, paced by Hermes' latency (``pacing``).
+        self.pacer = Pacer.from_settings()
+        self.client = PacedClient(client_for(endpoint), self.pacer)
         self.gen = state.generation + 1
         self.seen: set[str] = set()
         self.changed_pages = 0
@@ -404,6 +408,7 @@ class _Run:
             "pages": self.report.list_calls,
             "rows": self.report.rows_seen,
             "full": self.report.full,
+            "pace": self.pacer.as_dict(),
             **extra,
         }
         now = timezone.now()
@@ -420,6 +425,7 @@ class _Run:
     def finish(self) -> None:
         now = timezone.now()
         report = self.report
+        report.pace = self.pacer.as_dict()
         update = {"running_since": None, "progress": {}, "last_report": report.as_dict()}
         if report.counts.any:
             update["generation"] = Greatest("generation", Value(self.gen))
