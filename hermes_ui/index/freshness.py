@@ -76,10 +76,10 @@ class Freshness:
 
     @property
     def expected_calls(self) -> int | None:
-        """About how many list calls a sweep takes (both lists), when known."""
+        """About how many list calls a sweep takes (one list or both), when known."""
         if not self.total:
             return None
-        return 2 * max(1, math.ceil(self.total / PAGE))
+        return self.progress.get("lists", 2) * max(1, math.ceil(self.total / PAGE))
 
 
 def of(endpoint: Endpoint) -> Freshness:

@@ -53,7 +53,7 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
-from hermes_ui.index import content_store, missing_parents, stopping, store, touched
+from hermes_ui.index import content_store, missing_parents, stopping, store, sweeps, touched
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
@@ -91,6 +91,10 @@ class Report:
     # had reached, so the freshness line and the log can say where it stopped.
     stopped_at: dict = field(default_factory=dict)
     pace: dict = field(default_factory=dict)  # the list calls' pace (``pacing``)
+    # A sweep: rows whose default-list visibility followed from the administrative
+    # list, rows that needed the default list, and (when it was read to the end)
+    # derived rows it contradicted (``sweeps``).
+    derived: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -225,12 +229,22 @@ class _Run:
         # a run that stalled past LEASE and lost it to another process writes nothing.
         self.lease = state.running_since
         self.last_progress: dict = {"phase": "starting", "pages": 0, "rows": 0}
+        # A sweep reads the default list to the end only when it confirms (``sweeps``).
+        self.confirm = sweeps.confirms(state)
+        self.derivation = sweeps.Derivation()
+        self.certain: set[str] = set()
+        self.as_itself: set[str] = set()
 
     def execute(self) -> None:
         full = self.report.full
         self._page_children()
-        if full or self.report.counts.any:
-            self._page_default()
+        if full and self.confirm:
+            self._page_default(to_the_end=True)
+            self.derivation.disagreed = len(self.certain - self.as_itself)
+        elif self.report.counts.any:
+            self._page_default(to_the_end=False)
+        if full:
+            self.report.derived = self.derivation.as_dict()
         if not full:
             self._refresh(self.pending.session_ids)
         else:
@@ -272,13 +286,26 @@ class _Run:
             self.report.duplicates += page.duplicates
             self.report.rows_seen += len(page.rows)
             counts = store.upsert(self.endpoint, page.rows, self.gen, listed=True)
+            if self.report.full:
+                self._derive_visibility(page.rows, counts)
             self.report.counts.add(counts)
             if counts.any:
                 self.changed_pages += 1
             elif not self.report.full:
                 return  # everything below is older and was unchanged last time too
 
-    def _page_default(self) -> None:
+    def _derive_visibility(self, rows: list[dict], counts: store.Counts) -> None:
+        """Certain rows are listed as themselves; a sweep that does not read the default
+        list to the end marks them so from the administrative list alone."""
+        certain = {row["id"] for row in rows if sweeps.certain(row)}
+        self.certain |= certain
+        self.derivation.certain += len(certain)
+        self.derivation.uncertain += len(rows) - len(certain)
+        if not self.confirm and certain:
+            shown = {sid: sid for sid in certain}
+            counts.visibility += store.set_visible(self.endpoint, shown, {}, self.gen)
+
+    def _page_default(self, *, to_the_end: bool) -> None:
         seen_visible: set[str] = set()
         pages = self._pages("default list", include_children=False)
         for number, page in enumerate(pages, start=1):
@@ -289,12 +316,14 @@ class _Run:
                 shown[visible_id] = row["id"]
                 if visible_id != row["id"]:
                     tips[row["id"]] = visible_id
+                else:
+                    self.as_itself.add(row["id"])
             seen_visible.update(shown)
             changed = store.set_visible(self.endpoint, shown, tips, self.gen)
             self.report.counts.visibility += changed
-            if not self.report.full and not changed and number >= self.changed_pages:
+            if not to_the_end and not changed and number >= self.changed_pages:
                 return
-        if self.report.full:
+        if to_the_end:
             self.report.counts.visibility += store.hide_unseen(
                 self.endpoint, seen_visible, self.gen
             )
@@ -409,6 +438,7 @@ class _Run:
             "rows": self.report.rows_seen,
             "full": self.report.full,
             "pace": self.pacer.as_dict(),
+            "lists": 2 if self.report.full and self.confirm else 1,
             **extra,
         }
         now = timezone.now()
@@ -426,7 +456,11 @@ class _Run:
         now = timezone.now()
         report = self.report
         report.pace = self.pacer.as_dict()
-        update = {"running_since": None, "progress": {}, "last_report": report.as_dict()}
+        # The last completed sweep's duration outlives the incremental reports after
+        # it: the next sweep is not due before several times that (``sweeps``).
+        last_full = report.seconds if report.full and self.completed else None
+        kept = {"full_seconds": last_full or sweeps.full_seconds(self.state)}
+        update = {"running_since": None, "progress": {}, "last_report": report.as_dict() | kept}
         if report.counts.any:
             update["generation"] = Greatest("generation", Value(self.gen))
         if self.completed:

@@ -121,7 +121,10 @@ def test_a_sweep_becomes_due_after_its_interval(empty_hermes, mock_endpoint, set
     seed_lineage(empty_hermes)
     sync.sync(mock_endpoint, full=True)
     empty_hermes.delete("par")
-    settings.HERMES_INDEX_FULL_SWEEP_SECONDS = 0
+    settings.HERMES_INDEX_FULL_SWEEP_SECONDS = 30
+    assert sync.sync(mock_endpoint).full is False  # not due yet
+    ago = timezone.now() - timedelta(seconds=31)
+    IndexSyncState.objects.filter(endpoint="local").update(last_full_at=ago)
     assert sync.sync(mock_endpoint).full is True
     assert indexed("par").vanished_at is not None
 
