@@ -77,6 +77,8 @@ class Freshness:
     @property
     def expected_calls(self) -> int | None:
         """About how many list calls a sweep takes (one list or both), when known."""
+        if self.progress.get("expected"):
+            return self.progress["expected"]
         if not self.total:
             return None
         return self.progress.get("lists", 2) * max(1, math.ceil(self.total / PAGE))

@@ -234,6 +234,14 @@ class _Run:
         self.derivation = sweeps.Derivation()
         self.certain: set[str] = set()
         self.as_itself: set[str] = set()
+        # For the estimate a page shows: how many rows the index had (0 on a first index,
+        # whose size Hermes does not say until its list ends).
+        self.started = time.monotonic()
+        self.known_total = (
+            IndexedSession.objects.filter(**endpoint.scope(), vanished_at__isnull=True).count()
+            if report.full
+            else 0
+        )
 
     def execute(self) -> None:
         full = self.report.full
@@ -439,6 +447,7 @@ class _Run:
             "full": self.report.full,
             "pace": self.pacer.as_dict(),
             "lists": 2 if self.report.full and self.confirm else 1,
+            **self._estimate(),
             **extra,
         }
         now = timezone.now()
@@ -451,6 +460,18 @@ class _Run:
         self.last_progress = progress
         if self.on_progress is not None:
             self.on_progress(progress)
+
+    def _estimate(self) -> dict:
+        """A sweep of a known index: list calls expected and seconds left, roughly."""
+        if not self.report.full or not self.known_total:
+            return {}
+        lists = 2 if self.confirm else 1
+        expected = lists * max(1, -(-self.known_total // PAGE))
+        done = self.report.list_calls
+        if not done or done >= expected:
+            return {"expected": expected}
+        per_call = (time.monotonic() - self.started) / done
+        return {"expected": expected, "eta": round((expected - done) * per_call)}
 
     def finish(self) -> None:
         now = timezone.now()
