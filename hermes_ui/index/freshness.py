@@ -9,6 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.index import counts
 from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.index.pacing import pace_text
@@ -53,6 +54,7 @@ class Freshness:
     replaced_url: str = ""
     replaced_at: datetime | None = None
     last_pace: dict = field(default_factory=dict)  # the last finished sync's (``pacing``)
+    version: str | None = None  # of the sync state, for cached counts (``counts``)
 
     @property
     def pace_text(self) -> str:
@@ -94,6 +96,7 @@ def of(endpoint: Endpoint) -> Freshness:
             return Freshness(endpoint_id)
         return Freshness(endpoint_id, replaced_url=older.base_url or "(not recorded)")
     running = state.running_since is not None and timezone.now() - state.running_since < LEASE
+    at = counts.version(state)
     return Freshness(
         endpoint_id,
         indexed_at=state.last_sync_at,
@@ -103,8 +106,9 @@ def of(endpoint: Endpoint) -> Freshness:
         progress=state.progress or {},
         error_code=state.last_error_code,
         generation=state.generation,
-        total=present(endpoint).count(),
+        total=counts.cached(endpoint, "present", at, present(endpoint).count),
         replaced_url=state.replaced_url,
         replaced_at=state.replaced_at,
         last_pace=(state.last_report or {}).get("pace") or {},
+        version=at,
     )
