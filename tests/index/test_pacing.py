@@ -1,5 +1,7 @@
 """A sync paces its list calls by Hermes' latency: pauses grow when Hermes slows, shrink after."""
 
+from pathlib import Path
+
 import pytest
 
 from hermes_ui.index import stopping, sync
@@ -110,6 +112,7 @@ def test_a_bad_pace_setting_stops_start_up_naming_it(tmp_path, name, value):
     done = subprocess.run(
         [sys.executable, "-c", "import hermes_ui.settings"],
         env=env,
+        cwd=Path(__file__).resolve().parents[2],
         capture_output=True,
         text=True,
         timeout=60,
