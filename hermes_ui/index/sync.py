@@ -7,8 +7,11 @@ parents Hermes does not know ``missing_parents``. Their public names stay
 importable from this module.
 
 A *full sweep* pages the whole administrative list (``include_children=true``,
-200 rows a call, the most the provider returns) and the whole default list
-(for visibility), de-duplicates by id, and treats every indexed row it did
+200 rows a call, the most the provider returns), and the whole default list
+(for visibility) only on the first and every 4th sweep: in between, the
+visibility of most rows is derived from the administrative list (``sweeps``).
+Its list calls go one at a time, paced by Hermes' latency (``pacing``), and
+a SIGTERM or Ctrl-C stops it cleanly (``stopping``). It de-duplicates by id, and treats every indexed row it did
 not see as possibly deleted: each is confirmed with ``session_get`` before it
 is marked vanished, because offset paging over a moving activity order can
 skip a row that moved while the sweep ran.
@@ -30,7 +33,8 @@ something changed, for as many pages as the changes reached.
 The trade-off, stated plainly: a change that does not touch activity (a
 rename or close from another client, a deletion elsewhere, a parent's close
 reason) sits below unchanged rows and waits for the next full sweep
-(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default). Changes the
+(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default, and never before
+4 times the last sweep's duration: ``sweeps``). Changes the
 dashboard made itself are picked up at once from its audit trail and fork
 records (see ``touched``). At 10,000 sessions a sweep is about a hundred
 list calls of ~220 ms each, which is why it is periodic and not per refresh.
