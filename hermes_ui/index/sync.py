@@ -11,10 +11,11 @@ A *full sweep* pages the whole administrative list (``include_children=true``,
 (for visibility) only on the first and every 4th sweep: in between, the
 visibility of most rows is derived from the administrative list (``sweeps``).
 Its list calls go one at a time, paced by Hermes' latency (``pacing``), and
-a SIGTERM or Ctrl-C stops it cleanly (``stopping``). It de-duplicates by id, and treats every indexed row it did
-not see as possibly deleted: each is confirmed with ``session_get`` before it
-is marked vanished, because offset paging over a moving activity order can
-skip a row that moved while the sweep ran.
+a SIGTERM or Ctrl-C stops it cleanly (``stopping``). It de-duplicates by id,
+and treats every indexed row it did not see as possibly deleted: each is
+confirmed with ``session_get`` before it is marked vanished, because offset
+paging over a moving activity order can skip a row that moved while the
+sweep ran.
 
 A sweep that cannot find more than half of the indexed rows does not confirm
 them one GET at a time (300 a sweep: hours for a large index): the index
