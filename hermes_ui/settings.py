@@ -374,6 +374,14 @@ HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10
 # refresher only starts under the real ASGI server, not in tests or commands).
 HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
 HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
+# How hard a sync may press on Hermes (hermes_ui/index/pacing.py, docs/scale.md):
+# list calls slower than the target make it pause between calls, pauses start at
+# (and shrink by) the minimum, and a sweep stretches at most this many times.
+HERMES_INDEX_PACE_TARGET_MS = env_int("HERMES_INDEX_PACE_TARGET_MS", 50, minimum=1)
+HERMES_INDEX_PACE_MIN_PAUSE_MS = env_int("HERMES_INDEX_PACE_MIN_PAUSE_MS", 250, minimum=1)
+HERMES_INDEX_PACE_MAX_STRETCH = env_int(
+    "HERMES_INDEX_PACE_MAX_STRETCH", 20, minimum=1, maximum=1000
+)
 # The content index (transcript search, see hermes_ui/index/content.py): off keeps
 # no message text at all; reasoning is indexed only on request; tool results
 # are cut to this many characters per message.

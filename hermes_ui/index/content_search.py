@@ -31,7 +31,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from hermes_ui.endpoints import Endpoint
-from hermes_ui.index import content, facets, snippets
+from hermes_ui.index import content, facets, snippets, window_rank
 from hermes_ui.index.content_store import FTS_TABLE
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 from hermes_ui.index.queries import api_row, present
@@ -162,8 +162,10 @@ def _ranked(where: str) -> str:
             f"JOIN {TABLE} m ON m.id = h.id CROSS JOIN to_tsquery('simple', %s) q "
             "ORDER BY m.id DESC"
         )
+    # No ``bm25()`` here: it walks the phrase's whole doclist (``window_rank``).
     return (
-        f"SELECT m.id, bm25({FTS_TABLE}), m.session_id, m.message_id, m.role, m.timestamp "  # noqa: S608
+        f"SELECT m.id, substr(m.text, 1, {window_rank.CHARS}), m.session_id, m.message_id, "  # noqa: S608
+        "m.role, m.timestamp "
         f"FROM {FTS_TABLE} CROSS JOIN {TABLE} m ON m.id = {FTS_TABLE}.rowid "
         f"WHERE {FTS_TABLE} MATCH %s AND {where} ORDER BY {FTS_TABLE}.rowid DESC LIMIT %s"
     )
@@ -185,7 +187,12 @@ def search(
         cursor.execute(_ranked(where), args)
         hits = cursor.fetchall()
     capped = len(hits) > WINDOW
-    hits = sorted(hits[:WINDOW], key=lambda h: (float(h[1]), h[3], h[0]))
+    hits = hits[:WINDOW]
+    if connection.vendor != "postgresql":
+        # SQLite gave the window's texts: rank them here (``window_rank``).
+        ranks = window_rank.scores([h[1] for h in hits], query)
+        hits = [(h[0], rank, *h[2:]) for h, rank in zip(hits, ranks, strict=True)]
+    hits = sorted(hits, key=lambda h: (float(h[1]), h[3], h[0]))
     groups: dict[str, Result] = {}
     for pk, score, sid, message_id, role, stamp in hits:
         result = groups.get(sid)

@@ -24,7 +24,7 @@ from django.utils import timezone
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
-from hermes_ui.index import content
+from hermes_ui.index import content, counts, stopping
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 
 WORKERS = 4  # session_messages calls in flight during a build
@@ -107,7 +107,7 @@ def read(
                     report.messages += _write(ep, batch, written)
                     batch = []
                     progress(report.reads, len(todo))
-        except HermesError:
+        except (HermesError, stopping.SyncStopped):
             for future in running:
                 future.cancel()
             report.messages += _write(ep, batch, written)
@@ -229,7 +229,9 @@ def compact() -> None:
         cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('optimize')")  # noqa: S608
 
 
-def completeness(ep: Endpoint, total: int | None = None) -> tuple[int, int]:
+def completeness(
+    ep: Endpoint, total: int | None = None, version: str | None = None
+) -> tuple[int, int]:
     """(sessions whose transcript is indexed, sessions indexed); ``total`` when the
     caller has already counted the present sessions.
 
@@ -237,14 +239,18 @@ def completeness(ep: Endpoint, total: int | None = None) -> tuple[int, int]:
     indexes, rather than by matching every record to a present session (20 ms
     at 10,000 sessions, on every search): a record of a session the index no
     longer holds at all cannot outlive it, as ``prune`` and deletion's erasure
-    drop both together.
+    drop both together. ``version``: the sync state's, to cache the count (``counts``).
     """
     present = IndexedSession.objects.filter(**ep.scope(), vanished_at__isnull=True)
     if total is None:
         total = present.count()
     vanished = IndexedSession.objects.filter(**ep.scope(), vanished_at__isnull=False)
     read = ContentSession.objects.filter(**ep.scope())
-    done = read.count() - read.filter(session_id__in=vanished.values("session_id")).count()
+
+    def done_count() -> int:
+        return read.count() - read.filter(session_id__in=vanished.values("session_id")).count()
+
+    done = counts.cached(ep, "content-done", version, done_count)
     return max(0, min(done, total)), total
 
 

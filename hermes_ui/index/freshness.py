@@ -9,8 +9,10 @@ from datetime import datetime
 from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.index import counts
 from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
+from hermes_ui.index.pacing import pace_text
 from hermes_ui.index.queries import present
 from hermes_ui.index.sync import PAGE
 
@@ -51,6 +53,15 @@ class Freshness:
     # and when the fresh index started (None: it starts with the next sync).
     replaced_url: str = ""
     replaced_at: datetime | None = None
+    last_pace: dict = field(default_factory=dict)  # the last finished sync's (``pacing``)
+    version: str | None = None  # of the sync state, for cached counts (``counts``)
+
+    @property
+    def pace_text(self) -> str:
+        """How fast the running sync calls Hermes, or how fast the last one did."""
+        if self.running:
+            return pace_text(self.progress.get("pace"), running=True)
+        return pace_text(self.last_pace, running=False)
 
     @property
     def age(self) -> str:
@@ -67,10 +78,12 @@ class Freshness:
 
     @property
     def expected_calls(self) -> int | None:
-        """About how many list calls a sweep takes (both lists), when known."""
+        """About how many list calls a sweep takes (one list or both), when known."""
+        if self.progress.get("expected"):
+            return self.progress["expected"]
         if not self.total:
             return None
-        return 2 * max(1, math.ceil(self.total / PAGE))
+        return self.progress.get("lists", 2) * max(1, math.ceil(self.total / PAGE))
 
 
 def of(endpoint: Endpoint) -> Freshness:
@@ -83,6 +96,7 @@ def of(endpoint: Endpoint) -> Freshness:
             return Freshness(endpoint_id)
         return Freshness(endpoint_id, replaced_url=older.base_url or "(not recorded)")
     running = state.running_since is not None and timezone.now() - state.running_since < LEASE
+    at = counts.version(state)
     return Freshness(
         endpoint_id,
         indexed_at=state.last_sync_at,
@@ -92,7 +106,9 @@ def of(endpoint: Endpoint) -> Freshness:
         progress=state.progress or {},
         error_code=state.last_error_code,
         generation=state.generation,
-        total=present(endpoint).count(),
+        total=counts.cached(endpoint, "present", at, present(endpoint).count),
         replaced_url=state.replaced_url,
         replaced_at=state.replaced_at,
+        last_pace=(state.last_report or {}).get("pace") or {},
+        version=at,
     )

@@ -57,7 +57,7 @@ def transcript_hits(ep, query: Query, paging: Paging, params: dict, fresh, user)
         ep, query, after=params["cafter"], limit=CONTENT_PAGE_SIZE, user=user
     )
     content_search.link(ep, found)
-    done, total = content_store.completeness(ep, total=fresh.total)
+    done, total = content_store.completeness(ep, total=fresh.total, version=fresh.version)
     return {
         "found": found,
         "content_done": done,

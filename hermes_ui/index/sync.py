@@ -7,11 +7,15 @@ parents Hermes does not know ``missing_parents``. Their public names stay
 importable from this module.
 
 A *full sweep* pages the whole administrative list (``include_children=true``,
-200 rows a call, the most the provider returns) and the whole default list
-(for visibility), de-duplicates by id, and treats every indexed row it did
-not see as possibly deleted: each is confirmed with ``session_get`` before it
-is marked vanished, because offset paging over a moving activity order can
-skip a row that moved while the sweep ran.
+200 rows a call, the most the provider returns), and the whole default list
+(for visibility) only on the first and every 4th sweep: in between, the
+visibility of most rows is derived from the administrative list (``sweeps``).
+Its list calls go one at a time, paced by Hermes' latency (``pacing``), and
+a SIGTERM or Ctrl-C stops it cleanly (``stopping``). It de-duplicates by id,
+and treats every indexed row it did not see as possibly deleted: each is
+confirmed with ``session_get`` before it is marked vanished, because offset
+paging over a moving activity order can skip a row that moved while the
+sweep ran.
 
 A sweep that cannot find more than half of the indexed rows does not confirm
 them one GET at a time (300 a sweep: hours for a large index): the index
@@ -30,7 +34,8 @@ something changed, for as many pages as the changes reached.
 The trade-off, stated plainly: a change that does not touch activity (a
 rename or close from another client, a deletion elsewhere, a parent's close
 reason) sits below unchanged rows and waits for the next full sweep
-(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default). Changes the
+(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default, and never before
+4 times the last sweep's duration: ``sweeps``). Changes the
 dashboard made itself are picked up at once from its audit trail and fork
 records (see ``touched``). At 10,000 sessions a sweep is about a hundred
 list calls of ~220 ms each, which is why it is periodic and not per refresh.
@@ -53,10 +58,11 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
-from hermes_ui.index import content_store, missing_parents, store, touched
+from hermes_ui.index import content_store, missing_parents, stopping, store, sweeps, touched
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.index.pacing import PacedClient, Pacer
 from hermes_ui.index.sync_state import due_full, state_for
 
 log = logging.getLogger("hermes_ui.index")
@@ -86,6 +92,14 @@ class Report:
     seconds: float = 0.0
     skipped: str = ""
     error_code: str = ""
+    # A sync asked to stop (SIGTERM, Ctrl-C): the phase, list calls and rows it
+    # had reached, so the freshness line and the log can say where it stopped.
+    stopped_at: dict = field(default_factory=dict)
+    pace: dict = field(default_factory=dict)  # the list calls' pace (``pacing``)
+    # A sweep: rows whose default-list visibility followed from the administrative
+    # list, rows that needed the default list, and (when it was read to the end)
+    # derived rows it contradicted (``sweeps``).
+    derived: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -109,6 +123,12 @@ class Report:
             text += (
                 f"; transcripts: {self.content_reads} read, {self.content_messages} "
                 f"messages written, {self.content_dropped} dropped"
+            )
+        if self.stopped_at:
+            where = self.stopped_at
+            return text + (
+                f"; stopped on request in phase {where.get('phase', '?')} after "
+                f"{where.get('pages', 0)} list calls; the lease is released"
             )
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
 
@@ -138,6 +158,15 @@ def sync(
     except HermesError as error:
         report.error_code = error.code
         log.warning("index sync endpoint=%s stopped code=%s", endpoint.id, error.code)
+    except stopping.SyncStopped:
+        report.error_code = "stopped"
+        report.stopped_at = dict(run.last_progress)
+        log.warning(
+            "index sync endpoint=%s stopped on request in phase %s after %d list calls",
+            endpoint.id,
+            run.last_progress.get("phase", "?"),
+            report.list_calls,
+        )
     except LeaseLost:
         report.error_code = "lease_lost"
         log.warning("index sync endpoint=%s lost its lease to another process", endpoint.id)
@@ -192,7 +221,9 @@ class _Run:
     def __init__(self, endpoint: Endpoint, state: IndexSyncState, report: Report, on_progress=None):
         self.endpoint, self.state, self.report = endpoint, state, report
         self.on_progress = on_progress
-        self.client = client_for(endpoint)
+        # One list call at a time, paced by Hermes' latency (``pacing``).
+        self.pacer = Pacer.from_settings()
+        self.client = PacedClient(client_for(endpoint), self.pacer)
         self.gen = state.generation + 1
         self.seen: set[str] = set()
         self.changed_pages = 0
@@ -202,12 +233,31 @@ class _Run:
         # The lease this run holds: every write of the state row is fenced by it, so
         # a run that stalled past LEASE and lost it to another process writes nothing.
         self.lease = state.running_since
+        self.last_progress: dict = {"phase": "starting", "pages": 0, "rows": 0}
+        # A sweep reads the default list to the end only when it confirms (``sweeps``).
+        self.confirm = sweeps.confirms(state)
+        self.derivation = sweeps.Derivation()
+        self.certain: set[str] = set()
+        self.as_itself: set[str] = set()
+        # For the estimate a page shows: how many rows the index had (0 on a first index,
+        # whose size Hermes does not say until its list ends).
+        self.started = time.monotonic()
+        self.known_total = (
+            IndexedSession.objects.filter(**endpoint.scope(), vanished_at__isnull=True).count()
+            if report.full
+            else 0
+        )
 
     def execute(self) -> None:
         full = self.report.full
         self._page_children()
-        if full or self.report.counts.any:
-            self._page_default()
+        if full and self.confirm:
+            self._page_default(to_the_end=True)
+            self.derivation.disagreed = len(self.certain - self.as_itself)
+        elif self.report.counts.any:
+            self._page_default(to_the_end=False)
+        if full:
+            self.report.derived = self.derivation.as_dict()
         if not full:
             self._refresh(self.pending.session_ids)
         else:
@@ -249,13 +299,26 @@ class _Run:
             self.report.duplicates += page.duplicates
             self.report.rows_seen += len(page.rows)
             counts = store.upsert(self.endpoint, page.rows, self.gen, listed=True)
+            if self.report.full:
+                self._derive_visibility(page.rows, counts)
             self.report.counts.add(counts)
             if counts.any:
                 self.changed_pages += 1
             elif not self.report.full:
                 return  # everything below is older and was unchanged last time too
 
-    def _page_default(self) -> None:
+    def _derive_visibility(self, rows: list[dict], counts: store.Counts) -> None:
+        """Certain rows are listed as themselves; a sweep that does not read the default
+        list to the end marks them so from the administrative list alone."""
+        certain = {row["id"] for row in rows if sweeps.certain(row)}
+        self.certain |= certain
+        self.derivation.certain += len(certain)
+        self.derivation.uncertain += len(rows) - len(certain)
+        if not self.confirm and certain:
+            shown = {sid: sid for sid in certain}
+            counts.visibility += store.set_visible(self.endpoint, shown, {}, self.gen)
+
+    def _page_default(self, *, to_the_end: bool) -> None:
         seen_visible: set[str] = set()
         pages = self._pages("default list", include_children=False)
         for number, page in enumerate(pages, start=1):
@@ -266,12 +329,14 @@ class _Run:
                 shown[visible_id] = row["id"]
                 if visible_id != row["id"]:
                     tips[row["id"]] = visible_id
+                else:
+                    self.as_itself.add(row["id"])
             seen_visible.update(shown)
             changed = store.set_visible(self.endpoint, shown, tips, self.gen)
             self.report.counts.visibility += changed
-            if not self.report.full and not changed and number >= self.changed_pages:
+            if not to_the_end and not changed and number >= self.changed_pages:
                 return
-        if self.report.full:
+        if to_the_end:
             self.report.counts.visibility += store.hide_unseen(
                 self.endpoint, seen_visible, self.gen
             )
@@ -379,11 +444,15 @@ class _Run:
     # -- bookkeeping ---------------------------------------------------------
 
     def _progress(self, phase: str, **extra) -> None:
+        stopping.check()
         progress = {
             "phase": phase,
             "pages": self.report.list_calls,
             "rows": self.report.rows_seen,
             "full": self.report.full,
+            "pace": self.pacer.as_dict(),
+            "lists": 2 if self.report.full and self.confirm else 1,
+            **self._estimate(),
             **extra,
         }
         now = timezone.now()
@@ -393,13 +462,31 @@ class _Run:
         if not held:
             raise LeaseLost
         self.lease = now
+        self.last_progress = progress
         if self.on_progress is not None:
             self.on_progress(progress)
+
+    def _estimate(self) -> dict:
+        """A sweep of a known index: list calls expected and seconds left, roughly."""
+        if not self.report.full or not self.known_total:
+            return {}
+        lists = 2 if self.confirm else 1
+        expected = lists * max(1, -(-self.known_total // PAGE))
+        done = self.report.list_calls
+        if not done or done >= expected:
+            return {"expected": expected}
+        per_call = (time.monotonic() - self.started) / done
+        return {"expected": expected, "eta": round((expected - done) * per_call)}
 
     def finish(self) -> None:
         now = timezone.now()
         report = self.report
-        update = {"running_since": None, "progress": {}, "last_report": report.as_dict()}
+        report.pace = self.pacer.as_dict()
+        # The last completed sweep's duration outlives the incremental reports after
+        # it: the next sweep is not due before several times that (``sweeps``).
+        last_full = report.seconds if report.full and self.completed else None
+        kept = {"full_seconds": last_full or sweeps.full_seconds(self.state)}
+        update = {"running_since": None, "progress": {}, "last_report": report.as_dict() | kept}
         if report.counts.any:
             update["generation"] = Greatest("generation", Value(self.gen))
         if self.completed:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
 from django.utils import timezone
 
 from hermes_ui.endpoints import Endpoint
+from hermes_ui.index import sweeps
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 
 log = logging.getLogger("hermes_ui.index")
@@ -48,7 +48,5 @@ def _replace_older(endpoint: Endpoint, state: IndexSyncState) -> None:
 
 
 def due_full(state: IndexSyncState) -> bool:
-    if state.last_full_at is None:
-        return True
-    age = timezone.now() - state.last_full_at
-    return age.total_seconds() >= settings.HERMES_INDEX_FULL_SWEEP_SECONDS
+    """Is a full sweep due? (``sweeps``: the interval adapts to the last sweep's length.)"""
+    return sweeps.due_full(state)

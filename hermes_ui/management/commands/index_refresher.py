@@ -10,7 +10,6 @@ the fresh index (``review.rules``), and applies the chat turn retention
 from __future__ import annotations
 
 import logging
-import signal
 import threading
 
 from django.conf import settings
@@ -20,6 +19,7 @@ from django.db import close_old_connections, connections
 from hermes_ui.chat import retention
 from hermes_ui.endpoint_status import rounds as probe_rounds
 from hermes_ui.endpoints import all_endpoints
+from hermes_ui.index import stopping
 from hermes_ui.index.refresher import sync_quietly
 from hermes_ui.review import rules as review_rules
 
@@ -79,7 +79,7 @@ class Command(BaseCommand):
                 "turn retention still runs hourly."
             )
         stop = threading.Event()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: stop.set())
-        rounds = run(interval, stop, once=once)
+        # A stop also ends the round's running sync, which releases its lease.
+        with stopping.on_signals(also=stop.set):
+            rounds = run(interval, stop, once=once)
         self.stdout.write(f"index refresher stopped after {rounds} round(s)")

@@ -5,7 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from hermes_ui.endpoints import all_endpoints
-from hermes_ui.index import sync
+from hermes_ui.index import stopping, sync
 from hermes_ui.index.freshness import eta_text
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines of a transcript build
@@ -26,11 +26,18 @@ class Command(BaseCommand):
         if endpoint and not endpoints:
             raise CommandError(f"No Hermes endpoint is configured with id {endpoint!r}.")
         failed = []
-        for ep in endpoints:
-            report = sync.sync(ep, full=True if full else None, on_progress=self._progress(ep.id))
-            self.stdout.write(report.summary())
-            if report.error_code or report.skipped:
-                failed.append(ep.id)
+        # SIGTERM / Ctrl-C: the running sync stops at its next heartbeat and lets go.
+        with stopping.on_signals():
+            for ep in endpoints:
+                report = sync.sync(
+                    ep, full=True if full else None, on_progress=self._progress(ep.id)
+                )
+                self.stdout.write(report.summary(), ending="\n")
+                self.stdout.flush()
+                if report.error_code or report.skipped:
+                    failed.append(ep.id)
+                if report.error_code == "stopped":
+                    break
         if failed:
             raise CommandError(f"Not synced: {', '.join(failed)}")
 

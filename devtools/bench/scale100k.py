@@ -1,0 +1,392 @@
+"""Scale bench at 100,000 sessions: does the dashboard slow down the Hermes it watches?
+
+``python manage.py bench --only scale100k`` (not in ``make test``; about half an
+hour) seeds real peers with 10,000 and 100,000 sessions x 10 messages (the
+bench profile) under ``data/bench-100k/home-<N>`` and reuses them on later
+runs (only a probe session that the chat turns below write to grows). For
+each size, in a child process with a fresh dashboard database:
+
+1. Hermes idle: a transcript read (``GET /api/sessions/{id}/messages`` of a
+   random session) every 50 ms and a chat turn every second, p95 of each;
+2. the first index (a full sweep reading both lists to the end, and every
+   transcript) at full speed, ``HERMES_INDEX_PACE_MAX_STRETCH=1``, as an
+   operator would build it in a quiet hour, with the same probes running: its
+   duration, list calls, and what it does to Hermes when nothing paces it.
+   It gets ``SCALE100K_BUILD_BUDGET`` seconds (default 300); past that it is
+   stopped, its duration projected from its list calls, and the index is
+   completed straight from the peer's ``state.db`` (``direct_index``, a bench
+   shortcut) so that the pages below read an index of the full size;
+3. our pages, median of 7: the index page, a rare-word and a common-word
+   transcript search, and a session page (which reads Hermes directly);
+4. a full sweep with the default pace settings under the same steady
+   background load (the probes: a transcript read every 50 ms, a chat turn a
+   second): Hermes' p95 during it against idle, the pace, list calls, and
+   its duration. A paced sweep of a big table is slow on purpose: when it
+   would run past ``SCALE100K_SWEEP_WINDOW`` seconds (default 180) it is
+   stopped there (the way SIGTERM stops one) and its duration is projected
+   from the calls it made, and the output says so.
+
+The parent prints the 10k -> 100k growth of each page. ``SCALE100K_SIZES``
+(default ``10000,100000``) runs other sizes, e.g. ``1000,2000`` for a quick
+check of the bench itself.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "data" / "bench-100k"
+READ_EVERY = 0.05  # the background load: one transcript read every 50 ms
+CHAT_EVERY = 1.0  # and a chat turn a second
+IDLE_SECONDS = 20
+CHAT_SESSION = "bench-probe-chat"
+RARE, COMMON = "4242", "question"  # in one session's messages / in half of all messages
+
+
+def _sizes() -> list[int]:
+    raw = os.environ.get("SCALE100K_SIZES", "10000,100000")
+    return [int(part) for part in raw.split(",") if part.strip().isdigit()]
+
+
+def run(stdout) -> None:
+    from devtools.peer.launcher import SEED_SCRIPT, Peer, PeerConfig, ensure_peer_venv
+
+    python = ensure_peer_venv()
+    DATA.mkdir(parents=True, exist_ok=True)
+    stdout.write(
+        f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the start "
+        "(a shared machine: other work runs beside this bench)"
+    )
+    results = {}
+    for count in _sizes():
+        home = DATA / f"home-{count}"
+        started = time.perf_counter()
+        more = ["--count", str(count)]
+        seeded = subprocess.run(
+            [str(python), str(SEED_SCRIPT), "--home", str(home), "--profile", "bench", *more],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
+        )
+        if seeded.returncode != 0:
+            stdout.write(f"seeding {count:,} failed: {seeded.stderr.strip()[-800:]}")
+            return
+        summary = json.loads(seeded.stdout)
+        how = "reused" if summary.get("already_seeded") else "seeded"
+        stdout.write(f"== {count:,} sessions: {how} in {time.perf_counter() - started:.1f} s")
+        with (
+            Peer(PeerConfig(home=home, peer_python=python)) as peer,
+            tempfile.TemporaryDirectory(prefix="ui-", dir=DATA) as scratch,
+        ):
+            out = Path(scratch) / "figures.json"
+            _child(stdout, peer, scratch, count, out)
+            if out.exists():
+                results[count] = json.loads(out.read_text())
+        stdout.write(f"   load average {os.getloadavg()[0]:.1f} after {count:,}")
+    _growth(stdout, results)
+
+
+def _child(stdout, peer, scratch: str, count: int, out: Path) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}},
+        "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
+        "HERMES_UI_DATA_DIR": str(Path(scratch) / "ui"),
+        "HERMES_API_URL": peer.base_url,
+        "HERMES_API_KEY": peer.key,
+        "HERMES_ENDPOINT_ID": "bench",
+        "HERMES_INDEX_REFRESH_SECONDS": "0",
+        "HERMES_UI_LOG_LEVEL": "WARNING",
+        "BENCH_SIZE": str(count),
+        "BENCH_HOME": str(peer.config.home),
+        "BENCH_FIGURES": str(out),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-m", "devtools.bench.scale100k"],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for line in child.stdout:
+        stdout.write("   " + line.rstrip("\n"))
+    if child.wait() != 0:
+        stdout.write(f"   measurement process failed (exit {child.returncode})")
+
+
+def _growth(stdout, results: dict) -> None:
+    if len(results) < 2:
+        return
+    small, big = sorted(results)[0], sorted(results)[-1]
+    stdout.write(f"== growth {small:,} -> {big:,} sessions (median of 7 each)")
+    targets = {"index page": 1.3, "rare search": 1.5, "common search": 1.5, "session page": 1.1}
+    for name, target in targets.items():
+        a, b = results[small]["pages"][name], results[big]["pages"][name]
+        ratio = b / a if a else float("nan")
+        verdict = "met" if ratio <= target else "NOT met"
+        stdout.write(
+            f"   {name}: {a:.1f} -> {b:.1f} ms, {ratio:.2f}x (target <= {target}x: {verdict})"
+        )
+
+
+# -- the child ------------------------------------------------------------------
+
+
+class Probe:
+    """Other clients of Hermes: a transcript read every 50 ms and a chat turn a second."""
+
+    def __init__(self, base_url: str, key: str, count: int):
+        self.http = httpx.Client(
+            base_url=base_url, timeout=120, headers={"Authorization": f"Bearer {key}"}
+        )
+        self.count = count
+        self.reads: list[float] = []
+        self.chats: list[float] = []
+        self.errors = 0
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        answer = self.http.post("/api/sessions", json={"id": CHAT_SESSION, "title": "Bench probe"})
+        if answer.status_code not in (200, 201, 409):
+            answer.raise_for_status()
+
+    def _read_loop(self) -> None:
+        rng = random.Random(7)
+        while not self._stop.is_set():
+            sid = f"bench_{rng.randrange(self.count):05d}"
+            started = time.perf_counter()
+            try:
+                self.http.get(f"/api/sessions/{sid}/messages").raise_for_status()
+                self.reads.append(time.perf_counter() - started)
+            except httpx.HTTPError:
+                self.errors += 1
+            self._stop.wait(max(0.0, READ_EVERY - (time.perf_counter() - started)))
+
+    def _chat_loop(self) -> None:
+        while not self._stop.is_set():
+            started = time.perf_counter()
+            try:
+                self.http.post(
+                    f"/api/sessions/{CHAT_SESSION}/chat", json={"message": "ping"}
+                ).raise_for_status()
+                self.chats.append(time.perf_counter() - started)
+            except httpx.HTTPError:
+                self.errors += 1
+            self._stop.wait(max(0.0, CHAT_EVERY - (time.perf_counter() - started)))
+
+    def start(self) -> None:
+        self.reads, self.chats, self.errors = [], [], 0
+        self._stop.clear()
+        self._threads = [
+            threading.Thread(target=self._read_loop, daemon=True),
+            threading.Thread(target=self._chat_loop, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> dict:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(180)
+        return {
+            "read_p95": _p95(self.reads),
+            "chat_p95": _p95(self.chats),
+            "reads": len(self.reads),
+            "chats": len(self.chats),
+            "errors": self.errors,
+        }
+
+
+def _p95(samples: list[float]) -> float:
+    if not samples:
+        return float("nan")
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)] * 1000
+
+
+def _latency(label: str, figures: dict, idle: dict | None = None) -> str:
+    text = (
+        f"{label}: transcript read p95 {figures['read_p95']:.1f} ms ({figures['reads']} reads), "
+        f"chat p95 {figures['chat_p95']:.0f} ms ({figures['chats']} turns)"
+    )
+    if idle:
+        r = figures["read_p95"] / idle["read_p95"]
+        c = figures["chat_p95"] / idle["chat_p95"]
+        verdict = "met" if max(r, c) <= 1.5 else "NOT met"
+        text += f"; {r:.2f}x and {c:.2f}x idle (target <= 1.5x: {verdict})"
+    if figures["errors"]:
+        text += f"; {figures['errors']} probe errors"
+    return text
+
+
+def _median_ms(action, times: int = 7) -> float:
+    samples = []
+    for _ in range(times):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def _pages(say, count: int) -> dict:
+    import secrets
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from hermes_ui.accounts import ensure_user
+    from hermes_ui.web.links import session_url
+
+    ensure_user("bench-reader", "support", secrets.token_urlsafe(18))
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="bench-reader"))
+
+    def get(url, **params):
+        answer = client.get(url, params)
+        assert answer.status_code == 200, (url, answer.status_code)
+        return answer
+
+    session = f"bench_{count // 2:05d}"
+    pages = {
+        "index page": lambda: get("/e/bench/index/"),
+        "rare search": lambda: get("/e/bench/index/", q=RARE),
+        "common search": lambda: get("/e/bench/index/", q=COMMON),
+        "session page": lambda: get(session_url("bench", session)),
+    }
+    figures = {}
+    for name, action in pages.items():
+        action()  # warm
+        figures[name] = _median_ms(action)
+        say(f"{name}: {figures[name]:.1f} ms (median of 7)")
+    return figures
+
+
+def _measure() -> None:
+    from devtools.bench.child import child_setup
+
+    ep, say = child_setup()
+    from django.conf import settings
+
+    from hermes_ui.index import stopping, sync
+    from hermes_ui.index.pacing import pace_text
+
+    count = int(os.environ["BENCH_SIZE"])
+    window = float(os.environ.get("SCALE100K_SWEEP_WINDOW", "180"))
+    probe = Probe(ep.base_url, ep.api_key, count)
+    figures: dict = {"size": count}
+    probe.start()  # warm up: the first chat turns after a start are slow
+    time.sleep(5)
+    probe.stop()
+
+    probe.start()
+    time.sleep(IDLE_SECONDS)
+    idle = figures["idle"] = probe.stop()
+    say(_latency("Hermes idle", idle))
+
+    # 2. The first index at full speed, probes running, for as long as the budget allows.
+    budget = float(os.environ.get("SCALE100K_BUILD_BUDGET", "300"))
+    default_stretch = settings.HERMES_INDEX_PACE_MAX_STRETCH
+    settings.HERMES_INDEX_PACE_MAX_STRETCH = 1
+    probe.start()
+    timer = threading.Timer(budget, stopping.request_stop)
+    timer.start()
+    build = sync.sync(ep, full=True)
+    timer.cancel()
+    during = figures["build_latency"] = probe.stop()
+    stopping.STOP.clear()
+    both = 2 * max(1, math.ceil(count / sync.PAGE))
+    if build.error_code == "stopped" and build.stopped_at.get("phase") == "transcripts":
+        projected = build.seconds
+        how = f"lists done, stopped at its {budget:.0f} s budget while reading transcripts"
+    elif build.error_code == "stopped":
+        projected = build.seconds * both / max(1, build.list_calls)
+        how = (
+            f"stopped at its {budget:.0f} s budget after {build.list_calls} of about {both} "
+            f"list calls, projected {projected / 60:.0f} min for the lists alone"
+        )
+    else:
+        projected = build.seconds
+        how = f"{build.seconds:.0f} s"
+    figures["build"] = {
+        "seconds": build.seconds,
+        "list_calls": build.list_calls,
+        "projected": projected,
+        "stopped": build.error_code == "stopped",
+    }
+    say(
+        f"first index, unpaced (stretch 1): {how}; {build.list_calls} list calls "
+        f"({build.pages['children']} administrative + {build.pages['default']} default), "
+        f"{build.content_reads:,} transcripts read; list call p95 {build.pace.get('p95_ms')} ms"
+        f"; derived visibility: {build.derived}"
+        + (f"; ended: {build.error_code}" if build.error_code else "")
+    )
+    say(_latency("Hermes during the unpaced first index", during, idle))
+    if build.error_code:
+        from django.utils import timezone
+
+        from devtools.bench.direct_index import fill
+        from hermes_ui.index.models import IndexSyncState
+
+        started = time.perf_counter()
+        written = fill(ep, Path(os.environ["BENCH_HOME"]), say)
+        # As if that first sweep had completed: the next one is a steady-state sweep.
+        IndexSyncState.objects.filter(endpoint="bench").update(last_full_at=timezone.now(), sweep=1)
+        settle = sync.sync(ep, full=False)
+        say(
+            f"index completed straight from state.db (bench shortcut, devtools/bench/"
+            f"direct_index.py): {written:,} messages in {time.perf_counter() - started:.0f} s; "
+            f"then {settle.summary()}"
+        )
+
+    # 3. Our pages.
+    figures["pages"] = _pages(say, count)
+
+    # 4. A full sweep at the default pace, under the steady background load.
+    settings.HERMES_INDEX_PACE_MAX_STRETCH = default_stretch
+    timer = threading.Timer(window, stopping.request_stop)
+    probe.start()
+    timer.start()
+    sweep = sync.sync(ep, full=True)
+    timer.cancel()
+    loaded = figures["sweep_latency"] = probe.stop()
+    stopping.STOP.clear()
+    needed = max(1, math.ceil(count / sync.PAGE)) * (2 if sweep.pages["default"] > 1 else 1)
+    if sweep.error_code == "stopped":
+        projected = sweep.seconds * needed / max(1, sweep.list_calls)
+        how = (
+            f"stopped after {sweep.seconds:.0f} s at {sweep.list_calls} of about {needed} list "
+            f"calls; projected duration {projected / 60:.0f} min"
+        )
+    else:
+        projected = sweep.seconds
+        how = f"{sweep.seconds:.0f} s, {sweep.list_calls} list calls"
+    figures["sweep"] = {
+        "seconds": sweep.seconds,
+        "list_calls": sweep.list_calls,
+        "projected": projected,
+        "pace": sweep.pace,
+    }
+    say(
+        f"paced full sweep (target {settings.HERMES_INDEX_PACE_TARGET_MS} ms, min pause "
+        f"{settings.HERMES_INDEX_PACE_MIN_PAUSE_MS} ms, stretch {default_stretch}) under a "
+        f"transcript read every 50 ms and a chat turn a second: {how}; "
+        f"{pace_text(sweep.pace, running=True)}; waited {sweep.pace.get('paused_s')} s in pauses"
+    )
+    say(_latency("Hermes during the paced sweep", loaded, idle))
+    Path(os.environ["BENCH_FIGURES"]).write_text(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    _measure()

@@ -1,0 +1,95 @@
+"""A sync stopped with SIGTERM (a deploy, Ctrl-C) releases its lease at once."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.slow_lists import SlowLists
+from tests.waiting import until
+
+pytestmark = pytest.mark.peer
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def manage(env, *args, **popen):
+    return subprocess.Popen(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **popen,
+    )
+
+
+def test_a_sigterm_releases_the_lease_and_the_next_sync_runs_at_once(hermes_peer, tmp_path):
+    with SlowLists(hermes_peer.base_url, list_delay=1.0) as slow:
+        inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+        env = {
+            **inherited,
+            "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
+            "HERMES_UI_DATA_DIR": str(tmp_path / "ui"),
+            "HERMES_API_URL": slow.url,
+            "HERMES_API_KEY": hermes_peer.key,
+            "HERMES_ENDPOINT_ID": "local",
+        }
+        migrate = manage(env, "migrate", "--verbosity", "0")
+        assert migrate.wait(120) == 0, migrate.stdout.read()
+
+        first = manage(env, "index_sync", "--full")
+        until(lambda: slow.calls, 60, "the sweep never made a list call")
+        first.send_signal(signal.SIGTERM)
+        out = first.communicate(timeout=30)[0]
+        assert first.returncode == 1, out  # "Not synced: local", not killed by the signal
+        assert "stopped on request" in out and "the lease is released" in out, out
+
+        slow.list_delay = 0.0
+        second = manage(env, "index_sync")
+        out = second.communicate(timeout=120)[0]
+        assert second.returncode == 0, out
+        assert "skipped" not in out and "full sweep" in out, out
+
+        # Where it stopped is on record for the next reader, and the lease is free.
+        check = manage(
+            env,
+            "shell",
+            "-c",
+            "from hermes_ui.index.models import IndexSyncState as S; "
+            "s = S.objects.get(endpoint='local'); "
+            "print(s.running_since is None, s.last_full_at is not None)",
+        )
+        assert check.communicate(timeout=60)[0].split()[-2:] == ["True", "True"]
+
+
+def test_a_sigterm_to_the_refresher_ends_its_running_sync_and_frees_the_lease(
+    hermes_peer, tmp_path
+):
+    with SlowLists(hermes_peer.base_url, list_delay=1.0) as slow:
+        inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+        env = {
+            **inherited,
+            "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
+            "HERMES_UI_DATA_DIR": str(tmp_path / "ui"),
+            "HERMES_API_URL": slow.url,
+            "HERMES_API_KEY": hermes_peer.key,
+            "HERMES_ENDPOINT_ID": "local",
+        }
+        migrate = manage(env, "migrate", "--verbosity", "0")
+        assert migrate.wait(120) == 0, migrate.stdout.read()
+
+        refresher = manage(env, "index_refresher", "--interval", "3600")
+        until(lambda: slow.calls, 60, "the refresher never made a list call")
+        refresher.send_signal(signal.SIGTERM)
+        out = refresher.communicate(timeout=30)[0]
+        assert refresher.returncode == 0 and "stopped after 1 round" in out, out
+
+        slow.list_delay = 0.0
+        second = manage(env, "index_sync")
+        out = second.communicate(timeout=120)[0]
+        assert second.returncode == 0 and "skipped" not in out, out
