@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "hermes_ui.tags",
     "hermes_ui.saved_views",
     "hermes_ui.watermarks",
+    "hermes_ui.retention",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
