@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     # django-ninja's templates and static files: /api/v1/docs loads swagger-ui from here.
     "ninja",
     "hermes_ui.observed",
+    "hermes_ui.retention",
 ]
 # --- Background tasks (issue 31): django-tasks, its queue in this database --------
 # The same block is added by the task-framework branch; keep one when merging.

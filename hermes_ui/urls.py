@@ -30,6 +30,7 @@ FEATURES = (
     "api",
     "notifications",
     "webhooks",
+    "retention",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

@@ -22,7 +22,17 @@ import logging
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.idempotency import Result, mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.deletion import announce, clock, erasure, events, leftovers, policy, review, verify
+from hermes_ui.deletion import (
+    announce,
+    clock,
+    erasure,
+    events,
+    holds,
+    leftovers,
+    policy,
+    review,
+    verify,
+)
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
 from hermes_ui.hermes import HermesError, client_for
@@ -46,6 +56,9 @@ def execute(request: DeletionRequest, user) -> Result:
         raise refusal
     if request.status in (Status.EXECUTED, Status.UNCERTAIN):
         return _run(request, user, lambda key: _recorded(request))
+    held = holds.reason(request)
+    if held:
+        raise review.void(request, user, "held", held)
     review.still_matches(request, user)
     endpoint = policy.endpoint_of(request)
     client = client_for(endpoint)

@@ -74,6 +74,12 @@ class Probe:
     def disabled_features(self) -> list[str]:
         return sorted(name for name, value in self.features.items() if value is False)
 
+    @property
+    def auto_prune(self) -> dict:
+        """What ``/v1/capabilities`` says of Hermes' own pruning of old sessions: every
+        feature whose name mentions pruning, as reported (0.19 reports none)."""
+        return {name: value for name, value in self.features.items() if "prune" in name.lower()}
+
 
 def probe(endpoint: Endpoint, client=None) -> Probe:
     """Ask one endpoint about itself. Never raises for a Hermes failure."""

@@ -136,13 +136,17 @@ def search(
     present_total: int | None = None,
     facets=(),
     user=None,
+    active_before: float | None = None,
 ) -> Page:
     """``present_total``: every present row counted already (the freshness line
     does), which is this first page's total when nothing filters it.
     ``facets``: the feature filters of the query (``index.facets``), for ``user``.
-    ``reasons``: closed with one of these end reasons (``reason:``)."""
+    ``reasons``: closed with one of these end reasons (``reason:``).
+    ``active_before``: last active (else started) before this epoch time (retention)."""
     facets = feature_filters.with_defaults(ep, facets)  # archived:no unless asked
-    unfiltered = not (q or source or kind or state or reasons or facets) and after is None
+    unfiltered = (
+        not (q or source or kind or state or reasons or facets or active_before) and after is None
+    )
     rows = feature_filters.restrict(present(ep), ep, facets, user)
     if q:
         rows = rows.filter(
@@ -158,6 +162,8 @@ def search(
         rows = rows.filter(Q(ended_at__isnull=False) | ~Q(end_reason=""))
     if reasons:
         rows = rows.filter(end_reason__in=reasons)
+    if active_before is not None:
+        rows = rows.filter(order_key__lt=active_before)
     changed_since = 0
     if after is not None:
         # A later page: only the snapshot's rows, in the snapshot's order.

@@ -30,6 +30,7 @@ from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import refresher
 from hermes_ui.jobs.models import Job
+from hermes_ui.retention.models import RetentionRule, RetentionRun
 from hermes_ui.review.models import Note
 from hermes_ui.saved_views.models import SavedView
 from hermes_ui.tags.models import Tag
@@ -282,6 +283,22 @@ MATRIX = [
     Row("session_tags_q", "POST", lambda w: session_url("local", DOT, "session_tags"),
         REVIEWER_UP),
     Row("bulk_tags", "POST", lambda w: "/e/local/bulk/tags/", REVIEWER_UP, data={"ids": SID}),
+    # -- retention: admins only -------------------------------------------------------
+    Row("retention", "GET", lambda w: "/retention/", ADMIN),
+    Row("retention_keep_tags", "POST", lambda w: "/retention/keep-tags/", ADMIN,
+        data={"op": "add", "tag": "matrix-tag"}),
+    Row("retention_rules", "GET", lambda w: "/e/local/retention/", ADMIN),
+    Row("retention_rules", "POST", lambda w: "/e/local/retention/", ADMIN,
+        data={"name": "matrix", "query": "source:cron", "age_days": "30"}),
+    Row("retention_rule", "GET", lambda w: f"/e/local/retention/{w['retention_rule']}/", ADMIN),
+    Row("retention_rule", "POST", lambda w: f"/e/local/retention/{w['retention_rule']}/", ADMIN,
+        data={"name": "renamed", "query": "source:cron", "age_days": "31"}),
+    Row("retention_preview", "GET",
+        lambda w: f"/e/local/retention/{w['retention_rule']}/preview/", ADMIN),
+    Row("retention_run_now", "POST",
+        lambda w: f"/e/local/retention/{w['retention_rule']}/run/", ADMIN),
+    Row("retention_run", "GET",
+        lambda w: f"/e/local/retention/runs/{w['retention_run']}/", ADMIN),
     # -- saved views: everyone saves their own; the owner changes it; admins delete shared --
     Row("view_list", "GET", lambda w: "/e/local/views/", ANY),
     Row("view_save", "POST", lambda w: "/e/local/views/save/", ANY,
@@ -425,6 +442,15 @@ def world(users, recorder, monkeypatch):
     personal = SavedView.objects.create(owner=users["support"], name="mine", q="refund")
     shared = SavedView.objects.create(owner=users["reviewer"], name="ours", q="x", shared=True)
     views = {"tag": tag.pk, "view": personal.pk, "shared_view": shared.pk}
+    rule = RetentionRule.objects.create(
+        **get_endpoint("local").scope(),
+        name="matrix rule",
+        query="source:cron",
+        age_days=30,
+        updated_by=users["admin"],
+    )
+    run = RetentionRun.objects.create(rule=rule, rule_version=1, **get_endpoint("local").scope())
+    views.update(retention_rule=rule.pk, retention_run=run.pk)
     note = Note.objects.create(
         **get_endpoint("local").scope(),
         session_id=SID,

@@ -17,6 +17,7 @@ SUITES = (
     "review",
     "api",
     "notify",
+    "retention",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)
