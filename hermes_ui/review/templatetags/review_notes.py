@@ -14,12 +14,14 @@ from hermes_ui.review import mentions, note_marks
 
 register = template.Library()
 
+# Three elements a message (region, link, count): the slot the thread or the
+# correction form opens in is added on the first click (static/js/session.js);
+# without JavaScript the links are pages of their own.
 _REGION = (
     '<div class="msg-review" id="msg-review-{mid}">{corrections}'
-    '<p class="msg-review-actions"><a href="{thread}" hx-get="{thread}" '
+    '<a href="{thread}" hx-get="{thread}" '
     'hx-target="#msg-slot-{mid}" hx-swap="innerHTML" class="notes-link">Notes '
-    '<span class="note-count" id="msg-note-count-{mid}">{count}</span></a>{correct}</p>'
-    '<div class="msg-slot" id="msg-slot-{mid}" aria-live="polite"></div></div>'
+    '<span class="note-count" id="msg-note-count-{mid}">{count}</span></a>{correct}</div>'
 )
 _CORRECT = (
     ' · <a href="{url}" hx-get="{url}" hx-target="#msg-slot-{mid}" hx-swap="innerHTML" '
