@@ -11,10 +11,9 @@ page's 10 s deadline.
 
 Only pages (calls made under a page budget, see ``deadline``) take a slot:
 background work (the index refresher, jobs) runs on threads of its own,
-bounded by their own pools, and never holds a page thread. Nor does a helper
-thread a page starts for a second call of its own (``riding``: the session
-page reads a row and its messages at once): it rides on the page's thread,
-which takes its slot for the other call.
+bounded by their own pools, and never holds a page thread. A page that makes
+calls at once from helper threads holds one slot for all of them
+(``HermesClient.page_slot``): the calls inside ride on it (``riding``).
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ def _semaphore(endpoint: Endpoint) -> threading.BoundedSemaphore:
 
 @contextlib.contextmanager
 def riding() -> Iterator[None]:
-    """Calls made inside take no slot: a page's helper thread (see the module's doc)."""
+    """Calls made inside take no slot: they ride on one the page holds (the module's doc)."""
     token = _riding.set(True)
     try:
         yield

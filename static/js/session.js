@@ -14,6 +14,20 @@
     const panel = target && target.closest("details.side-panel");
     if (panel && !panel.open) { panel.open = true; target.scrollIntoView(); }
   }
+  // Regions loaded once in view (hx-trigger="revealed": lineage, compare) wait while their
+  // side panel is closed (htmx counts a hidden element as in view), and load when it opens.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const elt = event.detail.elt;
+    if (elt && elt.closest && elt.matches('[hx-trigger="revealed"]') &&
+        elt.closest("details.side-panel:not([open])")) {
+      event.preventDefault();
+    }
+  });
+  document.addEventListener("toggle", function (event) {
+    const panel = event.target;
+    if (!panel.matches || !panel.matches("details.side-panel") || !panel.open || !window.htmx) return;
+    panel.querySelectorAll('[hx-trigger="revealed"]').forEach(function (elt) { htmx.trigger(elt, "revealed"); });
+  }, true);
   // A message's notes or correction form opens in a slot made on the first click.
   document.addEventListener("click", function (event) {
     const link = event.target.closest && event.target.closest(".msg-review .notes-link, .msg-review .correct-link");

@@ -47,7 +47,7 @@ def test_the_panel_draws_the_lineage_and_a_node_opens_its_session(page, refreshi
 
     page.goto(base + session_url("local", ids.COMPRESSION_ROOT))
     # The panel is a closed side panel of the session page; it loads once opened
-    # (hx-trigger="intersect once").
+    # (hx-trigger="revealed", held back while the panel is closed: static/js/session.js).
     page.click("#panel-lineage > summary")
     panel_svg = page.locator("#lineage-panel .svg-wrap svg")
     panel_svg.wait_for(timeout=15000)

@@ -52,26 +52,20 @@ def session_detail(request, endpoint, session_id):
         # The box was just submitted: go to the first match, anchored.
         return redirect(transcript_pages.find_url(ep.id, session_id, finding, finding.current))
     focus_id = finding.focus_id if finding else where.get("upto")
+    latest = where.get("at") == "latest" and focus_id is None
     context = transcript_pages.detail_context(
-        ep,
-        session_id,
-        session,
-        messages,
-        finding=finding,
-        focus_id=focus_id,
-        latest=where.get("at") == "latest" and focus_id is None,
+        ep, session_id, session, messages, finding=finding, focus_id=focus_id, latest=latest
     )
     context["find_form"] = place  # the find box shows its words
     response = render(request, "sessions/detail.html", context)
     # Listeners (the read watermark) write after the answer is sent, off the page's path.
+    viewed = {"endpoint": ep, "session_id": session_id, "session": session}
     return after(
         response,
         session_viewed.send,
         session_detail,
         request=request,
-        endpoint=ep,
-        session_id=session_id,
-        session=session,
+        **viewed,
         message_count=len(rows),
     )
 
