@@ -166,6 +166,7 @@ def _measure() -> None:
         f"{theirs:.1f} ms: {ours / theirs:.2f}x (target <= {TARGET_SHORT}x: "
         f"{'met' if ours <= TARGET_SHORT * theirs else 'NOT met'}); {count} queries"
     )
+    _hermes_part(ep, say, short[5:], "10 messages")
     page(LONG_ID)
     raw_calls(LONG_ID)
     ours, theirs = _paired(page, raw_calls, [LONG_ID] * ROUNDS)
@@ -179,6 +180,7 @@ def _measure() -> None:
         f"{size:.0f} KB of HTML (target <= {TARGET_KB} KB: "
         f"{'met' if size <= TARGET_KB else 'NOT met'})"
     )
+    _hermes_part(ep, say, [LONG_ID] * ROUNDS, f"{LONG_MESSAGES:,} messages")
     ours, theirs = _paired(lambda s: page(s, at="latest"), raw_calls, [LONG_ID] * ROUNDS)
     size = len(page(LONG_ID, at="latest").content) / 1024
     say(
@@ -195,6 +197,23 @@ def _measure() -> None:
         + ", ".join(_what(q) for q in made_of)
     )
     _in_chromium(ep, say, password)
+
+
+def _hermes_part(ep, say, sessions, what: str) -> None:
+    """What the page spends on Hermes itself: both reads at once, through the dashboard's
+    client (JSON decoded and checked), as the view makes them."""
+    from hermes_ui.hermes import client_for
+    from hermes_ui.sessions import reading
+
+    samples = []
+    for sid in sessions:
+        started = time.perf_counter()
+        reading.session_and_messages(client_for(ep), sid)
+        samples.append((time.perf_counter() - started) * 1000)
+    say(
+        f"  of which the page's own Hermes reads ({what}, at once, decoded): "
+        f"median {statistics.median(samples):.1f} ms"
+    )
 
 
 def _in_chromium(ep, say, password: str) -> None:
