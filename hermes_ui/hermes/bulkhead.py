@@ -11,7 +11,9 @@ page's 10 s deadline.
 
 Only pages (calls made under a page budget, see ``deadline``) take a slot:
 background work (the index refresher, jobs) runs on threads of its own,
-bounded by their own pools, and never holds a page thread.
+bounded by their own pools, and never holds a page thread. A page that makes
+calls at once from helper threads holds one slot for all of them
+(``HermesClient.page_slot``): the calls inside ride on it (``riding``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
+from contextvars import ContextVar
 
 from django.conf import settings
 
@@ -26,6 +29,7 @@ from hermes_ui.endpoints import Endpoint
 
 _lock = threading.Lock()
 _slots: dict[str, threading.BoundedSemaphore] = {}
+_riding: ContextVar[bool] = ContextVar("bulkhead_riding", default=False)
 
 
 class Full(Exception):
@@ -42,7 +46,20 @@ def _semaphore(endpoint: Endpoint) -> threading.BoundedSemaphore:
 
 
 @contextlib.contextmanager
+def riding() -> Iterator[None]:
+    """Calls made inside take no slot: they ride on one the page holds (the module's doc)."""
+    token = _riding.set(True)
+    try:
+        yield
+    finally:
+        _riding.reset(token)
+
+
+@contextlib.contextmanager
 def slot(endpoint: Endpoint) -> Iterator[None]:
+    if _riding.get():
+        yield
+        return
     semaphore = _semaphore(endpoint)
     if not semaphore.acquire(timeout=settings.HERMES_BULKHEAD_WAIT):
         raise Full

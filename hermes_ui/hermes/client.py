@@ -9,6 +9,7 @@ the caller to reconcile.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -278,6 +279,21 @@ class HermesClient:
         if not isinstance(payload.get("data"), list):
             raise _malformed("sessions_list", False)
         return payload
+
+    @contextmanager
+    def page_slot(self, operation: str):
+        """One bulkhead slot for several calls of one page, made at once from helper
+        threads (``bulkhead.riding``): a full bulkhead fails here, before any call."""
+        if not deadline.current():
+            yield
+            return
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(bulkhead.slot(self.endpoint))
+            except bulkhead.Full:
+                raise _busy(self.endpoint, operation) from None
+            held.enter_context(bulkhead.riding())
+            yield
 
     def get_session(self, session_id: str) -> Session:
         path = self._path(session_id, operation="session_get")

@@ -159,6 +159,17 @@ def build(rows: list[dict], known_calls: dict[str, ToolCall] | None = None) -> l
     return messages
 
 
+def calls_in(rows: list[dict]) -> dict[str, ToolCall]:
+    """The tool calls ``rows`` make, by call id: what a later chunk's results answer.
+    Reads only the rows' ``tool_calls`` (no content parsed)."""
+    return {
+        call.call_id: call
+        for row in rows
+        if isinstance(row, dict) and row.get("tool_calls")
+        for call in _tool_calls(row)
+    }
+
+
 def plain_text(row: dict) -> str:
     """What a message says, as plain text: its parts, then its tool calls."""
     built = build([row])[0]

@@ -10,10 +10,15 @@ from __future__ import annotations
 from django.core.cache import cache
 
 from hermes_ui import erasers
-from hermes_ui.sessions.cache import transcript_cache_key
+from hermes_ui.sessions.cache import transcript_cache_key, version_key
 
 
 def erase(scope, ids: list[str]) -> dict[str, int]:
     keys = [transcript_cache_key(scope, sid) for sid in ids]
-    erasers.after_commit(lambda: {"transcripts": sum(bool(cache.delete(key)) for key in keys)})
+
+    def drop() -> dict[str, int]:
+        cache.delete_many([version_key(key) for key in keys])
+        return {"transcripts": sum(bool(cache.delete(key)) for key in keys)}
+
+    erasers.after_commit(drop)
     return {}

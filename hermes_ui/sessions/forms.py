@@ -47,6 +47,8 @@ class SessionPageQuery(forms.Form):
     field_template_name = INLINE_FIELD_TEMPLATE
 
     upto = forms.IntegerField(required=False, min_value=0)
+    # at=latest: the last window (the latest turns), loaded directly.
+    at = forms.ChoiceField(required=False, choices=[("", "start"), ("latest", "latest")])
     find = forms.CharField(
         required=False,
         max_length=200,

@@ -3,16 +3,30 @@
 from django.conf import settings
 
 from hermes_ui.hermes import transcript
-from hermes_ui.web import links
+from hermes_ui.web import links, session_regions
 
 
-def detail_context(ep, session_id: str, session, messages: dict, *, finding, focus_id) -> dict:
-    """The session page around ``focus_id`` (a find match, or the ``upto`` message)."""
+def detail_context(
+    ep, session_id: str, session, messages: dict, *, finding, focus_id, latest=False
+) -> dict:
+    """The session page around ``focus_id`` (a find match, or the ``upto`` message),
+    or, with ``latest``, its last window: the latest turns, loaded directly."""
     rows = messages["data"]
     size = settings.HERMES_MESSAGES_PAGE_SIZE
-    start, chunk, next_after = transcript.page_around(rows, focus_id, size)
+    if latest and rows:
+        start = max(0, len(rows) - size)
+        chunk, next_after = rows[start:], None
+    else:
+        start, chunk, next_after = transcript.page_around(rows, focus_id, size)
     resolved_id = messages["session_id"]
+    start_url = links.session_url(ep.id, session_id) + "#transcript-h"
     return {
+        "regions": session_regions.layout(),
+        "long": len(rows) > size,
+        "latest": bool(latest and rows),
+        "window_size": len(chunk),
+        "start_url": start_url,
+        "latest_url": latest_url(ep.id, session_id, rows),
         "endpoint": ep,
         "session": session,
         "session_id": session_id,
@@ -38,8 +52,15 @@ def detail_context(ep, session_id: str, session, messages: dict, *, finding, foc
 
 
 def calls_before(rows: list, start: int) -> dict:
-    """Tool calls made before a chunk, so its results name the call they answer."""
-    return {c.call_id: c for m in transcript.build(rows[:start]) for c in m.tool_calls}
+    """Tool calls made before a chunk, so its results name the call they answer
+    (only the earlier rows' calls are read: the transcript is built once, for the chunk)."""
+    return transcript.calls_in(rows[:start])
+
+
+def latest_url(endpoint_id: str, session_id: str, rows: list) -> str:
+    """The page at its latest turns, scrolled to the last message."""
+    url = links.session_url(endpoint_id, session_id, at="latest")
+    return f"{url}#msg-{rows[-1].get('id')}" if rows else url
 
 
 def find_url(endpoint_id: str, session_id: str, finding, position: int) -> str:

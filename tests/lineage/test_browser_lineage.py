@@ -46,9 +46,9 @@ def test_the_panel_draws_the_lineage_and_a_node_opens_its_session(page, refreshi
     screenshot(page, "lineage-index")
 
     page.goto(base + session_url("local", ids.COMPRESSION_ROOT))
-    # The panel loads once scrolled to (hx-trigger="revealed"); the regions
-    # above it (tags, review) may push it below the fold.
-    page.locator("#lineage-panel").scroll_into_view_if_needed()
+    # The panel is a closed side panel of the session page; it loads once opened
+    # (hx-trigger="revealed", held back while the panel is closed: static/js/session.js).
+    page.click("#panel-lineage > summary")
     panel_svg = page.locator("#lineage-panel .svg-wrap svg")
     panel_svg.wait_for(timeout=15000)
     assert page.locator("#lineage-panel .svg-wrap svg g.node").count() == 3

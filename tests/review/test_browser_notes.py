@@ -40,7 +40,8 @@ def test_hostile_notes_correction_and_mention_run_no_payload(page, dashboard):
     log_in(page, dashboard.base_url, "reviewer")
     page.goto(dashboard.base_url + session_url("local", ids.XSS_TITLE_SESSION))
 
-    # The session's thread: the form swaps the thread in place.
+    # The session's thread (a side panel, closed at first): the form swaps the thread in place.
+    page.click("#panel-notes > summary")
     page.fill("#id_note_session_body", HOSTILE_TEXT + "\n@admin2 please look")
     page.click("#notes button[type=submit]")
     page.locator("#notes .note-body").wait_for()
@@ -63,6 +64,7 @@ def test_hostile_notes_correction_and_mention_run_no_payload(page, dashboard):
 
     page.reload()
     page.locator(f"#msg-review-{mid} .correction").wait_for()
+    page.click("#panel-notes > summary")  # the session's own notes, shown too
     main = page.inner_text("main")
     for line in HOSTILE:
         assert line in main  # every hostile line shown as text

@@ -123,6 +123,7 @@ def test_two_reviewers_work_a_queue_of_30_by_keyboard(chromium, dashboard, herme
     screenshot(one, "review-queue-done")
     # The labels given by keyboard show on a session's page, one row per reviewer.
     one.goto(base + session_url("local", made[0]))
+    one.click("#panel-review > summary")  # a side panel of the page, closed at first
     table = one.locator("#review-label-table").inner_text()
     for text in ("resolved", "quality", "personal data", "other"):
         assert text in table
@@ -155,6 +156,7 @@ def test_without_javascript_the_form_posts_and_opens_the_next_item(
     queue_url = page.url
     for session_id in made:  # the session page's own form
         page.goto(base + session_url("local", session_id))
+        page.click("#panel-review > summary")  # a side panel of the page, closed at first
         page.select_option("#review-add-queue", label=prefix)
         page.get_by_role("button", name="Add to queue").click()
         page.wait_for_url(re.compile(r"#review-labels$"))

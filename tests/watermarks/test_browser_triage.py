@@ -51,6 +51,7 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
 
     for session_id in (sid, ids.TOOL_SESSION):
         page.goto(dashboard.base_url + session_url("local", session_id))
+        page.click("#panel-tags > summary")  # a side panel of the page, closed at first
         for name in (hostile, plain):
             page.select_option("#id_add_tag", label=name)
             page.click("#session-tags .tag-add button[type=submit]")  # htmx swaps the region

@@ -18,6 +18,7 @@ SUITES = (
     "api",
     "notify",
     "retention",
+    "session",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)

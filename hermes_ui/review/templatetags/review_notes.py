@@ -9,17 +9,26 @@ Corrections, which few messages have, are drawn by ``review/_corrections.html``.
 
 from django import template
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from hermes_ui.review import mentions, note_marks
+from hermes_ui.web.links import session_url
 
 register = template.Library()
 
+# Three elements a message (region, link, count): the slot the thread or the
+# correction form opens in is added on the first click (static/js/session.js);
+# without JavaScript the links are pages of their own.
 _REGION = (
     '<div class="msg-review" id="msg-review-{mid}">{corrections}'
-    '<p class="msg-review-actions"><a href="{thread}" hx-get="{thread}" '
+    '<a href="{thread}" hx-get="{thread}" '
     'hx-target="#msg-slot-{mid}" hx-swap="innerHTML" class="notes-link">Notes '
-    '<span class="note-count" id="msg-note-count-{mid}">{count}</span></a>{correct}</p>'
-    '<div class="msg-slot" id="msg-slot-{mid}" aria-live="polite"></div></div>'
+    '<span class="note-count" id="msg-note-count-{mid}">{count}</span></a>{correct}</div>'
+)
+# review/_message_queue's link, drawn here too: one template tag a message, not three includes.
+_QUEUE = (
+    '<a href="{url}" class="msg-menu rv-add-message" '
+    'title="Add this message to a review queue">Queue…</a>'
 )
 _CORRECT = (
     ' · <a href="{url}" hx-get="{url}" hx-target="#msg-slot-{mid}" hx-swap="innerHTML" '
@@ -35,7 +44,8 @@ def session_notes(context) -> dict:
 
 @register.simple_tag(takes_context=True)
 def message_review(context, message):
-    """One message's region: its corrections as diffs, its notes link and count, and
+    """One message's review part: "Queue…" for reviewers (add it to a review queue),
+    and its region: its corrections as diffs, its notes link and count, and
     "Correct…" for reviewers on the assistant's messages."""
     session_id = context.get("resolved_id") or context["session_id"]
     marks = note_marks.for_page(context["request"], context["endpoint"], session_id)
@@ -49,7 +59,12 @@ def message_review(context, message):
     if mark.correct_url:
         label = "Edit my correction" if mark.has_mine else "Correct…"
         correct = format_html(_CORRECT, url=mark.correct_url, mid=mark.message_id, label=label)
-    return format_html(
+    queue = mark_safe("")
+    can, page_id = context.get("can"), context.get("session_id")
+    if page_id and (can or {}).get("reviewer"):
+        url = session_url(context["endpoint"].id, page_id, "review_add", message=mark.message_id)
+        queue = format_html(_QUEUE, url=url)
+    return queue + format_html(
         _REGION,
         mid=mark.message_id,
         corrections=shown,

@@ -9,17 +9,13 @@ from django.views.decorators.vary import vary_on_headers
 from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.sessions import find, live_tip, transcript_pages
-from hermes_ui.sessions.cache import transcript_cache_key
+from hermes_ui.sessions import cache as transcripts
+from hermes_ui.sessions import find, live_tip, reading, transcript_pages
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
+from hermes_ui.web.after_response import after
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.signals import session_viewed
-
-# A long transcript is fetched once for the page and its "load more" chunks.
-# Django's cache holds it briefly: process memory by default, Redis (shared by
-# every worker) with REDIS_URL.
-_MESSAGES_TTL = 120
 
 
 @require_GET
@@ -42,13 +38,12 @@ def session_detail(request, endpoint, session_id):
     client = client_for(ep)
     try:
         check_path_id(session_id)
-        session = client.get_session(session_id)
-        messages = client.get_messages(session_id)
+        session, messages = reading.session_and_messages(client, session_id)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
-    cache.set(transcript_cache_key(ep, session_id), messages, _MESSAGES_TTL)
+    transcripts.remember(ep, session_id, messages)
     rows = messages["data"]
     place = SessionPageQuery(request.GET)
     where = place.cleaned_data if place.is_valid() else {}
@@ -57,20 +52,23 @@ def session_detail(request, endpoint, session_id):
         # The box was just submitted: go to the first match, anchored.
         return redirect(transcript_pages.find_url(ep.id, session_id, finding, finding.current))
     focus_id = finding.focus_id if finding else where.get("upto")
+    latest = where.get("at") == "latest" and focus_id is None
     context = transcript_pages.detail_context(
-        ep, session_id, session, messages, finding=finding, focus_id=focus_id
+        ep, session_id, session, messages, finding=finding, focus_id=focus_id, latest=latest
     )
     context["find_form"] = place  # the find box shows its words
     context.update(live_tip.context(ep, session, messages["session_id"]))
-    session_viewed.send(
+    response = render(request, "sessions/detail.html", context)
+    # Listeners (the read watermark) write after the answer is sent, off the page's path.
+    viewed = {"endpoint": ep, "session_id": session_id, "session": session}
+    return after(
+        response,
+        session_viewed.send,
         session_detail,
         request=request,
-        endpoint=ep,
-        session_id=session_id,
-        session=session,
+        **viewed,
         message_count=len(rows),
     )
-    return render(request, "sessions/detail.html", context)
 
 
 @require_GET
@@ -82,8 +80,7 @@ def session_messages(request, endpoint, session_id):
     if not query.is_valid():
         return bad_id(request, ep, "The 'after' value must be a message id.")
     after = query.cleaned_data["after"]
-    key = transcript_cache_key(ep, session_id)
-    messages = cache.get(key)
+    messages = cache.get(transcripts.transcript_cache_key(ep, session_id))
     if messages is None:
         try:
             check_path_id(session_id)
@@ -92,7 +89,7 @@ def session_messages(request, endpoint, session_id):
             return bad_id(request, ep, str(exc))
         except HermesError as error:
             return error_page(request, error, ep)
-        cache.set(key, messages, _MESSAGES_TTL)
+        transcripts.store(ep, session_id, messages)
     rows = messages["data"]
     chunk, next_after = transcript.page_after(rows, after, settings.HERMES_MESSAGES_PAGE_SIZE)
     earlier = rows[: rows.index(chunk[0])] if chunk else []

@@ -12,6 +12,10 @@ register.filter("is_closed", is_closed)
 register.filter("number", formatting.number)
 register.filter("short_id", formatting.short_id)
 register.simple_tag(formatting.when, name="when")
+# A time as plain text (``when`` without its element): a message head, where
+# every element counts across thousands of messages.
+register.filter("ago", timefmt.relative)
+register.filter("exact_time", timefmt.exact)
 
 
 @register.simple_tag
