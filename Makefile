@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run serve test lint format bench peer-venv peer-venvs venv system-run system-test clean oidc-provider
+.PHONY: run serve test lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -62,11 +62,23 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: venv peer-venvs oidc-provider system-test lint
+test: venv peer-venvs oidc-provider system-test lint docs
 	$(BIN)/python -m pytest
+
+# The manual: MkDocs over docs/, into site/. --strict: a broken link or a page
+# missing from the navigation fails the build (and so make test).
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+
+# The docs' pictures (docs/images/), taken in Chromium over the demo seed.
+screenshots: venv peer-venv system-test
+	HERMES_UI_SCREENSHOTS=docs/images $(BIN)/python -m pytest -q tests/docs/test_screenshots.py
 
 bench: venv peer-venv system-run
 	$(BIN)/python manage.py bench
 
 clean:
-	rm -rf $(VENV) $(PEER_VENV) $(PEER_VENV)-* data test-artifacts
+	rm -rf $(VENV) $(PEER_VENV) $(PEER_VENV)-* data test-artifacts site

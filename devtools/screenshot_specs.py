@@ -1,0 +1,55 @@
+"""The screenshots the docs show: which page, as whom, centred on which element.
+
+``make screenshots`` writes each to ``docs/images/<name>.png`` from the demo
+seed; ``make test`` opens every one of them in Chromium and fails when the
+element a screenshot is centred on is gone (``tests/docs/test_screenshots.py``).
+"""
+
+from dataclasses import dataclass
+
+from devtools.peer import demo_ids
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str  # docs/images/<name>.png
+    role: str  # the demo login that takes it
+    path: str  # "{ep}" is the endpoint id
+    element: str  # a CSS selector: the picture is centred on it
+    width: int = 1280
+    height: int = 720
+
+
+def _session(session_id: str) -> str:
+    from urllib.parse import quote
+
+    return "/e/{ep}/sessions/" + quote(session_id, safe="") + "/"
+
+
+SHOTS = [
+    Shot("index", "support", "/e/{ep}/index/", "#results"),
+    Shot("browse", "support", "/e/{ep}/sessions/", "#results"),
+    Shot("search", "support", "/e/{ep}/index/?q=billing", "#content-results"),
+    Shot("session", "support", _session(demo_ids.TOOL_SESSION), "#messages"),
+    Shot(
+        "lineage", "support", "/e/{ep}/lineage/" + demo_ids.DELEGATE_PARENT + "/", "#lineage-graph"
+    ),
+    Shot("changes", "reviewer", _session(demo_ids.TOOL_SESSION), "#change-actions"),
+    Shot("chat", "support", _session(demo_ids.TOOL_SESSION), "#chat"),
+    Shot("notes", "support", _session(demo_ids.TOOL_SESSION), "#notes-region"),
+    Shot("triage", "admin", "/tags/", "#new-tag-form"),
+    Shot("export", "support", _session(demo_ids.TOOL_SESSION), "#export-box"),
+    Shot("usage", "support", "/e/{ep}/usage/", "#usage-form"),
+    Shot("bulk", "support", "/e/{ep}/index/", "#bulk-form"),
+    Shot("queues", "reviewer", "/e/{ep}/review/", "#queue-form"),
+    Shot("review-data", "reviewer", "/e/{ep}/review/dataset/?q=", "#dataset-form"),
+    Shot(
+        "compare",
+        "reviewer",
+        f"/e/{{ep}}/compare/?a={demo_ids.BRANCH_A}&b={demo_ids.BRANCH_B}",
+        "#deltas",
+    ),
+    Shot("login", "support", "/accounts/login/", ".login-box"),
+    Shot("deletion", "admin", "/deletions/", "#queue"),
+    Shot("endpoints", "admin", "/endpoints/", "#endpoints"),
+]
