@@ -52,4 +52,13 @@ SHOTS = [
     Shot("login", "support", "/accounts/login/", ".login-box"),
     Shot("deletion", "admin", "/deletions/", "#queue"),
     Shot("endpoints", "admin", "/endpoints/", "#endpoints"),
+    Shot("retention", "admin", "/retention/", "#keep-h"),
+    Shot("webhooks", "admin", "/webhooks/", "#new-webhook-form"),
+    Shot("notifications", "support", "/account/notifications/", "#preferences-form"),
+    Shot("tokens", "reviewer", "/account/tokens/", "#new-token-form"),
+    # The session page as the issue asks to show it: the first message on the first screen.
+    Shot("session-page-wide", "support", _session(demo_ids.TOOL_SESSION), "#session-title",
+         1366, 768),
+    Shot("session-page-phone", "support", _session(demo_ids.TOOL_SESSION), "#session-title",
+         390, 844),
 ]

@@ -26,6 +26,7 @@ _READERS = {
     "env_list": "comma-separated list",
     "env_url": "http(s) URL",
     "env_addresses": "IP addresses or networks",
+    "env_email": "e-mail address",
 }
 
 
