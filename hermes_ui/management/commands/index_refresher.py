@@ -2,8 +2,8 @@
 
 Its rounds: index refresh and turn retention, off the web process (``make run``
 and ``make serve`` start it beside uvicorn). Each round syncs every endpoint, unless
-``HERMES_INDEX_REFRESH_SECONDS`` is 0, then runs the endpoint's review rules over
-the fresh index (``review.rules``), and applies the chat turn retention
+``HERMES_INDEX_REFRESH_SECONDS`` is 0, then enqueues a task running the endpoint's
+review rules over the fresh index (``review.rules_task``), and applies the chat turn retention
 (``chat.retention.purge``), which runs whatever the refresh interval.
 """
 
@@ -20,7 +20,7 @@ from django.db import close_old_connections, connections
 from hermes_ui.chat import retention
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index.refresher import sync_quietly
-from hermes_ui.review import rules as review_rules
+from hermes_ui.review import rules_task
 
 log = logging.getLogger("hermes_ui.background")
 
@@ -35,7 +35,7 @@ def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
         if interval > 0 or once:
             for endpoint in all_endpoints():
                 if sync_quietly(endpoint, None) is not None:
-                    review_rules.run_quietly(endpoint)
+                    rules_task.enqueue_for(endpoint)
         purge_quietly()
         rounds += 1
         if once:
