@@ -84,7 +84,11 @@ def run_scenario(env: dict, query: Callable[[str], list], peer, log_dir: Path) -
             client.create_session(idempotency_key=mint_key(), session_id=session_id)
 
         job_id = enqueue(_with_django(env), ids)
-        done = lambda: query(f"SELECT done, state FROM jobs_job WHERE id = {job_id}")[0]  # noqa: E731
+        job_sql = "SELECT done, state, result FROM jobs_job WHERE id = " + str(int(job_id))
+
+        def done():
+            return query(job_sql)[0][:2]
+
         first = WorkerProcess(env, "first-worker", log_dir / "first.log").start()
         try:
             until(lambda: done()[0] >= 10, 120, "the first worker never got going")
@@ -101,7 +105,7 @@ def run_scenario(env: dict, query: Callable[[str], list], peer, log_dir: Path) -
 
         done_count, state = done()
         assert (state, done_count) == ("done", SESSIONS)
-        rows = _json(query(f"SELECT result FROM jobs_job WHERE id = {job_id}")[0][0])["rows"]
+        rows = _json(query(job_sql)[0][2])["rows"]
         assert sorted(r["session_id"] for r in rows) == sorted(ids)  # each once
         assert Counter(r["verdict"] for r in rows) == {"closed": SESSIONS}
         assert all(client.get_session(sid).end_reason == "resolved" for sid in ids)
@@ -128,4 +132,3 @@ def _json(value):
 
 def _with_django(env: dict) -> dict:
     return {**env, "PYTHONPATH": str(REPO)}
-
