@@ -117,7 +117,7 @@ class WorkerProcess:
     def wait_alive(self, timeout: float = 60.0) -> None:
         """Until its heartbeat row exists (read on the test's own connection)."""
         until(
-            lambda: self.running and WorkerBeat.objects.filter(worker_id=self.worker_id).exists(),
+            lambda: self.running and WorkerBeat.objects.filter(worker=self.worker_id).exists(),
             timeout,
             f"task worker {self.worker_id} never wrote its heartbeat",
         )

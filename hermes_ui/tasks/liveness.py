@@ -20,7 +20,7 @@ def stale_after() -> timedelta:
 
 def alive_ids() -> set[str]:
     cutoff = timezone.now() - stale_after()
-    return set(WorkerBeat.objects.filter(beat_at__gte=cutoff).values_list("worker_id", flat=True))
+    return set(WorkerBeat.objects.filter(beat_at__gte=cutoff).values_list("worker", flat=True))
 
 
 @dataclass(frozen=True)

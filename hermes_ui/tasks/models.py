@@ -6,7 +6,7 @@ from django.utils import timezone
 
 class WorkerBeat(models.Model):
     # django-tasks-db's own worker id, as recorded in ``DBTaskResult.worker_ids``.
-    worker_id = models.CharField(max_length=64, primary_key=True)
+    worker = models.CharField(max_length=64, primary_key=True)
     host = models.CharField(max_length=255, blank=True)
     pid = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(default=timezone.now)
@@ -16,4 +16,4 @@ class WorkerBeat(models.Model):
         ordering = ["-beat_at"]
 
     def __str__(self):
-        return f"task worker {self.worker_id} on {self.host}:{self.pid}"
+        return f"task worker {self.worker} on {self.host}:{self.pid}"

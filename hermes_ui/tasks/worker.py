@@ -41,10 +41,10 @@ def beat(worker_id: str) -> None:
     """One heartbeat: the row, the hooks, the recovery of dead workers' tasks."""
     try:
         now = timezone.now()
-        updated = WorkerBeat.objects.filter(worker_id=worker_id).update(beat_at=now)
+        updated = WorkerBeat.objects.filter(worker=worker_id).update(beat_at=now)
         if not updated:
             WorkerBeat.objects.create(
-                worker_id=worker_id, host=socket.gethostname()[:255], pid=os.getpid(), beat_at=now
+                worker=worker_id, host=socket.gethostname()[:255], pid=os.getpid(), beat_at=now
             )
         for hook in BEAT_HOOKS:
             hook(worker_id)
@@ -99,7 +99,7 @@ class TaskWorker(Worker):
 
 def forget(worker_id: str) -> None:
     try:
-        WorkerBeat.objects.filter(worker_id=worker_id).delete()
+        WorkerBeat.objects.filter(worker=worker_id).delete()
     except DatabaseError:  # the row then goes stale, as a crashed worker's does
         log.exception("task worker=%s could not remove its heartbeat row", worker_id)
     finally:

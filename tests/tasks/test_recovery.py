@@ -21,8 +21,8 @@ def running_on(worker_id: str) -> DBTaskResult:
 
 
 def test_only_a_dead_workers_task_is_requeued_and_only_once(transactional_db):
-    WorkerBeat.objects.create(worker_id="alive", beat_at=timezone.now())
-    WorkerBeat.objects.create(worker_id="dead", beat_at=timezone.now() - timedelta(minutes=5))
+    WorkerBeat.objects.create(worker="alive", beat_at=timezone.now())
+    WorkerBeat.objects.create(worker="dead", beat_at=timezone.now() - timedelta(minutes=5))
     mine, orphan, unknown = running_on("alive"), running_on("dead"), running_on("never-beat")
 
     assert sorted(recovery.requeue_orphans()) == sorted([str(orphan.pk), str(unknown.pk)])
@@ -37,7 +37,7 @@ def test_a_task_claimed_again_meanwhile_is_not_requeued(transactional_db):
     DBTaskResult.objects.filter(pk=orphan.pk).update(
         worker_ids=["dead", "other"], started_at=timezone.now() + timedelta(seconds=1)
     )
-    WorkerBeat.objects.create(worker_id="other", beat_at=timezone.now())
+    WorkerBeat.objects.create(worker="other", beat_at=timezone.now())
     assert recovery.requeue_orphans() == []
     assert DBTaskResult.objects.get(pk=orphan.pk).status == "RUNNING"
 
@@ -47,7 +47,7 @@ def test_the_heartbeat_row_says_alive_and_goes_when_the_worker_stops(transaction
     with Heart("beating", every=0.05):
         assert liveness.workers().alive == 1 and liveness.alive_ids() == {"beating"}
     assert not WorkerBeat.objects.exists()
-    WorkerBeat.objects.create(worker_id="old", beat_at=timezone.now() - timedelta(minutes=5))
+    WorkerBeat.objects.create(worker="old", beat_at=timezone.now() - timedelta(minutes=5))
     assert liveness.workers().words == "none alive"
 
 
@@ -55,7 +55,7 @@ def test_readyz_and_the_endpoints_page_show_whether_a_worker_is_alive(
     transactional_db, client, login, mock_endpoint
 ):
     assert client.get("/readyz").content == b"ready\ntask workers: none has run yet\n"
-    WorkerBeat.objects.create(worker_id="w1", beat_at=timezone.now())
+    WorkerBeat.objects.create(worker="w1", beat_at=timezone.now())
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.content == b"ready\ntask workers: 1 alive\n"
     page = login("support").get("/endpoints/").content.decode()

@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='WorkerBeat',
             fields=[
-                ('worker_id', models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ('worker', models.CharField(max_length=64, primary_key=True, serialize=False)),
                 ('host', models.CharField(blank=True, max_length=255)),
                 ('pid', models.PositiveIntegerField(default=0)),
                 ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
