@@ -46,3 +46,26 @@ def test_a_bad_task_worker_count_stops_start_up_naming_the_variable(value, tmp_p
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("django.core.exceptions.ImproperlyConfigured: HERMES_UI_TASK_WORKERS")
+
+
+def test_make_run_starts_one_task_worker_beside_the_web_process(settings, monkeypatch, db):
+    from io import StringIO
+
+    from hermes_ui import serving
+
+    settings.HERMES_INDEX_REFRESH_SECONDS = 0
+    monkeypatch.setenv("HERMES_API_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("HERMES_API_KEY", "k" * 24)
+    launched = []
+
+    def supervise(argvs, env, started=None):
+        launched.extend(argvs)
+        started(lambda: False)
+        return 0
+
+    monkeypatch.setattr(serving, "supervise", supervise)
+    call_command("demo", "--port", "8999", stdout=StringIO())
+    assert [argv[1:] for argv in launched if argv[-1] == "task_worker"] == [
+        ["-m", "django", "task_worker"]
+    ]
+    assert any("uvicorn" in argv for argv in launched)
