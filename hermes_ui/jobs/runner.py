@@ -29,7 +29,7 @@ from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import client as hermes_client
 from hermes_ui.jobs.kinds import Kind
 from hermes_ui.jobs.models import ACTIVE_STATES, STALE_AFTER, Job, JobState
-from hermes_ui.jobs.progress import Failed, Progress
+from hermes_ui.jobs.progress import Failed, Progress, Superseded
 
 log = logging.getLogger("hermes_ui.jobs")
 
@@ -120,7 +120,8 @@ def execute(job_id: int, work: Work, worker_id: str = "") -> None:
     job, resumed = _claim(job_id, worker_id)
     if job is None:
         return  # it ended, or was marked interrupted and submitted again meanwhile
-    progress = Progress(job.pk, {k: v for k, v in job.result.items() if k != "rows"}, job.total)
+    extra = {k: v for k, v in job.result.items() if k != "rows"}
+    progress = Progress(job.pk, extra, job.total, runner=worker_id)
     if resumed:
         progress.rows, progress.done = job.rows, job.done
         log.warning("job=%s resumed after %d of %d", job.pk, job.done, job.total)
@@ -128,6 +129,11 @@ def execute(job_id: int, work: Work, worker_id: str = "") -> None:
     with hermes_client.use_transport(*transport) if transport else contextlib.nullcontext():
         try:
             extra = work(job, progress, resumed) or {}
+        except Superseded:
+            # Taken for dead (its heartbeat was late) and resumed elsewhere: that run
+            # goes on and ends the job; this one stops here.
+            log.warning("job=%s taken over by another worker; worker=%s stops", job.pk, worker_id)
+            return
         except Failed as failure:
             _end(job.pk, progress, JobState.FAILED, failure.code, failure.message)
         except HermesError as error:
@@ -157,7 +163,7 @@ def _claim(pk: int, worker_id: str) -> tuple[Job | None, bool]:
 @released
 def _end(pk: int, progress: Progress, state: str, code: str = "", message: str = "") -> None:
     now = timezone.now()
-    Job.objects.filter(pk=pk).update(
+    Job.objects.filter(pk=pk, runner=progress.runner or "").update(
         state=state,
         done=progress.done,
         total=max(progress.total, progress.done),

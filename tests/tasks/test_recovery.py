@@ -73,3 +73,23 @@ def test_a_real_worker_process_beats_and_runs_a_task(task_worker_process):
     assert liveness.alive_ids() == {"test-process"}
     assert task_worker_process.stop() == 0  # SIGTERM: a clean stop
     assert not WorkerBeat.objects.exists()  # and its row is gone
+
+
+def test_a_worker_taken_for_dead_stops_writing_once_another_took_its_job(transactional_db):
+    from hermes_ui.jobs import runner
+    from hermes_ui.jobs.models import Job
+
+    job = Job.objects.create(kind="bulk_close", endpoint="local", total=3)
+    reached = []
+
+    def work(current, progress, resumed):
+        progress.step({"session_id": "a"})
+        # Its heartbeat was late: another worker requeued and claimed the job meanwhile.
+        Job.objects.filter(pk=current.pk).update(runner="second")
+        progress.step({"session_id": "b"})
+        reached.append("after")  # never: the write above stops this run
+
+    runner.execute(job.pk, work, "first")
+    job.refresh_from_db()
+    assert reached == [] and (job.state, job.runner, job.done) == ("running", "second", 1)
+    assert [row["session_id"] for row in job.rows] == ["a"]  # nothing of the stale run after
