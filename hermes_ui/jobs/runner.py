@@ -77,15 +77,18 @@ def submit(
         "params": params,
         **scope,
     }
+    transport = hermes_client._overrides()
+    job = None
     try:
         with transaction.atomic():
             job = Job.objects.create(**fields)
+            if any(transport):  # before the commit: a worker thread may take it at once
+                _transports[job.pk] = transport
             task.enqueue(job.pk)
     except IntegrityError:
+        if job is not None:
+            _transports.pop(job.pk, None)
         return _active(kind.name, key) or Job.objects.filter(kind=kind.name, key=key).first(), False
-    transport = hermes_client._overrides()
-    if any(transport):
-        _transports[job.pk] = transport
     return job, True
 
 
