@@ -42,7 +42,8 @@ ENDPOINT_GONE = (
 # A transport a test or a benchmark set for the submitting thread follows the job
 # to a worker running in the same process (tests/tasks_worker.py), as the chat
 # relay keeps the client its request made. A worker process never has one.
-_transports: dict[int, tuple] = {}
+# Keyed by (id, created_at): a test database reuses ids after a flush.
+_transports: dict[tuple, tuple] = {}
 
 Work = Callable[[Job, Progress, bool], dict | None]
 
@@ -83,11 +84,11 @@ def submit(
         with transaction.atomic():
             job = Job.objects.create(**fields)
             if any(transport):  # before the commit: a worker thread may take it at once
-                _transports[job.pk] = transport
+                _transports[(job.pk, job.created_at)] = transport
             task.enqueue(job.pk)
     except IntegrityError:
         if job is not None:
-            _transports.pop(job.pk, None)
+            _transports.pop((job.pk, job.created_at), None)
         return _active(kind.name, key) or Job.objects.filter(kind=kind.name, key=key).first(), False
     return job, True
 
@@ -128,7 +129,7 @@ def execute(job_id: int, work: Work, worker_id: str = "") -> None:
     if resumed:
         progress.rows, progress.done = job.rows, job.done
         log.warning("job=%s resumed after %d of %d", job.pk, job.done, job.total)
-    transport = _transports.pop(job.pk, None)
+    transport = _transports.pop((job.pk, job.created_at), None)
     with hermes_client.use_transport(*transport) if transport else contextlib.nullcontext():
         try:
             extra = work(job, progress, resumed) or {}
