@@ -128,18 +128,21 @@ def run_once(
     # A create without an id learns its session id only from the answer.
     session_id = str((result.evidence or {}).get("session_id") or session_id)
     record.session_id = session_id[:300]
-    _finish(record, result)
-    result.event_id = trail.record(
-        user,
-        capability=capability,
-        endpoint=endpoint_id,
-        outcome=result.outcome,
-        session_id=session_id,
-        idempotency_key=key,
-        http_status=result.http_status,
-        error_code=result.error_code,
-        evidence=result.evidence,
-    ).pk
+    # The outcome and its audit event land together: a process killed between the two
+    # would leave an outcome that replays with no event of the call that made it.
+    with transaction.atomic():
+        _finish(record, result)
+        result.event_id = trail.record(
+            user,
+            capability=capability,
+            endpoint=endpoint_id,
+            outcome=result.outcome,
+            session_id=session_id,
+            idempotency_key=key,
+            http_status=result.http_status,
+            error_code=result.error_code,
+            evidence=result.evidence,
+        ).pk
     return result
 
 
@@ -212,18 +215,19 @@ def settle(record: IdempotencyRecord, user, result: Result) -> Result:
     if fresh is None:
         return _as_result(IdempotencyRecord.objects.get(pk=record.pk))
     result.key = fresh.key
-    _finish(fresh, result)
-    result.event_id = trail.record(
-        user,
-        capability=fresh.capability,
-        endpoint=fresh.endpoint,
-        outcome=result.outcome,
-        session_id=fresh.session_id,
-        idempotency_key=fresh.key,
-        http_status=result.http_status,
-        error_code=result.error_code,
-        evidence=result.evidence,
-    ).pk
+    with transaction.atomic():
+        _finish(fresh, result)
+        result.event_id = trail.record(
+            user,
+            capability=fresh.capability,
+            endpoint=fresh.endpoint,
+            outcome=result.outcome,
+            session_id=fresh.session_id,
+            idempotency_key=fresh.key,
+            http_status=result.http_status,
+            error_code=result.error_code,
+            evidence=result.evidence,
+        ).pk
     return result
 
 
