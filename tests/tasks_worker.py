@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import quote
 
 from django.db import connections
 from django_tasks_db.compat import TaskResultStatus
@@ -85,10 +86,17 @@ class InProcessWorker:
 
 
 def worker_env(database: str | None = None, **extra: str) -> dict:
-    """The environment of a worker process on the test database (the SQLite file)."""
+    """The environment of a worker process on the test database: its SQLite file, or
+    the test database of the PostgreSQL the suite runs on (``DATABASE_URL``)."""
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env["DJANGO_SETTINGS_MODULE"] = "hermes_ui.settings"
-    env["HERMES_UI_DB"] = database or str(connections["default"].settings_dict["NAME"])
+    conn = connections["default"]
+    if database is None and conn.vendor == "postgresql":
+        db = conn.settings_dict
+        auth = db["USER"] + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
+        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    else:
+        env["HERMES_UI_DB"] = database or str(conn.settings_dict["NAME"])
     env.update(extra)
     return env
 
