@@ -6,13 +6,14 @@ import sys
 import pytest
 from django.core.management import call_command
 
+from hermes_ui.management.commands import serve
 from tests.tasks_worker import REPO
 
 
 def test_serve_starts_the_configured_number_of_task_workers(settings, monkeypatch, db):
     settings.HERMES_UI_TASK_WORKERS = 3
     launched = []
-    monkeypatch.setattr("django.core.management.call_command", lambda *a, **k: None)
+    monkeypatch.setattr(serve, "call_command", lambda *a, **k: None)  # no migrate, collectstatic
     monkeypatch.setattr("hermes_ui.serving.supervise", lambda argvs, env: launched.extend(argvs))
     call_command("serve", "--workers", "1")
     workers = [argv for argv in launched if argv[-1] == "task_worker"]
@@ -23,7 +24,7 @@ def test_serve_starts_the_configured_number_of_task_workers(settings, monkeypatc
 def test_serve_with_no_task_workers_starts_none(settings, monkeypatch, db):
     settings.HERMES_UI_TASK_WORKERS = 0
     launched = []
-    monkeypatch.setattr("django.core.management.call_command", lambda *a, **k: None)
+    monkeypatch.setattr(serve, "call_command", lambda *a, **k: None)  # no migrate, collectstatic
     monkeypatch.setattr("hermes_ui.serving.supervise", lambda argvs, env: launched.extend(argvs))
     call_command("serve", "--workers", "1")
     assert launched and not [argv for argv in launched if argv[-1] == "task_worker"]
@@ -51,8 +52,10 @@ def test_a_bad_task_worker_count_stops_start_up_naming_the_variable(value, tmp_p
 def test_make_run_starts_one_task_worker_beside_the_web_process(settings, monkeypatch, db):
     from io import StringIO
 
+    from devtools.management.commands import demo
     from hermes_ui import serving
 
+    monkeypatch.setattr(demo, "call_command", lambda *a, **k: None)  # no migrate
     settings.HERMES_INDEX_REFRESH_SECONDS = 0
     monkeypatch.setenv("HERMES_API_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("HERMES_API_KEY", "k" * 24)
