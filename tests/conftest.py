@@ -51,8 +51,13 @@ def jobs_db(transactional_db):
 def task_worker_process(transactional_db, tmp_path):
     """A real ``manage.py task_worker`` process on the test database, alive when yielded;
     stopped (SIGTERM) after the test. Its output is in ``tmp_path / "task_worker.log"``."""
+    from django.db import connections
+
     from tests.tasks_worker import WorkerProcess, worker_env
 
+    # The worker reads the file on its own: nothing of this process's connections
+    # (an earlier test's snapshot or lock) may stand between them.
+    connections.close_all()
     worker = WorkerProcess(worker_env(), "test-process", tmp_path / "task_worker.log").start()
     try:
         worker.wait_alive()
