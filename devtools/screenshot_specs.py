@@ -57,8 +57,10 @@ SHOTS = [
     Shot("notifications", "support", "/account/notifications/", "#preferences-form"),
     Shot("tokens", "reviewer", "/account/tokens/", "#new-token-form"),
     # The session page as the issue asks to show it: the first message on the first screen.
-    Shot("session-page-wide", "support", _session(demo_ids.TOOL_SESSION), "#session-title",
-         1366, 768),
-    Shot("session-page-phone", "support", _session(demo_ids.TOOL_SESSION), "#session-title",
-         390, 844),
+    Shot(
+        "session-page-wide", "support", _session(demo_ids.TOOL_SESSION), "#session-title", 1366, 768
+    ),
+    Shot(
+        "session-page-phone", "support", _session(demo_ids.TOOL_SESSION), "#session-title", 390, 844
+    ),
 ]

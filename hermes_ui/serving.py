@@ -1,9 +1,11 @@
-"""The dashboard's processes: uvicorn workers and the index refresher, started and stopped together.
+"""The dashboard's processes: uvicorn workers, the index refresher and the task workers,
+started and stopped together.
 
 ``manage.py serve`` (production) and the demo command (``make run``) both run
-uvicorn plus one ``index_refresher`` process as children and stop all of
-them when any one exits, on Ctrl-C or on SIGTERM. A SIGTERM lets requests
-in flight finish within a grace period, and then exits 0.
+uvicorn, one ``index_refresher`` process and task workers (``task_worker``:
+``HERMES_UI_TASK_WORKERS`` under serve, one for the demo) as children and stop
+all of them when any one exits, on Ctrl-C or on SIGTERM. A SIGTERM lets
+requests in flight finish within a grace period, and then exits 0.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ def refresher_argv() -> list[str]:
     It runs even with HERMES_INDEX_REFRESH_SECONDS=0: retention must still apply.
     """
     return [sys.executable, "-m", "django", "index_refresher"]
+
+
+def task_worker_argvs(count: int) -> list[list[str]]:
+    """``count`` task workers (``manage.py task_worker``): they run the background jobs."""
+    return [[sys.executable, "-m", "django", "task_worker"] for _ in range(count)]
 
 
 def child_env(extra: dict | None = None) -> dict:

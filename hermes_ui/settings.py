@@ -99,16 +99,25 @@ INSTALLED_APPS = [
     "hermes_ui.observed",
     "hermes_ui.retention",
 ]
-# --- Background tasks (issue 31): django-tasks, its queue in this database --------
-# The same block is added by the task-framework branch; keep one when merging.
-INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-# --- end of background tasks -----------------------------------------------------
 INSTALLED_APPS += ["hermes_ui.notifications", "hermes_ui.webhooks"]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
 if importlib.util.find_spec("devtools") is not None:
     INSTALLED_APPS.append("devtools")
+
+# --- Background tasks: django-tasks + django-tasks-db (issue 31) -----------------
+# The queue is a table of the database above; ``manage.py task_worker`` runs it
+# (``make run`` starts one, ``make serve`` HERMES_UI_TASK_WORKERS). See
+# docs/background-work.md.
+INSTALLED_APPS += ["django_tasks", "django_tasks_db", "hermes_ui.tasks"]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Task worker processes ``manage.py serve`` starts beside the web workers (0: none
+# here, run ``manage.py task_worker`` elsewhere).
+HERMES_UI_TASK_WORKERS = env_int("HERMES_UI_TASK_WORKERS", 1, minimum=0, maximum=32)
+# A worker whose heartbeat row is older than this is dead: its running task is
+# put back in the queue and /readyz stops counting it.
+HERMES_UI_TASK_STALE_SECONDS = env_int("HERMES_UI_TASK_STALE_SECONDS", 30, minimum=3, maximum=3600)
+# --- end of background tasks -------------------------------------------------------
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -363,10 +372,6 @@ HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
 HERMES_REVIEW_RESERVATION_SECONDS = env_int(
     "HERMES_REVIEW_RESERVATION_SECONDS", 600, minimum=10, maximum=86400
 )
-# Threads per worker process that run long work off the page request (bulk
-# close, filing a bulk deletion, a batch review, a chat turn without
-# JavaScript); more jobs wait their turn (see hermes_ui/jobs/runner.py).
-HERMES_UI_JOB_THREADS = env_int("HERMES_UI_JOB_THREADS", 4, minimum=1, maximum=64)
 HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=200)
 HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10, maximum=2000)
 

@@ -29,6 +29,7 @@ class DashboardServer:
         # The index refresher is its own process, as under ``make run`` and ``make serve``.
         self.refresher = refresher
         self.refresher_process = None
+        self.task_worker_process = None
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
         # Its own SQLite file unless the caller passes DATABASE_URL / REDIS_URL:
@@ -72,6 +73,14 @@ class DashboardServer:
             stderr=subprocess.STDOUT,
             cwd=REPO,
         )
+        # The background jobs' task worker (hermes_ui/tasks).
+        self.task_worker_process = subprocess.Popen(
+            [sys.executable, str(REPO / "manage.py"), "task_worker", "--interval", "0.2"],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+        )
         if self.refresher:
             self.refresher_process = subprocess.Popen(
                 [sys.executable, str(REPO / "manage.py"), "index_refresher"],
@@ -91,14 +100,14 @@ class DashboardServer:
         raise RuntimeError(f"uvicorn did not start: {self.log_path.read_text()[-2000:]}")
 
     def stop(self) -> None:
-        for process in (self.process, self.refresher_process):
+        for process in (self.process, self.refresher_process, self.task_worker_process):
             if process is not None:
                 process.terminate()
                 try:
                     process.wait(10)
                 except subprocess.TimeoutExpired:
                     process.kill()
-        self.process = self.refresher_process = None
+        self.process = self.refresher_process = self.task_worker_process = None
 
 
 # Every page reports its Content-Security-Policy violations to the test, by

@@ -35,15 +35,35 @@ def fresh_breakers():
 
 @pytest.fixture
 def jobs_db(transactional_db):
-    """Jobs run on threads of their own, so tests see committed rows only.
+    """Jobs run as tasks on a worker thread of this process (``tests/tasks_worker.py``),
+    so tests see committed rows only.
 
-    Depending on ``transactional_db`` makes this teardown (waiting for every
-    job to end) run before the database is flushed.
+    Depending on ``transactional_db`` makes this teardown (waiting for the queue to
+    empty) run before the database is flushed.
     """
-    from hermes_ui.jobs import runner
+    from tests.tasks_worker import InProcessWorker
 
-    yield
-    assert runner.wait_idle(60), "a job was still running at the end of the test"
+    with InProcessWorker() as worker:
+        yield worker
+
+
+@pytest.fixture
+def task_worker_process(transactional_db, tmp_path):
+    """A real ``manage.py task_worker`` process on the test database, alive when yielded;
+    stopped (SIGTERM) after the test. Its output is in ``tmp_path / "task_worker.log"``."""
+    from django.db import connections
+
+    from tests.tasks_worker import WorkerProcess, worker_env
+
+    # The worker reads the file on its own: nothing of this process's connections
+    # (an earlier test's snapshot or lock) may stand between them.
+    connections.close_all()
+    worker = WorkerProcess(worker_env(), "test-process", tmp_path / "task_worker.log").start()
+    try:
+        worker.wait_alive()
+        yield worker
+    finally:
+        worker.stop()
 
 
 @pytest.fixture

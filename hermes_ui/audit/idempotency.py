@@ -128,18 +128,21 @@ def run_once(
     # A create without an id learns its session id only from the answer.
     session_id = str((result.evidence or {}).get("session_id") or session_id)
     record.session_id = session_id[:300]
-    _finish(record, result)
-    result.event_id = trail.record(
-        user,
-        capability=capability,
-        endpoint=endpoint_id,
-        outcome=result.outcome,
-        session_id=session_id,
-        idempotency_key=key,
-        http_status=result.http_status,
-        error_code=result.error_code,
-        evidence=result.evidence,
-    ).pk
+    # The outcome and its audit event land together: a process killed between the two
+    # would leave an outcome that replays with no event of the call that made it.
+    with transaction.atomic():
+        _finish(record, result)
+        result.event_id = trail.record(
+            user,
+            capability=capability,
+            endpoint=endpoint_id,
+            outcome=result.outcome,
+            session_id=session_id,
+            idempotency_key=key,
+            http_status=result.http_status,
+            error_code=result.error_code,
+            evidence=result.evidence,
+        ).pk
     return result
 
 
@@ -190,3 +193,58 @@ def _wait_for(capability: str, endpoint_id: str, key: str, wait_seconds: float) 
 
 def _purge_expired() -> None:
     IdempotencyRecord.objects.filter(created_at__lt=timezone.now() - RETENTION).delete()
+
+
+# -- a submission whose process died mid-call (a resumed background job) --------------
+
+
+def orphaned(capability: str, endpoint_id: str, *, form_key: str, inputs: dict):
+    """The record of this submission if it still says "running" (its caller is gone)."""
+    key = effective_key(form_key, inputs)
+    return IdempotencyRecord.objects.filter(
+        capability=capability, endpoint=endpoint_id, key=key, outcome=Outcome.RUNNING
+    ).first()
+
+
+def settle(record: IdempotencyRecord, user, result: Result) -> Result:
+    """Record what reading Hermes established about an orphaned call, with its audit event.
+
+    Only a record still "running" changes: two settlements of one call record one outcome.
+    """
+    fresh = IdempotencyRecord.objects.filter(pk=record.pk, outcome=Outcome.RUNNING).first()
+    if fresh is None:
+        return _as_result(IdempotencyRecord.objects.get(pk=record.pk))
+    result.key = fresh.key
+    with transaction.atomic():
+        _finish(fresh, result)
+        result.event_id = trail.record(
+            user,
+            capability=fresh.capability,
+            endpoint=fresh.endpoint,
+            outcome=result.outcome,
+            session_id=fresh.session_id,
+            idempotency_key=fresh.key,
+            http_status=result.http_status,
+            error_code=result.error_code,
+            evidence=result.evidence,
+        ).pk
+    return result
+
+
+def discard(record: IdempotencyRecord, user, evidence: dict) -> None:
+    """Forget an orphaned call that reading Hermes showed never landed, so it can be sent.
+
+    The audit trail keeps a trace (outcome refused: the dashboard did not apply it).
+    """
+    deleted, _ = IdempotencyRecord.objects.filter(pk=record.pk, outcome=Outcome.RUNNING).delete()
+    if deleted:
+        trail.record(
+            user,
+            capability=record.capability,
+            endpoint=record.endpoint,
+            outcome=Outcome.REFUSED,
+            session_id=record.session_id,
+            idempotency_key=record.key,
+            error_code="not_applied",
+            evidence={**evidence, "applied": False},
+        )

@@ -10,6 +10,7 @@ import hashlib
 SAFE_KEYS = {
     "id",
     "session_id",
+    "reconciled",  # a resumed job settled this call by reading Hermes (hermes_ui/bulk/close.py)
     "parent_session_id",
     "child_id",
     "source",

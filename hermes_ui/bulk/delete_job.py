@@ -10,6 +10,7 @@ was interrupted still shows what it filed.
 from __future__ import annotations
 
 from django.urls import reverse
+from django_tasks import task
 
 from hermes_ui.deletion import batch as batches
 from hermes_ui.digests import json_digest
@@ -35,27 +36,48 @@ KIND = register(
 )
 
 
+@task(takes_context=True)
+def file_deletion(context, job_id: int) -> None:
+    runner.execute(job_id, _work, runner.worker_of(context))
+
+
+def _work(job: Job, progress, resumed: bool) -> None:
+    if resumed and job.result.get("filed"):
+        # The request exists: filing the selection again would list its members as taken.
+        raise Failed("interrupted", KIND.interrupted)
+    endpoint = runner.endpoint_of(job)
+
+    def filed(batch):
+        progress.note(next=reverse("deletion_batch", kwargs={"pk": batch.pk}), filed=batch.pk)
+
+    if resumed:
+        progress.rows, progress.done = [], 0  # a fresh start: nothing was filed
+    try:
+        batches.create(
+            endpoint,
+            job.params["ids"],
+            job.user,
+            job.params["reason"],
+            on_filed=filed,
+            on_session=progress.step,
+        )
+    except HermesError as error:
+        raise Failed(
+            error.code,
+            f"{error.message} Hermes' session lists could not be read, so nothing was "
+            f"filed. {error.advice}",
+        ) from None
+
+
 def start(endpoint: Endpoint, user, ids: list[str], reason: str) -> Job:
-    def work(progress):
-        def filed(batch):
-            progress.note(next=reverse("deletion_batch", kwargs={"pk": batch.pk}))
-
-        try:
-            batches.create(endpoint, ids, user, reason, on_filed=filed, on_session=progress.step)
-        except HermesError as error:
-            raise Failed(
-                error.code,
-                f"{error.message} Hermes' session lists could not be read, so nothing was "
-                f"filed. {error.advice}",
-            ) from None
-
     # The same selection and reason from the same person is one request while it is filed.
     key = json_digest([endpoint.scope(), user.pk, ids, reason], 40)
     index = reverse("index_list", kwargs={"endpoint": endpoint.id})
     job, _ = runner.submit(
         KIND,
+        file_deletion,
         user=user,
-        work=work,
+        params={"ids": ids, "reason": reason},
         scope=endpoint.scope(),
         key=key,
         total=len(ids),

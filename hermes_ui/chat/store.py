@@ -150,6 +150,16 @@ def settle_if_orphaned(turn: Turn) -> Turn:
     return turn
 
 
+def settle_interrupted(turn_id: int) -> None:
+    """A turn whose background job's worker died before its end: uncertain, never resent."""
+    Turn.objects.filter(pk=turn_id, state__in=ACTIVE_STATES).update(
+        state=TurnState.UNCERTAIN,
+        error_code="dashboard_restarted",
+        error_message=_RESTARTED,
+        finished_at=timezone.now(),
+    )
+
+
 def claim(turn_id: int) -> None:
     """Take this process's lease on a turn about to be sent (with Redis only).
 

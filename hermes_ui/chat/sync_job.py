@@ -1,7 +1,9 @@
 """The turn without JavaScript as a background job: the POST answers at once.
 
 The turn is recorded (``admission``) before the job is queued, so it is
-still sent at most once: the job only runs ``sync_turn.run`` for it. The
+still sent at most once: the job only runs ``sync_turn.run`` for it, and a
+job resumed after its worker died never sends it: a turn still pending then
+may have reached Hermes, so it becomes uncertain (``store.settle_interrupted``). The
 job's result points at the turn (its text stays on the turn); when it is
 done its progress page goes where the form went before: the session's chat,
 or the turn's own page when Hermes refused it or it could not be sent.
@@ -12,9 +14,11 @@ from __future__ import annotations
 import contextlib
 
 from django.urls import reverse
+from django_tasks import task
 
 from hermes_ui.chat import store, sync_turn, turn_streams
 from hermes_ui.chat.models import Turn, TurnState
+from hermes_ui.hermes import client_for
 from hermes_ui.jobs import runner
 from hermes_ui.jobs.kinds import Kind, register
 from hermes_ui.jobs.models import ACTIVE_STATES, Job
@@ -38,25 +42,37 @@ def _key(turn: Turn) -> str:
     return f"turn-{turn.pk}"
 
 
-def start(turn: Turn, client, user) -> Job:
-    turn_url = reverse("chat_turn", kwargs={"endpoint": turn.endpoint, "turn_id": turn.pk})
+@task(takes_context=True)
+def send_turn(context, job_id: int) -> None:
+    runner.execute(job_id, _work, runner.worker_of(context))
 
-    def work(progress):
+
+def _work(job: Job, progress, resumed: bool) -> dict:
+    turn = Turn.objects.get(pk=job.params["turn"])
+    turn_url = reverse("chat_turn", kwargs={"endpoint": turn.endpoint, "turn_id": turn.pk})
+    if resumed:
+        store.settle_interrupted(turn.pk)
+    else:
+        endpoint = runner.endpoint_of(job)
         # Without a lease the turn is recorded as failed and nothing is sent.
         with contextlib.suppress(turn_streams.LeaseError):
-            sync_turn.run(turn, client, user)
-        progress.step()
-        turn.refresh_from_db()
-        not_sent = turn.state == TurnState.FAILED and turn.error_code == store.NO_LEASE_CODE
-        if turn.rejected or not_sent:
-            return {"next": turn_url}
-        return {"next": links.session_url(turn.endpoint, turn.target_session_id) + "#chat"}
+            sync_turn.run(turn, client_for(endpoint), job.user)
+    progress.step()
+    turn.refresh_from_db()
+    not_sent = turn.state == TurnState.FAILED and turn.error_code == store.NO_LEASE_CODE
+    if turn.rejected or not_sent or turn.state == TurnState.UNCERTAIN:
+        return {"next": turn_url}
+    return {"next": links.session_url(turn.endpoint, turn.target_session_id) + "#chat"}
 
+
+def start(turn: Turn, user) -> Job:
+    turn_url = reverse("chat_turn", kwargs={"endpoint": turn.endpoint, "turn_id": turn.pk})
     scope = {"endpoint": turn.endpoint, "endpoint_fp": turn.endpoint_fp}
     job, _ = runner.submit(
         KIND,
+        send_turn,
         user=user,
-        work=work,
+        params={"turn": turn.pk},
         scope=scope,
         key=_key(turn),
         total=1,

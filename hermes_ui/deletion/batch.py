@@ -15,10 +15,11 @@ own: the parent's DELETE cascades to it (``skipped`` says so).
 from __future__ import annotations
 
 import logging
-import threading
 
-from django.db import close_old_connections, connections
+from django.contrib.auth import get_user_model
+from django_tasks import task
 
+from hermes_ui.db_steps import release_connections
 from hermes_ui.deletion import announce, clock, events, execute, policy, review
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
@@ -185,19 +186,22 @@ def start(batch: DeletionBatch, user) -> bool:
 
 
 def spawn(batch_pk: int, user) -> None:
-    threading.Thread(
-        target=_run_quietly, args=(batch_pk, user), name=f"deletion-batch-{batch_pk}", daemon=True
-    ).start()
+    """Queue the execution for a task worker (``execute_batch``)."""
+    execute_batch.enqueue(batch_pk, user.pk)
 
 
-def _run_quietly(batch_pk: int, user) -> None:
-    close_old_connections()
+@task()
+def execute_batch(batch_pk: int, user_pk: int) -> None:
+    """The execution, on a task worker. Run again after a crash it goes on with the members
+    still approved; one whose DELETE was in flight replays its recorded outcome (uncertain
+    while the record says running), never a blind second DELETE (``execute.execute``)."""
     try:
+        user = get_user_model().objects.get(pk=user_pk)
         run(DeletionBatch.objects.get(pk=batch_pk), user)
     except Exception:
         log.exception("deletion batch=%s failed", batch_pk)
     finally:
-        connections.close_all()
+        release_connections()
 
 
 def run(batch: DeletionBatch, user) -> None:

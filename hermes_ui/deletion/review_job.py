@@ -10,6 +10,7 @@ time: the same batch reviewed again meanwhile shows the running one.
 from __future__ import annotations
 
 from django.urls import reverse
+from django_tasks import task
 
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion import policy
@@ -36,30 +37,44 @@ def _key(batch: DeletionBatch) -> str:
     return f"batch-{batch.pk}"
 
 
+@task(takes_context=True)
+def review_batch(context, job_id: int) -> None:
+    runner.execute(job_id, _work, runner.worker_of(context))
+
+
+def _work(job: Job, progress, resumed: bool) -> dict:
+    # Members decided before an interruption keep their decision; the rest are decided now.
+    current = DeletionBatch.objects.get(pk=job.params["batch"])
+    p = job.params
+    try:
+        counts = batches.decide(
+            current,
+            job.user,
+            p["decision"],
+            p["rule"],
+            p["comment"],
+            on_member=lambda _: progress.step(),
+        )
+    except policy.Refusal as refusal:
+        raise Failed(refusal.code, refusal.message) from None
+    summary = (
+        f"Decided {counts['decided']}; void because changed {counts['void']}; "
+        f"not decided {counts['failed']}."
+    )
+    return {"summary": summary}
+
+
 def start(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -> Job:
     """Raises ``policy.Refusal`` (before anything is queued) when the reviewer may not."""
     pending = batches.reviewable(batch, user)
     url = reverse("deletion_batch", kwargs={"pk": batch.pk})
-
-    def work(progress):
-        current = DeletionBatch.objects.get(pk=batch.pk)
-        try:
-            counts = batches.decide(
-                current, user, decision, rule, comment, on_member=lambda _: progress.step()
-            )
-        except policy.Refusal as refusal:
-            raise Failed(refusal.code, refusal.message) from None
-        summary = (
-            f"Decided {counts['decided']}; void because changed {counts['void']}; "
-            f"not decided {counts['failed']}."
-        )
-        return {"summary": summary}
-
     scope = {"endpoint": batch.endpoint, "endpoint_fp": batch.endpoint_fp}
+    params = {"batch": batch.pk, "decision": decision, "rule": rule, "comment": comment}
     job, _ = runner.submit(
         KIND,
+        review_batch,
         user=user,
-        work=work,
+        params=params,
         scope=scope,
         key=_key(batch),
         total=len(pending),

@@ -14,6 +14,7 @@ from hermes_ui.endpoint_status import probes
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
+from hermes_ui.tasks import liveness
 from hermes_ui.verification.models import latest_report
 from hermes_ui.web.roles import SUPPORT, role_required
 
@@ -43,5 +44,9 @@ def _page(request, found: list[probes.Probe]):
         }
         for each in found
     ]
-    context = {"rows": rows, "cache_seconds": settings.HERMES_PROBE_CACHE_SECONDS}
+    context = {
+        "rows": rows,
+        "cache_seconds": settings.HERMES_PROBE_CACHE_SECONDS,
+        "workers": liveness.workers(),
+    }
     return render(request, "endpoint_status/list.html", context)

@@ -1,11 +1,11 @@
 """A job: long work (a bulk close, filing a bulk deletion, a review, a plain chat turn)
-that runs on a thread of the web process that accepted it, off the page request.
+that a task worker runs off the page request (``runner``, ``hermes_ui.tasks``).
 
-The row is the job's whole public state, so any worker process serves its
+The row is the job's whole public state, so any web process serves its
 progress page: the counts, the rows of results so far (session ids, verdicts,
-codes: never transcript text) and a heartbeat the running process renews. A
-job whose heartbeat stopped belongs to a process that died: it shows as
-*interrupted*, with the results it recorded.
+codes: never transcript text) and a heartbeat its worker renews. A running
+job whose heartbeat stopped belongs to a worker that died: it shows as
+*interrupted*, with the results it recorded, until the next worker resumes it.
 
 A deletion does not erase jobs: like the audit trail, a job is an id-only
 record of work done (``KEEPS_IDS_ONLY`` in ``tests/deletion/test_erasers.py``).
@@ -18,9 +18,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-# The running process renews the heartbeat this often; one silent for
-# STALE_AFTER is gone (a busy SQLite writer can hold a step up to 20 s).
-HEARTBEAT = timedelta(seconds=2)
+# The worker renews the heartbeat of the jobs it runs with its own
+# (``hermes_ui.tasks.worker``); one silent for STALE_AFTER is gone (a busy
+# SQLite writer can hold a step up to 20 s).
 STALE_AFTER = timedelta(seconds=30)
 
 
@@ -51,7 +51,9 @@ class Job(models.Model):
     result = models.JSONField(default=dict, blank=True)
     error_code = models.CharField(max_length=60, blank=True)
     error_message = models.TextField(blank=True)  # the dashboard's own words only
-    runner = models.CharField(max_length=40, blank=True)  # the process that runs it
+    runner = models.CharField(max_length=64, blank=True)  # the task worker that runs it
+    # The work's inputs (ids, reasons, the form's key): what its task reads.
+    params = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -72,8 +74,8 @@ class Job(models.Model):
 
     @property
     def stale(self) -> bool:
-        """Queued or running in a process that stopped renewing its heartbeat."""
-        return self.state in ACTIVE_STATES and self.heartbeat_at < timezone.now() - STALE_AFTER
+        """Running on a worker that stopped renewing its heartbeat (a queued job waits)."""
+        return self.state == JobState.RUNNING and self.heartbeat_at < timezone.now() - STALE_AFTER
 
     @property
     def shown_state(self) -> str:

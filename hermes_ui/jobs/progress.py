@@ -17,6 +17,10 @@ class Failed(Exception):
         self.message = message
 
 
+class Superseded(Exception):
+    """Another worker took the job over (this one was taken for dead): stop, write nothing."""
+
+
 class Progress:
     """The counts and result rows of one running job, written through to its row.
 
@@ -25,8 +29,10 @@ class Progress:
     own queries since the last step included).
     """
 
-    def __init__(self, job_id: int, extra: dict, total: int = 0):
+    def __init__(self, job_id: int, extra: dict, total: int = 0, runner: str | None = None):
         self.job_id = job_id
+        # The worker running it; its writes land only while the job is still its own.
+        self.runner = runner
         self.extra = extra  # everything of the result but the rows
         self.rows: list[dict] = []
         self.done = 0
@@ -53,6 +59,11 @@ class Progress:
 
     @released
     def _save(self, **fields) -> None:
-        Job.objects.filter(pk=self.job_id).update(
+        mine = Job.objects.filter(pk=self.job_id)
+        if self.runner is not None:
+            mine = mine.filter(runner=self.runner)
+        updated = mine.update(
             done=self.done, result=self.result(), heartbeat_at=timezone.now(), **fields
         )
+        if not updated and self.runner is not None:
+            raise Superseded(self.job_id)

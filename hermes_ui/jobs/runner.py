@@ -1,63 +1,69 @@
-"""Running jobs on a small pool of threads of the process that accepted them.
+"""Jobs on the task queue: a ``Job`` row for the progress page, a task for the work.
 
-``submit`` records the job and queues its work; the POST that started it
-answers at once. Work runs on one of ``HERMES_UI_JOB_THREADS`` daemon
-threads, reports through ``Progress`` (each write one database step that
-gives the connection back, so a job never pins a pooled connection), and a
-heartbeat thread renews ``heartbeat_at`` of every job this process holds.
-Nothing hands a job to another process: if this one dies, its jobs stop
-renewing and show as interrupted, with the results they recorded.
+``submit`` records the job and enqueues the feature's task with the job's
+id, in one transaction (both rows or neither); the POST that started it
+answers at once. A task worker (``manage.py task_worker``) runs it through
+``execute``: the work reads its inputs from ``Job.params`` (ids only) and
+reports through ``Progress``, each write one database step.
+
+A worker that dies mid-job leaves the task RUNNING; the next live worker
+puts it back in the queue (``hermes_ui.tasks.recovery``) and ``execute`` runs
+the work again with ``resumed=True`` and the progress recorded so far. Each
+kind's work decides what a resumption means: a bulk close skips the sessions
+it recorded and reconciles the one in flight, a chat turn whose answer was
+being awaited becomes uncertain and is never sent again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import queue
-import threading
-import time
-import uuid
 from collections.abc import Callable
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from hermes_ui.db_steps import release_connections, released
+from hermes_ui.endpoints import Endpoint, configured
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import client as hermes_client
 from hermes_ui.jobs.kinds import Kind
-from hermes_ui.jobs.models import ACTIVE_STATES, HEARTBEAT, STALE_AFTER, Job, JobState
-from hermes_ui.jobs.progress import Failed, Progress
+from hermes_ui.jobs.models import ACTIVE_STATES, STALE_AFTER, Job, JobState
+from hermes_ui.jobs.progress import Failed, Progress, Superseded
 
 log = logging.getLogger("hermes_ui.jobs")
 
-BOOT_ID = uuid.uuid4().hex  # this process: the runner of the jobs it accepted
 DASHBOARD_ERROR = "The dashboard failed while running this job; the results so far are shown."
+ENDPOINT_GONE = (
+    "The endpoint this job was started on is no longer configured with the same identity, "
+    "so nothing more was sent."
+)
 
-_lock = threading.Condition()
-_work: queue.SimpleQueue = queue.SimpleQueue()
-_workers: list[threading.Thread] = []
-_heart: list[threading.Thread] = []
-_held: set[int] = set()  # queued or running here
-_beating = threading.Lock()  # held while a heartbeat writes
+# A transport a test or a benchmark set for the submitting thread follows the job
+# to a worker running in the same process (tests/tasks_worker.py), as the chat
+# relay keeps the client its request made. A worker process never has one.
+# Keyed by (id, created_at): a test database reuses ids after a flush.
+_transports: dict[tuple, tuple] = {}
+
+Work = Callable[[Job, Progress, bool], dict | None]
 
 
 def submit(
     kind: Kind,
+    task,
     *,
     user,
-    work: Callable[[Progress], dict | None],
     scope: dict,
+    params: dict,
     key: str = "",
     total: int = 0,
     result: dict | None = None,
 ) -> tuple[Job, bool]:
-    """Record a job and queue ``work(progress)``; returns (job, created).
+    """Record a job and enqueue ``task(job_id)``; returns (job, created).
 
     While a job of this kind and ``key`` is queued or running, the same
-    submission gets that job back (a double click starts nothing twice). The
-    dict ``work`` returns is merged into the job's result when it is done.
+    submission gets that job back (a double click starts nothing twice).
+    ``params`` are the work's inputs, as JSON (ids, reasons: no transcript text).
     """
     if key:
         existing = _active(kind.name, key)
@@ -69,97 +75,99 @@ def submit(
         "user": user,
         "total": total,
         "result": result or {},
-        "runner": BOOT_ID,
+        "params": params,
         **scope,
     }
+    transport = hermes_client._overrides()
+    job = None
     try:
         with transaction.atomic():
             job = Job.objects.create(**fields)
+            if any(transport):  # before the commit: a worker thread may take it at once
+                _transports[(job.pk, job.created_at)] = transport
+            task.enqueue(job.pk)
     except IntegrityError:
+        if job is not None:
+            _transports.pop((job.pk, job.created_at), None)
         return _active(kind.name, key) or Job.objects.filter(kind=kind.name, key=key).first(), False
-    _queue(job.pk, work, Progress(job.pk, dict(result or {}), total))
     return job, True
 
 
 def _active(kind: str, key: str) -> Job | None:
-    """The live job with this key; one a dead process left behind is marked interrupted."""
+    """The live job with this key; one whose worker died is marked interrupted."""
     job = Job.objects.filter(kind=kind, key=key, state__in=ACTIVE_STATES).first()
     if job is not None and job.stale:
         cutoff = timezone.now() - STALE_AFTER
-        Job.objects.filter(pk=job.pk, state__in=ACTIVE_STATES, heartbeat_at__lt=cutoff).update(
+        Job.objects.filter(pk=job.pk, state=JobState.RUNNING, heartbeat_at__lt=cutoff).update(
             state=JobState.INTERRUPTED, finished_at=timezone.now()
         )
         return None
     return job
 
 
-def _queue(pk: int, work, progress: Progress) -> None:
-    # A transport a test or a benchmark set for the submitting thread follows the
-    # job onto its thread, as the chat relay keeps the client its request made.
-    transport = hermes_client._overrides()
-    with _lock:
-        _held.add(pk)
-        _work.put((pk, work, progress, transport))
-        # Threads start as jobs come, up to the bound, and then serve for good.
-        if len(_workers) < settings.HERMES_UI_JOB_THREADS:
-            _start(_workers, _serve, f"job-runner-{len(_workers) + 1}")
-        if not _heart:
-            _start(_heart, _heartbeat, "job-heartbeat")
+def worker_of(context) -> str:
+    """The id of the worker running a task (``takes_context=True``)."""
+    ids = context.task_result.worker_ids
+    return ids[-1] if ids else ""
 
 
-def _start(threads: list, target, name: str) -> None:
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    threads.append(thread)
-    thread.start()
+def endpoint_of(job: Job) -> Endpoint:
+    """The endpoint the job was started on, if it still has that identity."""
+    endpoint = configured(job.endpoint, job.endpoint_fp)
+    if endpoint is None:
+        raise Failed("endpoint_changed", ENDPOINT_GONE)
+    return endpoint
 
 
-def _serve() -> None:
-    while True:
-        pk, work, progress, transport = _work.get()
+def execute(job_id: int, work: Work, worker_id: str = "") -> None:
+    """Run ``work(job, progress, resumed)`` for a queued (or resumed) job; the task's body."""
+    job, resumed = _claim(job_id, worker_id)
+    if job is None:
+        return  # it ended, or was marked interrupted and submitted again meanwhile
+    extra = {k: v for k, v in job.result.items() if k != "rows"}
+    progress = Progress(job.pk, extra, job.total, runner=worker_id)
+    if resumed:
+        progress.rows, progress.done = job.rows, job.done
+        log.warning("job=%s resumed after %d of %d", job.pk, job.done, job.total)
+    transport = _transports.pop((job.pk, job.created_at), None)
+    with hermes_client.use_transport(*transport) if transport else contextlib.nullcontext():
         try:
-            _run(pk, work, progress, transport)
-        except Exception:  # the database failed around the work: the job shows as interrupted
-            log.exception("job=%s could not be run", pk)
-        finally:
-            with _lock:
-                _held.discard(pk)
-                _lock.notify_all()
-
-
-def _run(pk: int, work, progress: Progress, transport) -> None:
-    overridden = any(transport)
-    with hermes_client.use_transport(*transport) if overridden else contextlib.nullcontext():
-        if not _claim(pk):
+            extra = work(job, progress, resumed) or {}
+        except Superseded:
+            # Taken for dead (its heartbeat was late) and resumed elsewhere: that run
+            # goes on and ends the job; this one stops here.
+            log.warning("job=%s taken over by another worker; worker=%s stops", job.pk, worker_id)
             return
-        try:
-            extra = work(progress) or {}
         except Failed as failure:
-            _end(pk, progress, JobState.FAILED, failure.code, failure.message)
+            _end(job.pk, progress, JobState.FAILED, failure.code, failure.message)
         except HermesError as error:
-            _end(pk, progress, JobState.FAILED, error.code, f"{error.message} {error.advice}")
+            _end(job.pk, progress, JobState.FAILED, error.code, f"{error.message} {error.advice}")
         except Exception:
-            log.exception("job=%s failed", pk)
-            _end(pk, progress, JobState.FAILED, "dashboard_error", DASHBOARD_ERROR)
+            log.exception("job=%s failed", job.pk)
+            _end(job.pk, progress, JobState.FAILED, "dashboard_error", DASHBOARD_ERROR)
         else:
             progress.extra.update(extra)
-            _end(pk, progress, JobState.DONE)
+            _end(job.pk, progress, JobState.DONE)
         finally:
             release_connections()
 
 
 @released
-def _claim(pk: int) -> bool:
+def _claim(pk: int, worker_id: str) -> tuple[Job | None, bool]:
+    job = Job.objects.filter(pk=pk, state__in=ACTIVE_STATES).first()
+    if job is None:
+        return None, False
     now = timezone.now()
-    claimed = Job.objects.filter(pk=pk, state=JobState.QUEUED).update(
-        state=JobState.RUNNING, started_at=now, heartbeat_at=now
+    claimed = Job.objects.filter(pk=pk, state=job.state, runner=job.runner).update(
+        state=JobState.RUNNING, started_at=job.started_at or now, heartbeat_at=now, runner=worker_id
     )
-    return bool(claimed)
+    return (job, job.state == JobState.RUNNING) if claimed else (None, False)
 
 
 @released
 def _end(pk: int, progress: Progress, state: str, code: str = "", message: str = "") -> None:
     now = timezone.now()
-    Job.objects.filter(pk=pk).update(
+    Job.objects.filter(pk=pk, runner=progress.runner or "").update(
         state=state,
         done=progress.done,
         total=max(progress.total, progress.done),
@@ -171,28 +179,6 @@ def _end(pk: int, progress: Progress, state: str, code: str = "", message: str =
     )
 
 
-def _heartbeat() -> None:
-    while True:
-        time.sleep(HEARTBEAT.total_seconds())
-        with _beating:
-            with _lock:
-                held = list(_held)
-            if not held:
-                continue
-            try:
-                _beat(held)
-            except Exception:  # the next beat tries again; 15 missed ones mark them stale
-                log.exception("job heartbeat failed")
-
-
-@released
-def _beat(held: list[int]) -> None:
-    Job.objects.filter(pk__in=held, state__in=ACTIVE_STATES).update(heartbeat_at=timezone.now())
-
-
-def wait_idle(timeout: float) -> bool:
-    """Wait until this process holds no job and no heartbeat is writing (tests)."""
-    with _lock:
-        idle = _lock.wait_for(lambda: not _held, timeout)
-    with _beating:
-        return idle
+def renew(worker_id: str) -> None:
+    """The heartbeat of the jobs a worker runs (a hook of ``hermes_ui.tasks.worker``)."""
+    Job.objects.filter(runner=worker_id, state=JobState.RUNNING).update(heartbeat_at=timezone.now())

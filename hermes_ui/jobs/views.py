@@ -11,6 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from hermes_ui.jobs import kinds
 from hermes_ui.jobs.models import Job, JobState
+from hermes_ui.tasks import liveness
 from hermes_ui.web.roles import ADMIN, has_role
 
 TEMPLATE = "jobs/job.html"
@@ -44,6 +45,9 @@ def context(job: Job) -> dict:
         "state": job.shown_state,
         "rows": rows,
         "counts": sorted(counts.items()),
+        # A running job whose worker died is resumed by the next one (hermes_ui.tasks).
+        "resumes": job.state == JobState.RUNNING,
+        "workers_alive": bool(liveness.alive_ids()) if job.state == JobState.QUEUED else True,
         "poll_seconds": POLL_SECONDS,
         "refresh_seconds": REFRESH_SECONDS,
     }

@@ -11,16 +11,15 @@ taken is never added twice (the item table's unique constraints and a check
 of what the queue already holds).
 
 Rules read only the index, never Hermes: a run is a few queries, so "Run
-now" runs in the request. The background worker runs every active rule of
-an endpoint after each of its syncs (``run_endpoint``).
+now" runs in the request. After each sync of an endpoint the refresher
+enqueues a task that runs every active rule of it (``rules_task``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from hermes_ui.audit import trail
@@ -29,8 +28,6 @@ from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import queries
 from hermes_ui.index.forms import IndexQuery
 from hermes_ui.review.models import Item, Rule
-
-log = logging.getLogger("hermes_ui.review")
 
 MAX_MATCHES = 5000  # sessions one search of a rule may add in one run
 _MESSAGE_FILTERS = ("role", "after", "before")
@@ -139,14 +136,3 @@ def active(ep: Endpoint):
 def run_endpoint(ep: Endpoint) -> int:
     """Every active rule of ``ep``'s queues, once (the worker, after a sync)."""
     return sum(run(ep, rule) for rule in active(ep))
-
-
-def run_quietly(ep: Endpoint) -> None:
-    """``run_endpoint`` for the background worker: failures are logged, never raised."""
-    close_old_connections()
-    try:
-        added = run_endpoint(ep)
-        if added:
-            log.info("review rules endpoint=%s added=%d", ep.id, added)
-    except Exception:
-        log.exception("review rules endpoint=%s failed", ep.id)

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 
 from hermes_ui import redis_link
 from hermes_ui.endpoints import all_endpoints
+from hermes_ui.tasks import liveness
 from hermes_ui.web.links import list_url
 
 
@@ -36,21 +37,33 @@ async def readyz(request):
 
     Both probes are async views: the ASGI handler serves them without a page
     thread, so they answer while every page thread waits on a slow Hermes.
+    A second line says whether a task worker is alive (its heartbeat row); none
+    alive does not make the web process unready: jobs wait in the queue.
     """
-    checks = await sync_to_async(_checks, thread_sensitive=False)()
+    checks, workers = await sync_to_async(_checks, thread_sensitive=False)()
     failures = [name for name, ok in checks if not ok]
     headers = {"Cache-Control": "no-store"}
     if failures:
         text = "not ready: " + ", ".join(failures) + " unreachable\n"
         return HttpResponse(text, content_type="text/plain", status=503, headers=headers)
-    return HttpResponse("ready\n", content_type="text/plain", headers=headers)
+    text = f"ready\ntask workers: {workers}\n"
+    return HttpResponse(text, content_type="text/plain", headers=headers)
 
 
 def _checks():
     try:
-        return (("database", _database_ok()), ("redis", _redis_ok()))
+        database = _database_ok()
+        workers = _workers() if database else "unknown"
+        return (("database", database), ("redis", _redis_ok())), workers
     finally:
         connection.close()
+
+
+def _workers() -> str:
+    try:
+        return liveness.workers().words
+    except DatabaseError:  # the table is missing (not migrated yet): say so, stay ready
+        return "unknown"
 
 
 def _database_ok() -> bool:

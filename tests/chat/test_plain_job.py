@@ -60,3 +60,36 @@ def test_a_turn_hermes_refuses_ends_on_the_turn_page(chat_db, hermes, login):
     assert turn.rejected and done["Location"] == f"/e/local/turns/{turn.pk}/"
     page = support.get(done["Location"]).content.decode()
     assert "Hermes refused this turn" in page and "uploaded files and document inputs" in page
+
+
+def test_a_turn_whose_worker_died_is_uncertain_and_never_sent_again(
+    transactional_db, hermes, login
+):
+    """The worker took the turn's job and died waiting for Hermes' answer: the next worker
+    resumes the job, which marks the turn uncertain instead of sending it a second time."""
+    from django.utils import timezone
+    from django_tasks_db.models import DBTaskResult
+
+    from hermes_ui.tasks import recovery
+    from tests.tasks_worker import drain
+
+    calls = []
+    hermes[CHAT] = lambda request: calls.append(request) or response("060_chat")
+    support = login("support")
+    job = job_of(send(support, SID, "hi", htmx=False))  # queued: no worker runs here
+    # What the dead worker left: the job and its task claimed, the turn still pending.
+    Job.objects.filter(pk=job.pk).update(state="running", runner="dead-worker")
+    DBTaskResult.objects.update(
+        status="RUNNING", worker_ids=["dead-worker"], started_at=timezone.now()
+    )
+    assert only_turn().state == "pending"
+
+    assert len(recovery.requeue_orphans()) == 1
+    assert drain() == 1
+    turn = only_turn()
+    assert (turn.state, turn.error_code) == ("uncertain", "dashboard_restarted")
+    assert calls == []  # never sent blindly
+    done = finished(job)
+    assert done.state == "done" and done.result["next"] == f"/e/local/turns/{turn.pk}/"
+    page = support.get(f"/e/local/turns/{turn.pk}/").content.decode()
+    assert "check the transcript" in page.lower()

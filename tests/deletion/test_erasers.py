@@ -20,7 +20,8 @@ from hermes_ui.deletion.models import DeletionRequest
 from hermes_ui.endpoints import Endpoint
 
 IDS_IN_JSON = {
-    "jobs.Job": "result rows: the session ids a bulk close touched, a chat turn's page link",
+    "jobs.Job": "result rows: the session ids a bulk close touched, a chat turn's page link; "
+    "params: the selection's ids its task works on",
     "deletion.DeletionBatch": "skipped: the ids a bulk deletion request did not take",
 }
 

@@ -1,7 +1,6 @@
 """Bulk close as a background job, against the real peer behind a gate."""
 
 import re
-import threading
 from datetime import timedelta
 
 import pytest
@@ -10,7 +9,6 @@ from django.utils import timezone
 
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.bulk import close, close_job
-from hermes_ui.jobs import runner
 from hermes_ui.jobs.models import Job
 from tests.jobs.conftest import read
 from tests.jobs.helpers import finished, job_of
@@ -159,24 +157,3 @@ def test_only_the_owner_and_admins_see_a_job(db, users, login, colleague):
     assert login("reviewer").get("/jobs/999999/").status_code == 404  # the same answer
     anonymous = Client().get(url)
     assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
-
-
-def test_the_runner_pool_is_bounded(jobs_db, users, settings):
-    settings.HERMES_UI_JOB_THREADS = 4
-    release, started = threading.Event(), []
-
-    def work(progress):
-        started.append(progress.job_id)
-        assert release.wait(30)
-
-    made = [
-        runner.submit(close_job.KIND, user=users["support"], work=work, scope={})[0]
-        for _ in range(5)
-    ]
-    try:
-        until(lambda: len(started) == 4, 10, "four jobs never ran at once")
-        waiting = [job for job in made if job.pk not in started]
-        assert [Job.objects.get(pk=job.pk).state for job in waiting] == ["queued"]
-    finally:
-        release.set()
-    assert [finished(job).state for job in made] == ["done"] * 5

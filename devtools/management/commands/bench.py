@@ -19,6 +19,7 @@ SUITES = (
     "notify",
     "retention",
     "session",
+    "tasks",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)

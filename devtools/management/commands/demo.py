@@ -73,8 +73,10 @@ class Command(BaseCommand):
                 self._banner(url, logins, note)
 
         # uvicorn serves ASGI so chat streams flow without holding a worker; the
-        # index refresher is its own process beside it, as under ``make serve``.
+        # index refresher and one task worker are processes beside it, as under
+        # ``make serve``.
         argvs = [serving.uvicorn_argv(host, port), serving.refresher_argv()]
+        argvs += serving.task_worker_argvs(1)
         try:
             code = serving.supervise(argvs, serving.child_env(env), started)
         finally:

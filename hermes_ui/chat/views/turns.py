@@ -65,7 +65,7 @@ def _plain(request, ep, session_id, form, turn: Turn):
         store.claim(turn.pk)  # Redis cannot record who sends it: nothing is queued
     except turn_streams.LeaseError:
         return _not_sent(request, ep, session_id, form, turn, "sync")
-    return started(request, sync_job.start(turn, client_for(ep), request.user))
+    return started(request, sync_job.start(turn, request.user))
 
 
 def _not_started(request, ep, session_id, form, admission, mode):

@@ -2,11 +2,11 @@
 
 Its rounds: index refresh and turn retention, off the web process (``make run``
 and ``make serve`` start it beside uvicorn). Each round syncs every endpoint, unless
-``HERMES_INDEX_REFRESH_SECONDS`` is 0, then runs the endpoint's review rules over
-the fresh index (``review.rules``) and, once a day, its retention rules
-(``retention.runs``: each files a deletion batch for a second admin), and applies
-the chat turn retention (``chat.retention.purge``), which runs whatever the
-refresh interval.
+``HERMES_INDEX_REFRESH_SECONDS`` is 0, then enqueues a task running the endpoint's
+review rules over the fresh index (``review.rules_task``) and, once a day, runs its
+retention rules (``retention.runs``: each files a deletion batch for a second admin),
+and applies the chat turn retention (``chat.retention.purge``), which runs whatever
+the refresh interval.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index import stopping
 from hermes_ui.index.refresher import sync_quietly
 from hermes_ui.retention import runs as retention_runs
-from hermes_ui.review import rules as review_rules
+from hermes_ui.review import rules_task
 
 log = logging.getLogger("hermes_ui.background")
 
@@ -40,7 +40,7 @@ def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
         if interval > 0 or once:
             for endpoint in filter(probe_rounds.has_session_api, all_endpoints()):
                 if sync_quietly(endpoint, None) is not None:
-                    review_rules.run_quietly(endpoint)
+                    rules_task.enqueue_for(endpoint)
                     retention_runs.run_due_quietly(endpoint)
         purge_quietly()
         rounds += 1

@@ -2,6 +2,7 @@
 
 import os
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -12,7 +13,8 @@ from hermes_ui.env import env_int
 class Command(BaseCommand):
     help = (
         "Migrate, collect static files, run the deployment checks, then serve with "
-        "WEB_CONCURRENCY uvicorn workers (default: one per core) plus the index refresher."
+        "WEB_CONCURRENCY uvicorn workers (default: one per core) plus the index refresher "
+        "and HERMES_UI_TASK_WORKERS task workers."
     )
 
     def add_arguments(self, parser):
@@ -30,10 +32,13 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("check", deploy=True)
+        tasks = settings.HERMES_UI_TASK_WORKERS
         argvs = [serving.uvicorn_argv(host, port, workers), serving.refresher_argv()]
+        argvs += serving.task_worker_argvs(tasks)
         self.stdout.write(
-            f"Serving on http://{host}:{port}/ with {workers} worker(s)"
-            " and the background worker (index refresh, turn retention)."
+            f"Serving on http://{host}:{port}/ with {workers} worker(s),"
+            " the background worker (index refresh, turn retention)"
+            f" and {tasks} task worker(s) (HERMES_UI_TASK_WORKERS)."
         )
         code = serving.supervise(argvs, serving.child_env())
         if code:

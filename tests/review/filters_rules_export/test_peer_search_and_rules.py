@@ -13,6 +13,7 @@ from hermes_ui.index.models import IndexSyncState
 from hermes_ui.review import rules
 from hermes_ui.review.models import Item, Rule
 from tests.review.filters_rules_export.made import item, review
+from tests.tasks_worker import drain
 
 pytestmark = pytest.mark.peer
 
@@ -57,6 +58,7 @@ def test_a_half_sampled_rule_adds_about_half_the_matches_once(
         queue=queue, query="source:telegram", percent=50, created_by=users["reviewer"]
     )
     call_command("index_refresher", "--once", stdout=io.StringIO())  # sync, then rules
+    assert drain() == 1  # the rules' task the refresh enqueued
     assert IndexSyncState.objects.get(endpoint="local").last_sync_at is not None
     matches = rules.matches(dataset_endpoint, "source:telegram")
     n = len(matches)
@@ -69,6 +71,7 @@ def test_a_half_sampled_rule_adds_about_half_the_matches_once(
     assert added <= set(matches)
     assert added == {sid for sid in matches if rules.sampled(rule.pk, sid, 50)}
     call_command("index_refresher", "--once", stdout=io.StringIO())
+    assert drain() == 1
     rule.refresh_from_db()
     assert rule.last_added == 0
     assert queue.items.count() == len(added)  # nothing twice, and the left-out stay out

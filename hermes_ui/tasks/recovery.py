@@ -1,0 +1,45 @@
+"""Putting back in the queue the tasks a dead worker left RUNNING.
+
+django-tasks-db marks a claimed task RUNNING and appends the worker's id to
+``worker_ids``; a worker killed mid-task leaves it RUNNING for good. Each
+live worker, on every heartbeat, looks for RUNNING tasks whose last worker
+has no live heartbeat row and makes them READY again. The update names the
+``started_at`` it read, so when two workers recover the same task, or one
+claims it meanwhile, only one change lands: a task is never queued twice.
+The task itself must be safe to run again (see ``hermes_ui.jobs.runner``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django_tasks_db.compat import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+
+from hermes_ui.tasks.liveness import alive_ids
+
+log = logging.getLogger("hermes_ui.tasks")
+
+
+def requeue_orphans() -> list[str]:
+    """READY again every RUNNING task whose worker is gone; the ids requeued."""
+    running = list(
+        DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING).values_list(
+            "id", "worker_ids", "started_at"
+        )
+    )
+    if not running:
+        return []
+    alive = alive_ids()
+    requeued = []
+    for pk, worker_ids, started_at in running:
+        owner = worker_ids[-1] if worker_ids else ""
+        if owner in alive:
+            continue
+        changed = DBTaskResult.objects.filter(
+            pk=pk, status=TaskResultStatus.RUNNING, started_at=started_at
+        ).update(status=TaskResultStatus.READY)
+        if changed:
+            requeued.append(str(pk))
+            log.warning("task=%s of dead worker=%s put back in the queue", pk, owner)
+    return requeued

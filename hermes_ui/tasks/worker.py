@@ -1,0 +1,120 @@
+"""A task worker: django-tasks-db's own ``Worker`` loop, plus this worker's heartbeat row.
+
+The heartbeat runs on a thread of the worker process: a task may run for
+minutes (a bulk close of hundreds of sessions) without the loop coming back.
+Each beat renews the row, calls the hooks features registered (the jobs
+renew the progress rows of what this worker runs) and requeues the tasks of
+dead workers (``recovery``). Stopping removes the row, so a worker stopped
+on purpose is not taken for a crashed one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+
+from django.db import DatabaseError
+from django.utils import timezone
+from django_tasks_db.management.commands.db_worker import Worker
+
+from hermes_ui.db_steps import release_connections
+from hermes_ui.tasks import recovery
+from hermes_ui.tasks.liveness import BEAT_SECONDS
+from hermes_ui.tasks.models import WorkerBeat
+
+log = logging.getLogger("hermes_ui.tasks")
+
+# ``hook(worker_id)`` on every beat: what a feature renews for the tasks this worker runs.
+BEAT_HOOKS: list[Callable[[str], None]] = []
+
+
+def on_beat(hook: Callable[[str], None]) -> Callable[[str], None]:
+    if hook not in BEAT_HOOKS:
+        BEAT_HOOKS.append(hook)
+    return hook
+
+
+def beat(worker_id: str) -> None:
+    """One heartbeat: the row, the hooks, the recovery of dead workers' tasks."""
+    try:
+        now = timezone.now()
+        updated = WorkerBeat.objects.filter(worker=worker_id).update(beat_at=now)
+        if not updated:
+            WorkerBeat.objects.create(
+                worker=worker_id, host=socket.gethostname()[:255], pid=os.getpid(), beat_at=now
+            )
+        for hook in BEAT_HOOKS:
+            hook(worker_id)
+        recovery.requeue_orphans()
+    finally:
+        release_connections()
+
+
+class Heart:
+    """The heartbeat thread of one worker (``with Heart(worker_id): ...``)."""
+
+    def __init__(self, worker_id: str, every: float = BEAT_SECONDS):
+        self.worker_id = worker_id
+        self.every = every
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="task-heartbeat", daemon=True)
+
+    def __enter__(self) -> Heart:
+        beat(self.worker_id)  # alive (and recovered what was orphaned) before the first task
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(10)
+        forget(self.worker_id)
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.every):
+            try:
+                beat(self.worker_id)
+            except Exception:  # the next beat tries again; only a stale row means dead
+                log.exception("task worker=%s heartbeat failed", self.worker_id)
+
+
+class TaskWorker(Worker):
+    """django-tasks-db's worker; a second stop signal leaves the task as a crash would.
+
+    The framework's own second-signal exit raises ``SystemExit`` inside the
+    task, which it then records as FAILED: the work would be lost. Here the
+    process ends at once instead; the task stays RUNNING and, the heartbeat
+    row gone, the next worker puts it back in the queue.
+    """
+
+    def shutdown(self, signum, frame) -> None:
+        if self.running or not self.running_task:
+            super().shutdown(signum, frame)
+            return
+        forget(self.worker_id)
+        os._exit(1)
+
+
+def forget(worker_id: str) -> None:
+    try:
+        WorkerBeat.objects.filter(worker=worker_id).delete()
+    except DatabaseError:  # the row then goes stale, as a crashed worker's does
+        log.exception("task worker=%s could not remove its heartbeat row", worker_id)
+    finally:
+        release_connections()
+
+
+def make_worker(worker_id: str, *, interval: float = 1.0, batch: bool = False) -> TaskWorker:
+    """django-tasks-db's worker on every queue of the default backend."""
+    return TaskWorker(
+        queue_names=["*"],
+        interval=interval,
+        batch=batch,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=worker_id,
+        excluded_queue_names=[],
+    )

@@ -1,0 +1,22 @@
+"""A bulk close survives a SIGKILLed worker, on SQLite (PostgreSQL: tests/scale)."""
+
+import sqlite3
+
+import pytest
+
+from tests.tasks_restart import run_scenario
+
+pytestmark = [pytest.mark.peer]
+
+
+def test_a_bulk_close_resumed_after_a_sigkill_closes_each_session_once_sqlite(
+    hermes_peer, tmp_path
+):
+    database = tmp_path / "dashboard.sqlite3"
+    env = {"HERMES_UI_DATA_DIR": str(tmp_path), "HERMES_UI_DB": str(database)}
+
+    def query(sql: str) -> list:
+        with sqlite3.connect(database, timeout=30) as conn:
+            return conn.execute(sql).fetchall()
+
+    run_scenario(env, query, hermes_peer, tmp_path)
