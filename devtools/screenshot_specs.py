@@ -18,6 +18,7 @@ class Shot:
     element: str  # a CSS selector: the picture is centred on it
     width: int = 1280
     height: int = 720
+    opens: str = ""  # a side panel of the session page to open first (its name)
 
 
 def _session(session_id: str) -> str:
@@ -36,9 +37,9 @@ SHOTS = [
     ),
     Shot("changes", "reviewer", _session(demo_ids.TOOL_SESSION), "#change-actions"),
     Shot("chat", "support", _session(demo_ids.TOOL_SESSION), "#chat"),
-    Shot("notes", "support", _session(demo_ids.TOOL_SESSION), "#notes-region"),
+    Shot("notes", "support", _session(demo_ids.TOOL_SESSION), "#notes-region", opens="notes"),
     Shot("triage", "admin", "/tags/", "#new-tag-form"),
-    Shot("export", "support", _session(demo_ids.TOOL_SESSION), "#export-box"),
+    Shot("export", "support", _session(demo_ids.TOOL_SESSION), "#export-box", opens="export"),
     Shot("usage", "support", "/e/{ep}/usage/", "#usage-form"),
     Shot("bulk", "support", "/e/{ep}/index/", "#bulk-form"),
     Shot("queues", "reviewer", "/e/{ep}/review/", "#queue-form"),

@@ -55,6 +55,8 @@ def test_the_docs_picture_still_shows_its_element(chromium, indexed, shot):
         if shot.path != "/accounts/login/":
             log_in(page, indexed.base_url, shot.role)
         page.goto(indexed.base_url + shot.path.format(ep="local"))
+        if shot.opens:
+            page.click(f"#panel-{shot.opens} > summary")
         element = page.locator(shot.element).first
         element.wait_for(state="visible", timeout=15_000)
         element.scroll_into_view_if_needed()
