@@ -13,7 +13,7 @@ from pathlib import Path
 from django.conf import settings
 
 from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, generate_key, run_seed
-from hermes_ui.private_files import private_dir, read_or_create
+from hermes_ui.platform.private_files import private_dir, read_or_create
 
 DEMO_ENDPOINT_ID = "demo"
 

@@ -1,7 +1,7 @@
 """The settings reference of the docs, read from the code that parses the settings.
 
 Every environment variable the dashboard reads goes through a strict reader of
-``hermes_ui/env.py`` (``env_int("NAME", default, minimum=…)``). This module
+``hermes_ui/platform/env.py`` (``env_int("NAME", default, minimum=…)``). This module
 finds those calls in the source with ``ast``, so the reference lists exactly the
 variables the code reads, with the defaults and bounds the code applies; only
 the sentence that says what each one means comes from
@@ -67,7 +67,7 @@ def _bounds(call: ast.Call, source: str) -> str:
 
 
 def settings(root: Path = ROOT) -> list[Setting]:
-    """Every variable read through ``hermes_ui/env.py``, first reading wins."""
+    """Every variable read through ``hermes_ui/platform/env.py``, first reading wins."""
     found: dict[str, Setting] = {}
     for path in sorted((root / "hermes_ui").rglob("*.py")):
         if path.name == "env.py" or "migrations" in path.parts:

@@ -6,7 +6,7 @@ class HermesUiConfig(AppConfig):
     verbose_name = "Hermes UI"
 
     def ready(self):
-        from hermes_ui.private_files import log_made_private
+        from hermes_ui.platform.private_files import log_made_private
 
         # Start-up made the data folder private before logging was set up.
         log_made_private()

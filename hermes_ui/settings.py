@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
-from hermes_ui import backends
-from hermes_ui.endpoints import parse_endpoints
-from hermes_ui.env import (
+from hermes_ui.platform import backends
+from hermes_ui.platform.endpoints import parse_endpoints
+from hermes_ui.platform.env import (
     env_addresses,
     env_bool,
     env_email,
@@ -20,7 +20,7 @@ from hermes_ui.env import (
     env_str,
     env_url,
 )
-from hermes_ui.private_files import (
+from hermes_ui.platform.private_files import (
     make_tree_private,
     private_dir,
     read_or_create,
@@ -157,7 +157,7 @@ HERMES_UI_SHUTDOWN_GRACE_SECONDS = env_int(
 )
 
 # Fields render through templates/partials/field.html ({{ field.as_field_group }}).
-FORM_RENDERER = "hermes_ui.form_rendering.HermesFormRenderer"
+FORM_RENDERER = "hermes_ui.platform.form_rendering.HermesFormRenderer"
 
 TEMPLATES = [
     {
@@ -236,7 +236,7 @@ if HERMES_UI_LOGIN_ADDRESS_FAILURE_LIMIT <= AXES_FAILURE_LIMIT:
 AXES_HANDLER = "hermes_ui.web.login_limits.LoginLimitsHandler"
 AXES_RESET_ON_SUCCESS = True
 # The reverse proxies whose X-Forwarded-For uvicorn believes (--forwarded-allow-ips,
-# passed by hermes_ui.serving): REMOTE_ADDR, the address axes counts, is then the
+# passed by hermes_ui.platform.serving): REMOTE_ADDR, the address axes counts, is then the
 # client's. django-ipware is not installed, so axes reads REMOTE_ADDR only.
 HERMES_UI_TRUSTED_PROXIES = env_addresses("HERMES_UI_TRUSTED_PROXIES", ["127.0.0.1", "::1"])
 AXES_LOCKOUT_CALLABLE = "hermes_ui.web.lockout.locked_out"

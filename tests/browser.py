@@ -59,7 +59,7 @@ class DashboardServer:
     def start(self, *, prepare: bool = True) -> "DashboardServer":
         """Migrate and create the users (``prepare``: not needed again on a shared database),
         then serve."""
-        from hermes_ui.serving import uvicorn_argv
+        from hermes_ui.platform.serving import uvicorn_argv
 
         if prepare:
             self.manage("migrate", "--verbosity", "0")

@@ -1,9 +1,9 @@
 import pytest
 from django.test import Client
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.roles import set_role
 from tests.fakes import FakeHermes
 from tests.peers import fresh_peer, hermes_peer, peer_endpoint  # noqa: F401 (fixtures)

@@ -30,9 +30,9 @@ from devtools.peer.launcher import (
     run_seed,
 )
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
+from hermes_ui.platform.endpoints import Endpoint
 
 
 @contextmanager
@@ -297,3 +297,73 @@ def canary_peer(tmp_path_factory):
     """A peer whose API key is itself a canary (``CANARY_KEY``)."""
     with running_peer(tmp_path_factory.mktemp("canary-peer"), key=CANARY_KEY) as peer:
         yield peer
+
+
+# -- the archive peer (tests/index/test_archived.py) ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def archive_peer(tmp_path_factory):
+    """An empty peer whose sessions the test archives through Hermes' own SessionDB."""
+    with running_peer(tmp_path_factory.mktemp("archive-peer")) as peer:
+        yield peer
+
+
+# -- peers of older releases (the release matrix, docs/operating/hermes-releases.md) -----
+# Each release runs from its own cached virtualenv (``.peer-venv-<version>``).
+SMOKE_RELEASES = ("0.15.2", "0.17.0")
+TOO_OLD = "0.13.0"
+
+
+@pytest.fixture(scope="package", params=SMOKE_RELEASES)
+def release_peer(request, tmp_path_factory):
+    """One seeded peer per smoke release and package."""
+    with running_peer(
+        tmp_path_factory.mktemp(f"release-{request.param}"), seed="demo", version=request.param
+    ) as peer:
+        peer.version = request.param
+        yield peer
+
+
+@pytest.fixture
+def release_endpoint(settings, release_peer):
+    return endpoint_for(settings, release_peer)
+
+
+@pytest.fixture
+def peer_0152(tmp_path):
+    """A freshly seeded 0.15.2 peer for a destructive test (its DELETE does not cascade)."""
+    with running_peer(tmp_path / "hermes-0.15.2", seed="demo", version="0.15.2") as peer:
+        yield peer
+
+
+@pytest.fixture(scope="package")
+def too_old_peer(tmp_path_factory):
+    """hermes-agent 0.13.0: an API server without the session routes."""
+    with running_peer(tmp_path_factory.mktemp("release-too-old"), version=TOO_OLD) as peer:
+        yield peer
+
+
+# -- the retention peer (tests/retention/): cron and telegram sessions of several ages ----
+AGES_SEED = Path(__file__).parent / "retention" / "seed_ages.py"
+
+
+@pytest.fixture
+def aged(settings, tmp_path):
+    """A fresh peer with the aged sessions (each test deletes some), indexed; yields
+    (endpoint, the seeded ids by role)."""
+    import json
+    import subprocess
+
+    home = tmp_path / "hermes-home"
+    done = subprocess.run(
+        [str(ensure_peer_venv()), str(AGES_SEED), "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    with running_peer(home) as peer:
+        endpoint = endpoint_for(settings, peer)
+        index(endpoint)
+        yield endpoint, json.loads(done.stdout)

@@ -9,7 +9,7 @@ available to every test.
 import pytest
 
 from devtools.services import Redis
-from hermes_ui import backends
+from hermes_ui.platform import backends
 
 
 @pytest.fixture(scope="session")

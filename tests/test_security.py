@@ -236,7 +236,7 @@ def test_the_address_limit_must_be_above_the_per_user_limit(tmp_path):
 def test_trusted_proxies_are_ip_addresses_or_networks(monkeypatch, value):
     from django.core.exceptions import ImproperlyConfigured
 
-    from hermes_ui.env import env_addresses
+    from hermes_ui.platform.env import env_addresses
 
     monkeypatch.setenv("HERMES_UI_TRUSTED_PROXIES", f"127.0.0.1,{value}")
     with pytest.raises(ImproperlyConfigured, match="HERMES_UI_TRUSTED_PROXIES"):
@@ -244,8 +244,8 @@ def test_trusted_proxies_are_ip_addresses_or_networks(monkeypatch, value):
 
 
 def test_uvicorn_believes_x_forwarded_for_from_the_trusted_proxies_only(settings, monkeypatch):
-    from hermes_ui import serving
-    from hermes_ui.env import env_addresses
+    from hermes_ui.platform import serving
+    from hermes_ui.platform.env import env_addresses
 
     monkeypatch.setenv("HERMES_UI_TRUSTED_PROXIES", "10.0.0.2, 10.1.0.0/16,::1")
     settings.HERMES_UI_TRUSTED_PROXIES = env_addresses("HERMES_UI_TRUSTED_PROXIES", [])

@@ -5,8 +5,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from hermes_ui import env
-from hermes_ui.endpoints import parse_endpoints
+from hermes_ui.platform import env
+from hermes_ui.platform.endpoints import parse_endpoints
 from hermes_ui.web.roles import role_of
 
 

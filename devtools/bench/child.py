@@ -47,7 +47,7 @@ def child_setup():
     django.setup()
     from django.core.management import call_command
 
-    from hermes_ui.endpoints import get_endpoint
+    from hermes_ui.platform.endpoints import get_endpoint
 
     call_command("migrate", verbosity=0)
 

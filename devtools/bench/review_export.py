@@ -81,7 +81,7 @@ def _label_everything(ep, say):
 def _export(ep, queue, session_ids) -> tuple[int, int]:
     """Stream one export to the end; (records, bytes)."""
     from hermes_ui.hermes import client_for
-    from hermes_ui.redaction import Redactor
+    from hermes_ui.platform.redaction import Redactor
     from hermes_ui.review import dataset
     from hermes_ui.review.dataset_formats import FORMATS
     from hermes_ui.web import streaming

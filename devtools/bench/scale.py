@@ -158,7 +158,7 @@ def _measure_page_cost() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from hermes_ui.endpoints import get_endpoint
+    from hermes_ui.platform.endpoints import get_endpoint
     from hermes_ui.web.links import session_url
 
     ep = get_endpoint(ENDPOINT)

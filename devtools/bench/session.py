@@ -130,7 +130,7 @@ def _measure() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from hermes_ui.accounts import ensure_user
+    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     password = secrets.token_urlsafe(18)
@@ -221,7 +221,7 @@ def _in_chromium(ep, say, password: str) -> None:
     import urllib.request
 
     from devtools.peer.launcher import free_port
-    from hermes_ui.serving import uvicorn_argv
+    from hermes_ui.platform.serving import uvicorn_argv
     from hermes_ui.web.links import session_url
 
     port = free_port()

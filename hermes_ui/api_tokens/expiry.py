@@ -11,8 +11,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from hermes_ui import events
 from hermes_ui.api_tokens.models import ApiToken
+from hermes_ui.platform import events
 
 AHEAD = timedelta(days=7)
 

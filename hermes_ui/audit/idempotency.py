@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from hermes_ui.audit import redact, trail
 from hermes_ui.audit.models import IdempotencyRecord, Outcome
-from hermes_ui.digests import json_digest
+from hermes_ui.platform.digests import json_digest
 
 RETENTION = timedelta(hours=24)
 _KEY_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.audit.models import AuditEvent, Outcome
-from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
+from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 from hermes_ui.web.roles import ADMIN, role_required
 
 PAGE_SIZE = 50

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply
-from hermes_ui.db_steps import release_connections
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.index.selection import member_key
+from hermes_ui.platform.db_steps import release_connections
+from hermes_ui.platform.endpoints import Endpoint
 
 CLOSED, ALREADY, FAILED, UNCERTAIN = "closed", "already closed", "refused", "uncertain"
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.session import Session
+from hermes_ui.platform.endpoints import Endpoint
 
 CREATE, PATCH, FORK = "session_create", "session_patch", "session_fork"
 _CONFLICT = re.compile(r"already in use by session (?P<id>.+)$")

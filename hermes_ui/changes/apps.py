@@ -9,9 +9,9 @@ class ChangesConfig(AppConfig):
     verbose_name = "Changes"
 
     def ready(self):
-        from hermes_ui import erasers
         from hermes_ui.audit.models import IdempotencyRecord
         from hermes_ui.changes import erase
+        from hermes_ui.platform import erasers
 
         erasers.register(
             "change_records",

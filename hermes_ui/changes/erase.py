@@ -1,4 +1,4 @@
-"""Titles in recorded results of changes on a session Hermes deleted (``hermes_ui.erasers``).
+"""Titles in recorded results of changes on a session Hermes deleted (``platform.erasers``).
 
 A change's idempotency record keeps its result (the session's row as the API
 answered it) so a repeated form replays instead of sending again. The record

@@ -26,11 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hermes_ui.audit.redact import describe_text
-from hermes_ui.digests import json_digest
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.pages import list_rows
 from hermes_ui.hermes.session import Session
+from hermes_ui.platform.digests import json_digest
 
 YES, NO, PARTLY, UNKNOWN = "yes", "no", "partly", "unknown"
 # Clocks of the dashboard and Hermes may differ a little; a row that started

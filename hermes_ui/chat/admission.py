@@ -38,8 +38,8 @@ from django.db import IntegrityError, connection, transaction
 
 from hermes_ui.chat import durability, store
 from hermes_ui.chat.models import ACTIVE_STATES, Turn
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.platform.endpoints import Endpoint
 
 _CLOSED = (
     "This session is closed (end reason “{reason}”), so the dashboard does not continue it. "

@@ -7,9 +7,9 @@ class ChatConfig(AppConfig):
     verbose_name = "Chat turns"
 
     def ready(self):
-        from hermes_ui import erasers
         from hermes_ui.chat import erase
         from hermes_ui.chat.models import Turn, TurnEvent
+        from hermes_ui.platform import erasers
 
         erasers.register(
             "turns",

@@ -11,8 +11,8 @@ from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
 from hermes_ui.endpoint_status.capabilities import STREAMING, offers, reports
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import Session
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, has_role

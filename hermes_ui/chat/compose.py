@@ -8,10 +8,10 @@ the provider's own refusals land on the same fields through ``add_hermes_error``
 from django import forms
 
 from hermes_ui.audit.idempotency import BadKey, effective_key
-from hermes_ui.form_rendering import HermesBoundField
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import MAX_CONTENT_PARTS, MAX_TEXT_CHARS, chat_body
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.form_rendering import HermesBoundField
 
 # Where each provider (or local) error code is shown on the form.
 _FIELD_OF_CODE = {

@@ -1,4 +1,4 @@
-"""What chat keeps about a session, erased when Hermes deleted it (see ``hermes_ui.erasers``).
+"""What chat keeps about a session, erased when Hermes deleted it (``platform.erasers``).
 
 A turn is a copy of the session it was posted on, sent to, or rotated into:
 its message, system message and answer, and its events (tool arguments).
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui import erasers
 from hermes_ui.chat import turn_streams
 from hermes_ui.chat.models import Turn, TurnEvent
+from hermes_ui.platform import erasers
 
 
 def _turns(scope, ids: list[str]):

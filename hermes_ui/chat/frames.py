@@ -19,10 +19,10 @@ from asgiref.sync import sync_to_async
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
-from hermes_ui import redis_link
 from hermes_ui.chat import hub, store, turn_streams
 from hermes_ui.chat.models import Turn
-from hermes_ui.db_steps import released
+from hermes_ui.platform import redis_link
+from hermes_ui.platform.db_steps import released
 
 KEEPALIVE_SECONDS = 15.0
 # Without Redis the turn is followed in the database, this often.
@@ -195,5 +195,5 @@ def _stored_view(turn_id: int, *, with_events: bool = True):
     return store.view_of(turn, with_events=with_events)
 
 
-# Off the page lanes: each read gives its connection back (see hermes_ui.db_steps).
+# Off the page lanes: each read gives its connection back (see hermes_ui.platform.db_steps).
 _read_view = released(_stored_view)

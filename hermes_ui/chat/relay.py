@@ -25,11 +25,11 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui import redis_link
 from hermes_ui.chat import durability, hub, store, turn_streams
 from hermes_ui.chat.audit import record_turn
 from hermes_ui.chat.progress import Ending, classify_end
 from hermes_ui.hermes import HermesError
+from hermes_ui.platform import redis_link
 
 log = logging.getLogger("hermes_ui.chat")
 

@@ -20,8 +20,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from hermes_ui import sqlite_wipe
 from hermes_ui.chat.models import Turn, TurnEvent
+from hermes_ui.platform import sqlite_wipe
 
 _TEXT = {"message": "", "system_message": "", "answer": "", "error_message": ""}
 _PURGED = Q(**_TEXT)

@@ -18,8 +18,8 @@ from hermes_ui.chat.audit import record_turn
 from hermes_ui.chat.models import IllegalTransition, Turn, TurnState
 from hermes_ui.chat.progress import Ending
 from hermes_ui.chat.relay import Job
-from hermes_ui.db_steps import release_connections
 from hermes_ui.hermes import HermesError
+from hermes_ui.platform.db_steps import release_connections
 
 log = logging.getLogger("hermes_ui.chat")
 

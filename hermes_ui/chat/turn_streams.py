@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from django.conf import settings
 
-from hermes_ui import redis_link
+from hermes_ui.platform import redis_link
 
 HEARTBEAT = 1.0
 LEASE_SECONDS = 5  # an owner silent this long is dead

@@ -1,4 +1,4 @@
-"""Review verdicts naming a session Hermes deleted, erased (see ``hermes_ui.erasers``).
+"""Review verdicts naming a session Hermes deleted, erased (``platform.erasers``).
 
 A verdict holds the reviewer's reason about the two sessions it compares.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui import erasers
 from hermes_ui.compare.models import Verdict
+from hermes_ui.platform import erasers
 
 
 def _verdicts(scope, ids: list[str]):

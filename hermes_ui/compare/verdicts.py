@@ -10,8 +10,8 @@ from django.db.models import Q
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.compare.models import Verdict
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import KnownFork
+from hermes_ui.platform.endpoints import Endpoint
 
 CAPABILITY = "compare_verdict"
 A, B, NEITHER = "a", "b", "neither"

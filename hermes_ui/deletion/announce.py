@@ -1,4 +1,4 @@
-"""The deletion workflow's events (``hermes_ui.events``): ids and counts, never reasons.
+"""The deletion workflow's events (``hermes_ui.platform.events``): ids and counts, never reasons.
 
 A single request is announced by itself; a batch once for all its members
 (filed, decided, executed), so a 500-session batch is one mail and one
@@ -7,8 +7,8 @@ webhook delivery, not 500.
 
 from __future__ import annotations
 
-from hermes_ui import events
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
+from hermes_ui.platform import events
 
 
 def _request_ids(request: DeletionRequest) -> dict:

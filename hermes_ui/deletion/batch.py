@@ -19,12 +19,12 @@ import logging
 from django.contrib.auth import get_user_model
 from django_tasks import task
 
-from hermes_ui.db_steps import release_connections
 from hermes_ui.deletion import announce, clock, events, execute, policy, review
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
+from hermes_ui.platform.db_steps import release_connections
+from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.deletion")
 

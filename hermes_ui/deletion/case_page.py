@@ -8,10 +8,10 @@ from django.shortcuts import get_object_or_404, render
 from hermes_ui.deletion import clock, leftovers, policy, snapshot
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.endpoints import configured
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.observed import facts
+from hermes_ui.platform.endpoints import configured
 from hermes_ui.web.failures import error_context
 
 

@@ -2,7 +2,7 @@
 
 A deletion is judged by what is left afterwards, in Hermes and here. For
 every id Hermes verifiably deleted (a read answers 404, see ``verify``) this
-runs every registered eraser (``hermes_ui.erasers``): each feature that keeps
+runs every registered eraser (``hermes_ui.platform.erasers``): each feature that keeps
 a copy of session data registers one in its ``AppConfig.ready()`` (chat
 turns and their events and relayed streams, index rows, the searchable
 transcript text, fork records, review verdicts, titles in recorded change
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from hermes_ui import erasers, sqlite_wipe
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform import erasers, sqlite_wipe
+from hermes_ui.platform.endpoints import Endpoint
 
 
 def local_copies(ep: Endpoint, ids) -> dict[str, int]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from hermes_ui.deletion import verify
 from hermes_ui.deletion.models import DeletionRequest
-from hermes_ui.endpoints import configured
 from hermes_ui.observed import facts
 from hermes_ui.observed.models import Source
+from hermes_ui.platform.endpoints import configured
 
 
 def siblings(request: DeletionRequest) -> set[str]:

@@ -18,7 +18,7 @@ from datetime import timedelta
 
 from hermes_ui.deletion import clock, events
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.endpoints import Endpoint, configured
+from hermes_ui.platform.endpoints import Endpoint, configured
 from hermes_ui.web.roles import ADMIN, has_role
 
 APPROVAL_VALIDITY = timedelta(minutes=15)

@@ -6,13 +6,13 @@ from django.db import transaction
 
 from hermes_ui.deletion import announce, clock, erasure, events, inventory, snapshot
 from hermes_ui.deletion.models import OPEN_STATUSES, DeletionRequest
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.lineage.classify import DELEGATE
 from hermes_ui.lineage.consequences import compute
+from hermes_ui.platform.endpoints import Endpoint
 
 
 def open_request(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:

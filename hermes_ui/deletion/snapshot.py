@@ -11,9 +11,9 @@ approval, because the approver saw something else.
 from __future__ import annotations
 
 from hermes_ui.audit.redact import describe_text
-from hermes_ui.digests import json_digest
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.session import Session
+from hermes_ui.platform.digests import json_digest
 
 # The fields of the row that define "the same session" for an approval.
 PROJECTION = (

@@ -10,8 +10,8 @@ assumed to offer what the contract's nine operations need.
 from __future__ import annotations
 
 from hermes_ui.endpoint_status.models import EndpointProbe
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, FORK, STREAMING, missing_operations
+from hermes_ui.platform.endpoints import Endpoint
 
 __all__ = [
     "CONTRACT_OPERATIONS",

@@ -25,13 +25,13 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from hermes_ui import events
 from hermes_ui.endpoint_status.models import EndpointProbe
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.client import probe_client
 from hermes_ui.hermes.contract import missing_operations
 from hermes_ui.index.freshness import age
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import Endpoint
 
 
 @dataclass

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.endpoint_status.models import EndpointProbe
-from hermes_ui.endpoints import Endpoint, all_endpoints
+from hermes_ui.platform.endpoints import Endpoint, all_endpoints
 
 log = logging.getLogger("hermes_ui.background")
 

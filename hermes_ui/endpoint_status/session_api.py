@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from hermes_ui.endpoint_status.models import EndpointProbe
-from hermes_ui.endpoints import Endpoint, all_endpoints
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.client import probe_client
 from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, missing_operations
+from hermes_ui.platform.endpoints import Endpoint, all_endpoints
 
 NEEDED = "0.15"
 NO_SESSION_API = "no_session_api"

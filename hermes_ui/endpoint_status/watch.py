@@ -11,14 +11,14 @@ from __future__ import annotations
 from django.conf import settings
 from django_tasks import task
 
-from hermes_ui import task_rounds
+from hermes_ui.platform import task_rounds
 
 
 @task()
 def watch_round() -> int:
     """Probe every endpoint; returns how many are unreachable."""
     from hermes_ui.endpoint_status import probes
-    from hermes_ui.endpoints import all_endpoints
+    from hermes_ui.platform.endpoints import all_endpoints
 
     seconds = settings.HERMES_UI_ENDPOINT_WATCH_SECONDS
     if not seconds:

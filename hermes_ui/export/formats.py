@@ -24,7 +24,7 @@ from django.utils.html import escape
 
 from hermes_ui.hermes.session import is_closed
 from hermes_ui.hermes.transcript import plain_text
-from hermes_ui.redaction import Redactor
+from hermes_ui.platform.redaction import Redactor
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from django import forms
 
-from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE
+from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE
 
 _ON = {"1", "true", "on", "yes"}
 _OFF = {"0", "false", "off", "no"}

@@ -3,13 +3,13 @@
 from asgiref.sync import sync_to_async
 from django.views.decorators.http import require_GET
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.export import download, members, record
 from hermes_ui.export.formats import WRITERS, ExportDoc
 from hermes_ui.export.forms import ExportQuery
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.redaction import Redactor
+from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.platform.redaction import Redactor
 from hermes_ui.web import download_limits as limits
 from hermes_ui.web import masking
 from hermes_ui.web import streaming as stream

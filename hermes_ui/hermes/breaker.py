@@ -27,8 +27,8 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
-from hermes_ui import redis_link
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform import redis_link
+from hermes_ui.platform.endpoints import Endpoint
 
 REFRESH_SECONDS = 1.0
 

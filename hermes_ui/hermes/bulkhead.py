@@ -25,7 +25,7 @@ from contextvars import ContextVar
 
 from django.conf import settings
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 
 _lock = threading.Lock()
 _slots: dict[str, threading.BoundedSemaphore] = {}

@@ -24,13 +24,13 @@ import tenacity
 from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import breaker, bulkhead, deadline, wire
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
+from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.hermes")
 

@@ -9,9 +9,9 @@ class IndexConfig(AppConfig):
     verbose_name = "Session index"
 
     def ready(self):
-        from hermes_ui import erasers
         from hermes_ui.index import archived, erase
         from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, KnownFork
+        from hermes_ui.platform import erasers
 
         erasers.register(
             "index_rows",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
 from hermes_ui.index import content, counts, stopping
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
+from hermes_ui.platform.endpoints import Endpoint
 
 WORKERS = 4  # session_messages calls in flight during a build
 FLUSH_EVERY = 100  # transcripts written per transaction

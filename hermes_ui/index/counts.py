@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from django.core.cache import cache
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 
 RUNNING_BUCKET = 5  # seconds
 TTL = 60  # seconds

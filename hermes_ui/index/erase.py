@@ -1,4 +1,4 @@
-"""What the index keeps about a session, erased when Hermes deleted it (see ``hermes_ui.erasers``).
+"""What the index keeps about a session, erased when Hermes deleted it (``platform.erasers``).
 
 Its row (title, preview), the searchable transcript text of the content
 index and the fork records naming it. The cached lineage drawings that show
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui import erasers
 from hermes_ui.index import content_store
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
+from hermes_ui.platform import erasers
 
 
 def _rows(scope, ids: list[str]):

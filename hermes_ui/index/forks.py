@@ -1,7 +1,7 @@
 """Remembering forks: written by the fork view, read by lineage and lists."""
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import KnownFork
+from hermes_ui.platform.endpoints import Endpoint
 
 
 def remember_fork(ep: Endpoint, parent_id: str, child_id: str, user=None) -> None:

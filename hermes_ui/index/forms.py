@@ -2,10 +2,10 @@
 
 from django import forms
 
-from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 from hermes_ui.index import content_search, query_syntax
 from hermes_ui.index.queries import parse_after
 from hermes_ui.lineage.classify import KINDS, LABELS
+from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 
 
 class IndexQuery(forms.Form):

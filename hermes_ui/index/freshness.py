@@ -8,13 +8,13 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import counts
 from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.index.pacing import pace_text
 from hermes_ui.index.queries import present
 from hermes_ui.index.sync import PAGE
+from hermes_ui.platform.endpoints import Endpoint
 
 
 def age(moment: datetime | None, now: datetime | None = None) -> str:

@@ -11,9 +11,9 @@ from datetime import timedelta
 from django.db.models import Q
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.index.sync_state import state_for
+from hermes_ui.platform.endpoints import Endpoint
 
 LEASE = timedelta(minutes=5)  # a sync that stopped heart-beating this long is dead
 

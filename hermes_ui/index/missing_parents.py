@@ -4,7 +4,7 @@ A sync reads unlisted (archived) parents by id; one Hermes answers 404 or
 400 for is not asked again by this process for ``RETRY_AFTER`` seconds.
 """
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 
 RETRY_AFTER = 3600  # seconds
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from hermes_ui.hermes.contract import USAGE_COUNTERS as COUNTERS
 
 if TYPE_CHECKING:
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
 
 @dataclass(frozen=True)

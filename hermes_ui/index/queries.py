@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Q
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import facets as feature_filters
 from hermes_ui.index import observers
 from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.platform.endpoints import Endpoint
 
 SOURCES_TTL = 600  # seconds; a new generation or size gets a new key anyway
 MAX_LINEAGE = 5000

@@ -19,8 +19,8 @@ import threading
 
 from django.db import close_old_connections, connections
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import sync
+from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.index")
 

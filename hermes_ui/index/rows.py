@@ -8,7 +8,7 @@ keeps its indexed value instead of being blanked.
 
 from __future__ import annotations
 
-from hermes_ui.digests import json_digest
+from hermes_ui.platform.digests import json_digest
 
 TEXT_FIELDS = {
     "source": 200,

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.index import queries
 from hermes_ui.index.forms import IndexQuery
+from hermes_ui.platform.endpoints import Endpoint
 
 FILTERS = ("q", "source", "kind", "state")
 

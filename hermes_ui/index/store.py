@@ -12,12 +12,12 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import observers
 from hermes_ui.index import rows as r
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.lineage.classify import kinds_of
+from hermes_ui.platform.endpoints import Endpoint
 
 ID_MAX_LENGTH = IndexedSession._meta.get_field("session_id").max_length
 _COPY = (*r.API_FIELDS, "order_key", "digest")

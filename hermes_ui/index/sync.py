@@ -54,7 +54,6 @@ from django.db.models import Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
@@ -64,6 +63,7 @@ from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.pacing import PacedClient, Pacer
 from hermes_ui.index.sync_state import due_full, state_for
+from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.index")
 

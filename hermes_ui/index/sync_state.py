@@ -6,9 +6,9 @@ import logging
 
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import sweeps
 from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.index")
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_ui.audit.models import AuditEvent
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.index import store
 from hermes_ui.index.models import IndexedSession, KnownFork
+from hermes_ui.platform.endpoints import Endpoint
 
 BATCH = 200  # dashboard actions folded in per sync; the rest wait for the next one
 MAX_CASCADE = 500  # descendants re-read after a deletion

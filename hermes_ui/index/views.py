@@ -7,9 +7,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import defaults, freshness, listing, refresher
 from hermes_ui.index.forms import IndexQuery
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
 

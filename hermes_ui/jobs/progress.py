@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui.db_steps import released
 from hermes_ui.jobs.models import Job
+from hermes_ui.platform.db_steps import released
 
 
 class Failed(Exception):

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from hermes_ui.db_steps import release_connections, released
-from hermes_ui.endpoints import Endpoint, configured
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import client as hermes_client
 from hermes_ui.jobs.kinds import Kind
 from hermes_ui.jobs.models import ACTIVE_STATES, STALE_AFTER, Job, JobState
 from hermes_ui.jobs.progress import Failed, Progress, Superseded
+from hermes_ui.platform.db_steps import release_connections, released
+from hermes_ui.platform.endpoints import Endpoint, configured
 
 log = logging.getLogger("hermes_ui.jobs")
 

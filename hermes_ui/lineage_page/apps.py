@@ -9,8 +9,8 @@ class LineagePageConfig(AppConfig):
     verbose_name = "Lineage page"
 
     def ready(self):
-        from hermes_ui import erasers
         from hermes_ui.lineage_page import erase
+        from hermes_ui.platform import erasers
 
         erasers.register("drawings", "cached lineage drawings", erase.erase_drawings)
         # Its region of the session page (web.session_regions places it).

@@ -12,9 +12,9 @@ from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 
-from hermes_ui import erasers
 from hermes_ui.lineage_page import render
 from hermes_ui.lineage_page.picture import cache_dir
+from hermes_ui.platform import erasers
 from hermes_ui.web.links import session_url
 
 _HREF = re.compile(r'href="([^"]*)"')
@@ -62,7 +62,7 @@ def cached_digests(svgs) -> list[str]:
     """The digests held by the lineage cache.
 
     Django's cache API cannot list keys, so this asks the two backends that
-    ``hermes_ui.backends`` configures directly; keys are ``prefix:version:digest``.
+    ``hermes_ui.platform.backends`` configures directly; keys are ``prefix:version:digest``.
     """
     if isinstance(svgs, LocMemCache):
         with svgs._lock:

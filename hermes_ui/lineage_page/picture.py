@@ -15,7 +15,6 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
 from hermes_ui.index import badges, queries, sync
@@ -26,6 +25,7 @@ from hermes_ui.lineage.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
 from hermes_ui.lineage.tip import chain_of, resume_target
 from hermes_ui.lineage.tree import Tree
 from hermes_ui.lineage_page import render
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web import links
 
 PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page

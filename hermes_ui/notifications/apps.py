@@ -10,9 +10,9 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self):
-        from hermes_ui import erasers, events
         from hermes_ui.notifications import erase, receivers
         from hermes_ui.notifications.models import Notice
+        from hermes_ui.platform import erasers, events
 
         events.listen("notifications", receivers.on_event)
         post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")

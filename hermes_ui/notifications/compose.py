@@ -11,7 +11,7 @@ from django.urls import reverse
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.notifications import kinds
 from hermes_ui.notifications.models import Notice
-from hermes_ui.redaction import Redactor
+from hermes_ui.platform.redaction import Redactor
 from hermes_ui.web.links import session_url
 
 PREFIX = "[Hermes UI]"

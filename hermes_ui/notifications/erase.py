@@ -1,9 +1,9 @@
-"""Notices about a session Hermes deleted, erased (see ``hermes_ui.erasers``)."""
+"""Notices about a session Hermes deleted, erased (``platform.erasers``)."""
 
 from __future__ import annotations
 
-from hermes_ui import erasers
 from hermes_ui.notifications.models import Notice
+from hermes_ui.platform import erasers
 
 
 def _rows(scope, ids: list[str]):

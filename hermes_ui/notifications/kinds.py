@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from hermes_ui import events
 from hermes_ui.notifications.models import DIGEST, IMMEDIATE
+from hermes_ui.platform import events
 from hermes_ui.web.roles import ADMIN, ROLES
 
 

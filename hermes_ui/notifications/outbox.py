@@ -18,10 +18,10 @@ from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.utils import timezone
 
-from hermes_ui import events
-from hermes_ui.endpoints import all_endpoints
 from hermes_ui.notifications import compose, kinds, preferences
 from hermes_ui.notifications.models import DIGEST, IMMEDIATE, NEVER, Mail, Notice
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import all_endpoints
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from dataclasses import asdict
 
 from django.utils import timezone
 
-from hermes_ui import events, task_rounds
 from hermes_ui.notifications import kinds
+from hermes_ui.platform import events, task_rounds
 
 _rounds_started = False
 

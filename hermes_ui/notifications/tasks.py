@@ -5,15 +5,15 @@ from datetime import datetime
 from django.conf import settings
 from django_tasks import task
 
-from hermes_ui import task_rounds
+from hermes_ui.platform import task_rounds
 
 HOUR = 3600
 
 
 @task()
 def notify(event: dict, at: str) -> int:
-    from hermes_ui import events
     from hermes_ui.notifications import outbox
+    from hermes_ui.platform import events
 
     found = events.Event(**{**event, "users": tuple(event["users"])})
     return len(outbox.notify(found, datetime.fromisoformat(at)))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.observed.models import DELETE_CASCADES, Observation, Source
+from hermes_ui.platform.endpoints import Endpoint
 
 
 def record(

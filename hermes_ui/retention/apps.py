@@ -9,8 +9,8 @@ class RetentionConfig(AppConfig):
     verbose_name = "Retention"
 
     def ready(self):
-        from hermes_ui import erasers
         from hermes_ui.deletion import holds, panels
+        from hermes_ui.platform import erasers
         from hermes_ui.retention import erase, runs, views
         from hermes_ui.retention.models import RetentionRun
 

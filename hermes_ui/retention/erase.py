@@ -1,9 +1,9 @@
 """Retention runs name the sessions they spared: erased with a deleted session
-(see ``hermes_ui.erasers``). The run itself stays (counts, rule, batch)."""
+(``platform.erasers``). The run itself stays (counts, rule, batch)."""
 
 from __future__ import annotations
 
-from hermes_ui import erasers
+from hermes_ui.platform import erasers
 from hermes_ui.retention.models import RetentionRun
 
 

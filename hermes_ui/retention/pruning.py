@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.platform.endpoints import Endpoint
 
 PRUNE_DAYS = 90  # Hermes' default age for pruning ended sessions
 SHOWN = 50

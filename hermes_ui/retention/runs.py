@@ -22,8 +22,8 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion import batch as deletion_batch
 from hermes_ui.deletion import review as deletion_review
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
-from hermes_ui.endpoints import Endpoint, get_endpoint
 from hermes_ui.hermes import HermesError
+from hermes_ui.platform.endpoints import Endpoint, get_endpoint
 from hermes_ui.retention import evaluate
 from hermes_ui.retention.models import RetentionRule, RetentionRun
 from hermes_ui.web.roles import ADMIN, role_of

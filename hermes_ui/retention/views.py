@@ -9,8 +9,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import all_endpoints, get_endpoint
 from hermes_ui.hermes import HermesError
+from hermes_ui.platform.endpoints import all_endpoints, get_endpoint
 from hermes_ui.retention import evaluate, pruning, runs
 from hermes_ui.retention.forms import KeepTagForm, RuleForm
 from hermes_ui.retention.models import KeepTag, RetentionRule, RetentionRun, RuleVersion

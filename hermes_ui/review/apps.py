@@ -9,7 +9,7 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review queues"
 
     def ready(self):
-        from hermes_ui import erasers
+        from hermes_ui.platform import erasers
         from hermes_ui.review import erase
 
         first, *rest = erase.KINDS.items()

@@ -14,8 +14,8 @@ from django.db import transaction
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.compare.align import text_diff
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import transcript
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Correction
 
 SAVE = "review.correction_save"

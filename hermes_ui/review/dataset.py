@@ -21,10 +21,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.transcript import plain_text
-from hermes_ui.redaction import Redactor
+from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.redaction import Redactor
 from hermes_ui.review import consensus
 from hermes_ui.review.models import Correction, Queue
 from hermes_ui.web.failures import title_for

@@ -7,7 +7,7 @@ same queue, query and role give the same bytes through either.
 import re
 
 from hermes_ui.hermes import client_for
-from hermes_ui.redaction import Redactor
+from hermes_ui.platform.redaction import Redactor
 from hermes_ui.review import dataset, dataset_audit
 from hermes_ui.review.dataset_formats import FORMATS
 from hermes_ui.web import download_limits, masking, streaming

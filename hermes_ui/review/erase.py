@@ -1,4 +1,4 @@
-"""Review data naming a session Hermes deleted, erased (see ``hermes_ui.erasers``).
+"""Review data naming a session Hermes deleted, erased (``platform.erasers``).
 
 Labels, notes and corrections are copies of transcript content; queue items
 (with their reviews and mentions, which cascade) name the session. A label
@@ -7,7 +7,7 @@ given in a review of another item is erased too when it is about the session.
 
 from __future__ import annotations
 
-from hermes_ui import erasers
+from hermes_ui.platform import erasers
 from hermes_ui.review.models import Correction, Item, Label, Note
 
 KINDS = {

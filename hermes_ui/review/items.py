@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Item, Queue, Review
 
 OPEN = (Item.NEEDS_REVIEW, Item.NEEDS_OTHERS)

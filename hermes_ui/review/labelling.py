@@ -12,10 +12,10 @@ from django import forms
 from django.db import transaction
 from django.utils import timezone
 
-from hermes_ui import events
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review import items, rubrics
 from hermes_ui.review.forms import TEXT_MAX
 from hermes_ui.review.models import Item, Label, Queue, Review, RubricVersion

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint, configured
+from hermes_ui.platform.endpoints import Endpoint, configured
 from hermes_ui.review.models import Mention, Note
 from hermes_ui.web.links import session_url
 from hermes_ui.web.roles import ROLES

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review import corrections, notes
 from hermes_ui.review.note_forms import NoteForm
 from hermes_ui.web.links import session_url

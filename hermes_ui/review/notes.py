@@ -10,10 +10,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Count
 
-from hermes_ui import events
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review import mentions
 from hermes_ui.review.models import Mention, Note
 from hermes_ui.web.roles import ADMIN, has_role

@@ -10,10 +10,10 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 
-from hermes_ui import events
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Item, Queue, Review
 from hermes_ui.web.roles import ADMIN, REVIEWER, has_role
 

@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index import queries
 from hermes_ui.index.forms import IndexQuery
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Item, Rule
 
 MAX_MATCHES = 5000  # sessions one search of a rule may add in one run

@@ -11,7 +11,7 @@ import logging
 
 from django_tasks import task
 
-from hermes_ui.endpoints import configured
+from hermes_ui.platform.endpoints import configured
 from hermes_ui.review import rules
 
 log = logging.getLogger("hermes_ui.review")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review import queues
 from hermes_ui.review.models import Item, Label
 from hermes_ui.web.roles import REVIEWER, has_role

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import client_for, transcript
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review import note_marks
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.db.models import Count
 from django.utils import timezone
 
-from hermes_ui import events
+from hermes_ui.platform import events
 from hermes_ui.review.items import OPEN
 from hermes_ui.review.models import Item
 

@@ -10,7 +10,7 @@ class SessionsConfig(AppConfig):
     verbose_name = "Sessions"
 
     def ready(self):
-        from hermes_ui import erasers
+        from hermes_ui.platform import erasers
         from hermes_ui.sessions import erase
         from hermes_ui.web import session_regions
 

@@ -9,7 +9,7 @@ import hashlib
 
 from django.core.cache import cache
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 
 # A long transcript is fetched once for the page and its "load more" chunks.
 # Django's cache holds it briefly: process memory by default, Redis (shared by

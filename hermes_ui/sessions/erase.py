@@ -1,4 +1,4 @@
-"""Cached transcripts of a session Hermes deleted, erased (see ``hermes_ui.erasers``).
+"""Cached transcripts of a session Hermes deleted, erased (``platform.erasers``).
 
 Registered with ``related=True``: a transcript cached under a neighbour's id
 can show a deleted session (a compression root resolves to its tip), so the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.core.cache import cache
 
-from hermes_ui import erasers
+from hermes_ui.platform import erasers
 from hermes_ui.sessions.cache import transcript_cache_key, version_key
 
 

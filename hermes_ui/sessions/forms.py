@@ -2,7 +2,7 @@
 
 from django import forms
 
-from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
+from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 
 
 class ListQuery(forms.Form):

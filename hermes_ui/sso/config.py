@@ -1,4 +1,4 @@
-"""The single sign-on settings: settings.py reads HERMES_UI_OIDC_* (hermes_ui.env), this checks.
+"""The single sign-on settings: settings.py reads HERMES_UI_OIDC_* (platform.env), this checks.
 
 No Django models here: settings import it before the app registry exists.
 """
@@ -58,7 +58,7 @@ def oidc_config(
     roles: str | None,
     scopes: list[str],
 ) -> OidcConfig | None:
-    """From the HERMES_UI_OIDC_* values settings read (hermes_ui.env); None when none is set."""
+    """From the HERMES_UI_OIDC_* values settings read (platform.env); None when none is set."""
     values = {
         "HERMES_UI_OIDC_ISSUER": issuer,
         "HERMES_UI_OIDC_CLIENT_ID": client_id,

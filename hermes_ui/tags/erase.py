@@ -1,8 +1,8 @@
-"""Tags on a session Hermes deleted, erased (see ``hermes_ui.erasers``)."""
+"""Tags on a session Hermes deleted, erased (``platform.erasers``)."""
 
 from __future__ import annotations
 
-from hermes_ui import erasers
+from hermes_ui.platform import erasers
 from hermes_ui.tags.models import SessionTag
 
 

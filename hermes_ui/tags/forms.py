@@ -2,7 +2,7 @@
 
 from django import forms
 
-from hermes_ui.form_rendering import INLINE_FIELD_TEMPLATE
+from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE
 from hermes_ui.tags.models import COLOURS, MAX_NAME, Tag
 from hermes_ui.tags.tagging import ADD, REMOVE
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from hermes_ui import events
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.tags.models import SessionTag, Tag
 
 ADD, REMOVE = "add", "remove"

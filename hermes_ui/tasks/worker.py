@@ -20,7 +20,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Worker
 
-from hermes_ui.db_steps import release_connections
+from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.tasks import recovery
 from hermes_ui.tasks.liveness import BEAT_SECONDS
 from hermes_ui.tasks.models import WorkerBeat

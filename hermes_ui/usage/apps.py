@@ -9,8 +9,8 @@ class UsageConfig(AppConfig):
     verbose_name = "Usage"
 
     def ready(self):
-        from hermes_ui import erasers
         from hermes_ui.index import observers
+        from hermes_ui.platform import erasers
         from hermes_ui.usage import booking, erase
         from hermes_ui.usage.models import Booking
 

@@ -25,9 +25,9 @@ from datetime import datetime
 
 from django.db.models import Sum
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.contract import USAGE_COUNTERS as AMOUNTS
 from hermes_ui.index.observers import CounterChange
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.usage import clock, totals
 from hermes_ui.usage.models import Booking
 

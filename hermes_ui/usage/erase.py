@@ -1,4 +1,4 @@
-"""A deleted session's usage bookings, erased (see ``hermes_ui.erasers``).
+"""A deleted session's usage bookings, erased (``platform.erasers``).
 
 Its ledger rows go. The day totals keep the amounts: they move from the
 session's source/model rows to the day's "deleted sessions" row, which keeps
@@ -8,7 +8,7 @@ model: on a quiet day a source/model pair can single out one session.
 
 from __future__ import annotations
 
-from hermes_ui import erasers
+from hermes_ui.platform import erasers
 from hermes_ui.usage import totals
 from hermes_ui.usage.models import Booking
 

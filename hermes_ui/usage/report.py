@@ -11,9 +11,9 @@ from datetime import date
 
 from django.db.models import Q, Sum
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.contract import USAGE_COSTS as COSTS
 from hermes_ui.hermes.contract import USAGE_COUNTERS as AMOUNTS
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.usage.models import DayTotal
 
 DELETED = "deleted sessions"

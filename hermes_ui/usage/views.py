@@ -3,7 +3,7 @@
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from hermes_ui.endpoints import Endpoint, all_endpoints, get_endpoint
+from hermes_ui.platform.endpoints import Endpoint, all_endpoints, get_endpoint
 from hermes_ui.usage import chart, csv_export, forms, report
 from hermes_ui.web.roles import ADMIN, SUPPORT, has_role, role_required
 

@@ -6,7 +6,7 @@ never a title, a message or a key's secret.
 
 from django.db import models
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 
 
 class Verdict(models.TextChoices):

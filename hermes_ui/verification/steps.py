@@ -35,14 +35,14 @@ from hermes_ui.changes import apply
 from hermes_ui.deletion import execute, verify
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.digests import json_digest
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.contract import missing_operations
 from hermes_ui.hermes.pages import list_pages
 from hermes_ui.index.forks import remember_fork
+from hermes_ui.platform.digests import json_digest
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.verification.models import Cleanup, Verdict, VerificationReport
 
 NAMES = {

@@ -1,8 +1,8 @@
-"""Read watermarks of a session Hermes deleted, erased (see ``hermes_ui.erasers``)."""
+"""Read watermarks of a session Hermes deleted, erased (``platform.erasers``)."""
 
 from __future__ import annotations
 
-from hermes_ui import erasers
+from hermes_ui.platform import erasers
 from hermes_ui.watermarks.models import Watermark
 
 

@@ -1,6 +1,6 @@
 """Template context shared by every page: the endpoints and the user's role."""
 
-from hermes_ui.endpoints import all_endpoints
+from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.web.roles import ADMIN, REVIEWER, SUPPORT, has_role, role_of
 
 

@@ -12,7 +12,7 @@ from django.contrib.auth.middleware import LoginRequiredMiddleware as _LoginRequ
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 
-from hermes_ui.db_steps import released
+from hermes_ui.platform.db_steps import released
 from hermes_ui.web.errors import forbidden
 
 SUPPORT, REVIEWER, ADMIN = "support", "reviewer", "admin"

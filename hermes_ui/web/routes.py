@@ -12,7 +12,7 @@ from functools import wraps
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.urls import path
 
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web.failures import bad_id
 
 QUERY_SUFFIX = "_q"

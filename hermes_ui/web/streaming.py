@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 
-from hermes_ui.db_steps import released
+from hermes_ui.platform.db_steps import released
 
 CHUNK = 64 * 1024
 # A download is a file, not a page of this app: it may style itself, nothing else.
@@ -53,7 +53,7 @@ async def as_async(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
     anything under ASGI, which is exactly the whole-export-in-memory this avoids.
     """
     # Each step gives back the connection it used: an export streams for minutes
-    # off the page lanes (see hermes_ui.db_steps).
+    # off the page lanes (see hermes_ui.platform.db_steps).
     step = sync_to_async(released(next), thread_sensitive=True)
     try:
         while (chunk := await step(chunks, None)) is not None:

@@ -10,7 +10,7 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        from hermes_ui import events
+        from hermes_ui.platform import events
         from hermes_ui.webhooks import receivers
 
         events.listen("webhooks", receivers.on_event)

@@ -4,7 +4,7 @@ import secrets
 
 from django import forms
 
-from hermes_ui import events
+from hermes_ui.platform import events
 from hermes_ui.webhooks import addresses
 
 

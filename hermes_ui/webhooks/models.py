@@ -9,7 +9,7 @@ class Webhook(models.Model):
     url = models.URLField(max_length=500)
     # Signs every body (HMAC-SHA256); shown once when set, never logged or listed.
     secret = models.CharField(max_length=200)
-    events = models.JSONField(default=list)  # names from hermes_ui.events.PUBLIC
+    events = models.JSONField(default=list)  # names from hermes_ui.platform.events.PUBLIC
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by_name = models.CharField(max_length=150, blank=True)

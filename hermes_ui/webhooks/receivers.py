@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui import events, task_rounds
+from hermes_ui.platform import events, task_rounds
 
 _round_started = False
 

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from hermes_ui import events
+from hermes_ui.platform import events
 from hermes_ui.webhooks import addresses, signing
 from hermes_ui.webhooks.models import Attempt, Delivery, Webhook
 

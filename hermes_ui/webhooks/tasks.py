@@ -3,7 +3,7 @@
 from django.conf import settings
 from django_tasks import task
 
-from hermes_ui import task_rounds
+from hermes_ui.platform import task_rounds
 
 
 @task()

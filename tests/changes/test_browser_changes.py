@@ -2,8 +2,8 @@
 
 import pytest
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.browser import log_in, screenshot, wait_for_js
 from tests.changes.conftest import make_session, unique

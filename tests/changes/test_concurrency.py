@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from hermes_ui.changes.reconcile import children_of
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import csrf_of, form_key, http_login, make_session, unique
 

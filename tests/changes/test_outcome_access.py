@@ -83,6 +83,6 @@ def test_the_check_button_is_a_form_that_posts(users, login, recorder):
 
 
 def recorder_endpoint():
-    from hermes_ui.endpoints import get_endpoint
+    from hermes_ui.platform.endpoints import get_endpoint
 
     return get_endpoint("local")

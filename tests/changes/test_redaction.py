@@ -19,9 +19,9 @@ import pytest
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.logfilter import RedactingFilter
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.browser import DashboardServer
 from tests.changes.conftest import csrf_of, form_key, http_login

@@ -6,7 +6,7 @@ import pytest
 from hermes_ui.chat import store
 from hermes_ui.chat.admission import over_cap
 from hermes_ui.chat.models import Turn, TurnEvent
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from tests.chat.test_faults import Upstream, frames_of
 from tests.chat.turns import finished, only_turn, send
 from tests.samples import response

@@ -5,7 +5,7 @@ from django.db import IntegrityError, transaction
 
 from hermes_ui.chat.durability import evaluate
 from hermes_ui.chat.models import IllegalTransition, Turn, check_transition
-from hermes_ui.endpoints import url_fingerprint
+from hermes_ui.platform.endpoints import url_fingerprint
 from hermes_ui.web.links import session_url
 from tests.samples import response
 

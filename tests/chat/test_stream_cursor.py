@@ -8,7 +8,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 
 
 @pytest.fixture

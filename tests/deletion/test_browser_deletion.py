@@ -103,6 +103,6 @@ def test_request_approve_execute_with_two_logins(chromium, fresh_dashboard, fres
 
 
 def hermes_for(peer) -> HermesClient:
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
     return HermesClient(Endpoint("local", peer.base_url, peer.key))

@@ -3,7 +3,7 @@
 import pytest
 
 from hermes_ui.deletion.models import DeletionRequest, Status
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.deletion.helpers import decide, execute, page, refresh, request_deletion
 

@@ -20,7 +20,7 @@ OUT = os.environ.get("HERMES_UI_SCREENSHOTS")
 
 
 @pytest.fixture(scope="module")
-def indexed(dashboard):
+def screenshot_server(dashboard):
     """The index pages show sessions: one full sync of the demo seed first."""
     dashboard.manage("index_sync", "--full")
     return dashboard
@@ -46,15 +46,15 @@ def _save(png: bytes, path: Path) -> None:
 
 
 @pytest.mark.parametrize("shot", SHOTS, ids=[s.name for s in SHOTS])
-def test_the_docs_picture_still_shows_its_element(chromium, indexed, shot):
+def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, shot):
     from tests.browser import assert_no_csp_violations, watched_context
 
     context = watched_context(chromium, viewport={"width": shot.width, "height": shot.height})
     page = context.new_page()
     try:
         if shot.path != "/accounts/login/":
-            log_in(page, indexed.base_url, shot.role)
-        page.goto(indexed.base_url + shot.path.format(ep="local"))
+            log_in(page, screenshot_server.base_url, shot.role)
+        page.goto(screenshot_server.base_url + shot.path.format(ep="local"))
         if shot.opens:
             page.click(f"#panel-{shot.opens} > summary")
         element = page.locator(shot.element).first

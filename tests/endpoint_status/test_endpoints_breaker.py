@@ -9,9 +9,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import breaker
 from hermes_ui.hermes.client import use_transport
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.samples import response
 

@@ -18,8 +18,8 @@ from django.urls import reverse
 
 from hermes_ui.endpoint_status import capabilities
 from hermes_ui.endpoint_status.models import EndpointProbe
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import use_transport
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import switch_url
 from tests.conftest import TEST_KEY
 from tests.peers import index, make
@@ -68,7 +68,7 @@ def test_the_page_shows_each_peer_and_the_one_that_is_down(with_down, endpoints,
 
 @pytest.mark.peer
 def test_a_wrong_key_is_reported_as_refused(settings, two_peers, login):
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
     peer_a, _ = two_peers
     settings.HERMES_ENDPOINTS = {"a": Endpoint("a", peer_a.base_url, "wrong-key-0123456789")}

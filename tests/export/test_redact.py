@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from hermes_ui.redaction import Redactor, luhn_ok, message
+from hermes_ui.platform.redaction import Redactor, luhn_ok, message
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_only_text_fields_of_a_message_are_masked_and_off_means_untouched():
 
 
 def test_a_session_rows_user_id_is_masked_whole_and_counted():
-    from hermes_ui.redaction import session_row
+    from hermes_ui.platform.redaction import session_row
 
     row = {"id": "s1", "title": "mail a@b.cd", "user_id": "412733001", "source": "telegram"}
     redactor = Redactor(True)
@@ -157,8 +157,8 @@ def _long_runs():
 
 
 def _patterns():
-    from hermes_ui import redaction as redact
     from hermes_ui.audit import logfilter
+    from hermes_ui.platform import redaction as redact
 
     return {
         "api_key": redact._API_KEY,

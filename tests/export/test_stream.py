@@ -6,7 +6,7 @@ import json
 import pytest
 
 from hermes_ui.export.formats import WRITERS, ExportDoc, ExportSession
-from hermes_ui.redaction import Redactor
+from hermes_ui.platform.redaction import Redactor
 from hermes_ui.web import streaming as stream
 
 COUNT = 3000

@@ -14,11 +14,11 @@ import httpx
 import pytest
 from django.utils import timezone
 
-from hermes_ui import redis_link
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import breaker
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform import redis_link
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.peers import unreachable_url
 from tests.samples import response

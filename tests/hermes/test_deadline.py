@@ -13,10 +13,10 @@ import httpx
 import pytest
 import tenacity
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import breaker, deadline
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.samples import MUTATIONS, response
 from tests.servers import slow_server

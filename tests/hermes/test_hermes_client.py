@@ -7,9 +7,9 @@ import logging
 import httpx
 import pytest
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.fakes import raising
 from tests.samples import MUTATIONS, Recorder, raw_stream, response

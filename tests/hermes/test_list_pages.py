@@ -7,10 +7,10 @@ import time
 import httpx
 import pytest
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.pages import list_pages, list_rows
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.session import Session, is_closed
+from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.samples import Recorder, sample
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from hermes_ui.index import archived
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.web.links import session_url
-from tests.peers import endpoint_for, index, make, running_peer
+from tests.peers import endpoint_for, index, make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
@@ -21,12 +21,6 @@ db = SessionDB()
 assert db.set_session_archived(sys.argv[2], True)
 db.close()
 """
-
-
-@pytest.fixture(scope="module")
-def archive_peer(tmp_path_factory):
-    with running_peer(tmp_path_factory.mktemp("archive-peer")) as peer:
-        yield peer
 
 
 def set_archived(peer, session_id: str) -> None:

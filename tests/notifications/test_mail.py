@@ -11,11 +11,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from hermes_ui import events
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.notifications import outbox
 from hermes_ui.notifications.models import DIGEST, IMMEDIATE, NEVER, Mail, Notice, Preference
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import notes, waiting
 from hermes_ui.review.models import Item, Label, Queue, Review, Rubric, RubricVersion
 from tests.deletion.helpers import decide, request_deletion

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from hermes_ui.env import env_email
+from hermes_ui.platform.env import env_email
 
 ROOT = Path(__file__).resolve().parents[2]
 

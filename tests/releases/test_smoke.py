@@ -18,11 +18,11 @@ from tests.chat.turns import finished, send
 from tests.jobs import helpers as jobs
 from tests.peers import index
 
-pytestmark = [pytest.mark.peer, pytest.mark.release, pytest.mark.usefixtures("chat_db")]
+pytestmark = [pytest.mark.peer, pytest.mark.release, pytest.mark.usefixtures("smoke_chat_db")]
 
 
 @pytest.fixture
-def chat_db(jobs_db):
+def smoke_chat_db(jobs_db):
     from hermes_ui.chat import relay
 
     yield
@@ -30,7 +30,7 @@ def chat_db(jobs_db):
 
 
 @pytest.fixture
-def hermes(release_endpoint):
+def smoke_hermes(release_endpoint):
     client = HermesClient(release_endpoint)
     yield client
     client.close()
@@ -54,7 +54,7 @@ def test_browse_search_and_lineage(release_endpoint, login):
 
 
 def test_compression_names_the_live_tip_and_chats_there(
-    release_peer, release_endpoint, login, hermes
+    release_peer, release_endpoint, login, smoke_hermes
 ):
     """0.15.2 returns the root's own rows for /messages; 0.17.0 the tip's. Either way the
     page names the tip, the chat box posts to it, and no operator setting is advised."""
@@ -65,7 +65,7 @@ def test_compression_names_the_live_tip_and_chats_there(
     assert page.status_code == 200
     assert "HERMES_ALLOW_CHAT_ON_CLOSED" not in html
     assert session_url("local", ids.COMPRESSION_TIP) in html
-    resolved = hermes.get_messages(ids.COMPRESSION_ROOT)["session_id"]
+    resolved = smoke_hermes.get_messages(ids.COMPRESSION_ROOT)["session_id"]
     # 0.15.2 does not follow the chain for /messages; 0.17.0 does.
     assert (resolved == ids.COMPRESSION_ROOT) is (release_peer.version == "0.15.2")
     if resolved == ids.COMPRESSION_ROOT:
@@ -75,34 +75,34 @@ def test_compression_names_the_live_tip_and_chats_there(
         assert 'id="resolved-note"' in html
 
 
-def test_rename_close_create_and_fork(release_endpoint, login, hermes):
-    row = make_session(hermes, title=unique("smoke"))
+def test_rename_close_create_and_fork(release_endpoint, login, smoke_hermes):
+    row = make_session(smoke_hermes, title=unique("smoke"))
     support, reviewer = login("support"), login("reviewer")
     edit = session_url("local", row["id"], "session_edit")
     key = form_key(support.get(edit).content.decode())
     wanted = unique("renamed")
     assert support.post(edit, {"key": key, "op": "rename", "title": wanted}).status_code == 302
-    assert hermes.get_session(row["id"]).title == wanted
+    assert smoke_hermes.get_session(row["id"]).title == wanted
     key = form_key(support.get(edit).content.decode())
     closed = support.post(edit, {"key": key, "op": "close", "reason": "resolved"})
     assert closed.status_code == 302
-    assert hermes.get_session(row["id"]).end_reason == "resolved"
+    assert smoke_hermes.get_session(row["id"]).end_reason == "resolved"
 
     new = reverse("session_create", kwargs={"endpoint": "local"})
     key = form_key(reviewer.get(new).content.decode())
     made_id = unique("made")
     fields = {"session_id": made_id, "title": unique("Made"), "model": "", "system_prompt": ""}
     assert reviewer.post(new, {"key": key, **fields}).status_code == 302
-    assert hermes.get_session(made_id).id == made_id
+    assert smoke_hermes.get_session(made_id).id == made_id
 
-    parent = make_session(hermes, title=unique("Parent"), chat="hello")
+    parent = make_session(smoke_hermes, title=unique("Parent"), chat="hello")
     fork = session_url("local", parent["id"], "session_fork")
     key = form_key(reviewer.get(fork).content.decode())
     child = unique("kid")
     answer = reviewer.post(fork, {"key": key, "child_id": child, "title": unique("Kid")})
     assert answer.status_code == 302
-    assert hermes.get_session(child).parent_id == parent["id"]
-    assert hermes.get_session(parent["id"]).end_reason == "branched"
+    assert smoke_hermes.get_session(child).parent_id == parent["id"]
+    assert smoke_hermes.get_session(parent["id"]).end_reason == "branched"
     assert AuditEvent.objects.get(capability="session_fork").outcome == "success"
 
 

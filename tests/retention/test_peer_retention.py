@@ -8,16 +8,12 @@ before a second admin approves, and hold a session protected after filing.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from devtools.peer.launcher import ensure_peer_venv
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.hermes import errors as e
@@ -27,29 +23,10 @@ from hermes_ui.retention.models import KeepTag, RetentionRule, RetentionRun
 from hermes_ui.review.models import Item, Note, Queue, Rubric
 from hermes_ui.tags.models import SessionTag, Tag
 from tests.jobs.helpers import follow
-from tests.peers import endpoint_for, index, read, running_peer
+from tests.peers import read
 
 # A batch's review runs as a background job (``tests/jobs/helpers.follow`` waits for it).
 pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]
-SEED = Path(__file__).with_name("seed_ages.py")
-
-
-@pytest.fixture
-def aged(settings, tmp_path):
-    """A fresh peer with the aged sessions (each test deletes some), indexed."""
-    home = tmp_path / "hermes-home"
-    done = subprocess.run(
-        [str(ensure_peer_venv()), str(SEED), "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    ids = json.loads(done.stdout)
-    with running_peer(home) as peer:
-        endpoint = endpoint_for(settings, peer)
-        index(endpoint)
-        yield endpoint, ids
 
 
 def protect(endpoint, ids, users):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.test import Client
 from django.urls import reverse
 
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review.models import Item, Queue, Rubric
 from hermes_ui.web.roles import set_role
 from tests.conftest import PASSWORD

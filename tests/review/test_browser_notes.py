@@ -4,8 +4,8 @@ hostile text, made through the page's own forms (htmx), run no payload and stay 
 import pytest
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.browser import log_in, screenshot, wait_for_js
 from tests.review.notes_corpus import HOSTILE, HOSTILE_TEXT

@@ -8,8 +8,8 @@ import secrets
 import pytest
 
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.browser import (
     PASSWORD,

@@ -218,8 +218,8 @@ def test_adding_from_the_session_page_and_the_message_menu_is_idempotent(
 
 
 def test_bulk_add_from_the_index_selection(empty_hermes, users, login):
-    from hermes_ui.endpoints import get_endpoint
     from hermes_ui.index import sync
+    from hermes_ui.platform.endpoints import get_endpoint
 
     for n in range(1, 6):
         empty_hermes.add(f"bulk{n}", at=100.0 + n, title=f"Bulk {n}")

@@ -36,7 +36,7 @@ def test_erasing_a_session_removes_its_notes_mentions_and_corrections(mock_endpo
 
 
 def test_rows_of_another_endpoint_identity_stay(mock_endpoint, users, settings):
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
     other = Endpoint("local", "http://another-hermes.test", "k" * 24)
     _leave_traces(other, users, "gone")

@@ -21,8 +21,8 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.chat.admission import admit
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes.client import client_for
+from hermes_ui.platform.endpoints import get_endpoint
 
 TRIES = 20
 

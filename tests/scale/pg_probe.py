@@ -11,8 +11,8 @@ import datetime
 from django.apps import apps
 from django.db import IntegrityError, connection, transaction
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.index import queries, store
+from hermes_ui.platform.endpoints import get_endpoint
 
 
 def main() -> None:

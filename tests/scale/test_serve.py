@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 def test_more_than_one_worker_without_redis_stops_at_start_up(settings, monkeypatch):
     settings.REDIS_URL = None
     started = []
-    monkeypatch.setattr("hermes_ui.serving.supervise", lambda *a: started.append(a))
+    monkeypatch.setattr("hermes_ui.platform.serving.supervise", lambda *a: started.append(a))
     with pytest.raises(CommandError, match="WEB_CONCURRENCY=2 needs REDIS_URL"):
         call_command("serve", "--workers", "2")
     assert started == []  # nothing was launched
@@ -17,7 +17,7 @@ def test_more_than_one_worker_without_redis_stops_at_start_up(settings, monkeypa
 def test_bad_backend_urls_stop_start_up():
     from django.core.exceptions import ImproperlyConfigured
 
-    from hermes_ui import backends
+    from hermes_ui.platform import backends
 
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
         backends.postgres_database("mysql://u@h/db")
@@ -29,7 +29,7 @@ def test_bad_backend_urls_stop_start_up():
 def test_a_bad_redis_url_is_refused_without_echoing_its_password():
     from django.core.exceptions import ImproperlyConfigured
 
-    from hermes_ui import backends
+    from hermes_ui.platform import backends
 
     with pytest.raises(ImproperlyConfigured) as refused:
         backends.caches("http://admin:s3cret-pass@h:6379/0")

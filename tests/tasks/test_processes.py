@@ -14,7 +14,9 @@ def test_serve_starts_the_configured_number_of_task_workers(settings, monkeypatc
     settings.HERMES_UI_TASK_WORKERS = 3
     launched = []
     monkeypatch.setattr(serve, "call_command", lambda *a, **k: None)  # no migrate, collectstatic
-    monkeypatch.setattr("hermes_ui.serving.supervise", lambda argvs, env: launched.extend(argvs))
+    monkeypatch.setattr(
+        "hermes_ui.platform.serving.supervise", lambda argvs, env: launched.extend(argvs)
+    )
     call_command("serve", "--workers", "1")
     workers = [argv for argv in launched if argv[-1] == "task_worker"]
     assert len(workers) == 3 and workers[0][1:] == ["-m", "django", "task_worker"]
@@ -25,7 +27,9 @@ def test_serve_with_no_task_workers_starts_none(settings, monkeypatch, db):
     settings.HERMES_UI_TASK_WORKERS = 0
     launched = []
     monkeypatch.setattr(serve, "call_command", lambda *a, **k: None)  # no migrate, collectstatic
-    monkeypatch.setattr("hermes_ui.serving.supervise", lambda argvs, env: launched.extend(argvs))
+    monkeypatch.setattr(
+        "hermes_ui.platform.serving.supervise", lambda argvs, env: launched.extend(argvs)
+    )
     call_command("serve", "--workers", "1")
     assert launched and not [argv for argv in launched if argv[-1] == "task_worker"]
 
@@ -53,7 +57,7 @@ def test_make_run_starts_one_task_worker_beside_the_web_process(settings, monkey
     from io import StringIO
 
     from devtools.management.commands import demo
-    from hermes_ui import serving
+    from hermes_ui.platform import serving
 
     monkeypatch.setattr(demo, "call_command", lambda *a, **k: None)  # no migrate
     settings.HERMES_INDEX_REFRESH_SECONDS = 0

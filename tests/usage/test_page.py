@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from hermes_ui.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.usage import clock
 from hermes_ui.usage.models import DayTotal
 

@@ -12,8 +12,8 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.browser import log_in, screenshot
 

@@ -7,8 +7,8 @@ from django.db import OperationalError, connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client, RequestFactory
 
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import breaker, bulkhead
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web import database
 from tests.conftest import TEST_KEY
 from tests.peers import unreachable_url
@@ -180,7 +180,7 @@ def test_not_ready_while_the_database_fails(anonymous, monkeypatch):
 
 
 def test_not_ready_while_redis_is_unreachable(anonymous, settings, monkeypatch):
-    from hermes_ui import redis_link
+    from hermes_ui.platform import redis_link
 
     monkeypatch.setattr(redis_link, "_down_until", 0.0)
     monkeypatch.setattr(redis_link, "_outage_since", None)

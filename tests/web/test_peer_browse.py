@@ -127,7 +127,7 @@ def test_an_unknown_session_is_a_404_page(login, peer_endpoint):
 
 
 def test_a_wrong_key_is_a_clear_page_not_a_crash(login, settings, hermes_peer):
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
     settings.HERMES_ENDPOINTS = {"local": Endpoint("local", hermes_peer.base_url, "w" * 24)}
     answer = login("support").get("/e/local/sessions/")

@@ -19,7 +19,7 @@ class Clock:
 
 
 @pytest.fixture
-def clock(monkeypatch):
+def refusal_clock(monkeypatch):
     """The filters the logging configuration installed, with a clean slate and our clock.
 
     (Each configuration of logging in this process, Django's test set-up included, adds
@@ -47,7 +47,7 @@ def assert_one_line(record):
 
 
 def test_twenty_refusals_from_twenty_clients_are_twenty_lines_without_a_stack(
-    login, users, caplog, clock
+    login, users, caplog, refusal_clock
 ):
     support = login("support")
     with caplog.at_level(logging.WARNING):
@@ -63,7 +63,7 @@ def test_twenty_refusals_from_twenty_clients_are_twenty_lines_without_a_stack(
     assert "Traceback" not in caplog.text and "PermissionDenied" not in caplog.text
 
 
-def test_one_clients_flood_is_capped_and_counted(login, caplog, clock):
+def test_one_clients_flood_is_capped_and_counted(login, caplog, refusal_clock):
     support = login("support")
     with caplog.at_level(logging.WARNING):
         for _ in range(20):
@@ -75,14 +75,16 @@ def test_one_clients_flood_is_capped_and_counted(login, caplog, clock):
         lines[-1] == "Refusals from client 127.0.0.1: more than 10 in 60 s, not logged until then"
     )
     caplog.clear()
-    clock.now += refusal_log.WINDOW
+    refusal_clock.now += refusal_log.WINDOW
     with caplog.at_level(logging.WARNING):
         assert support.get("/audit/").status_code == 403
     (line,) = [r.getMessage() for r in request_records(caplog)]
     assert line.endswith("reason=role (+10 earlier refusals from this client not logged)")
 
 
-def test_not_found_is_one_line_with_the_url_pattern_not_the_path(login, users, caplog, clock):
+def test_not_found_is_one_line_with_the_url_pattern_not_the_path(
+    login, users, caplog, refusal_clock
+):
     admin = login("admin")
     with caplog.at_level(logging.WARNING):
         assert admin.get("/no/such/page/secret-text/").status_code == 404
@@ -100,7 +102,7 @@ def test_not_found_is_one_line_with_the_url_pattern_not_the_path(login, users, c
         assert_one_line(record)
 
 
-def test_a_csrf_refusal_is_one_of_them(users, caplog, clock):
+def test_a_csrf_refusal_is_one_of_them(users, caplog, refusal_clock):
     client = Client(enforce_csrf_checks=True)
     client.force_login(users["support"])
     with caplog.at_level(logging.WARNING):
@@ -113,7 +115,7 @@ def test_a_csrf_refusal_is_one_of_them(users, caplog, clock):
 
 
 @pytest.mark.urls("tests.web.outage_urls")
-def test_a_500_still_logs_its_stack(db, caplog, clock):
+def test_a_500_still_logs_its_stack(db, caplog, refusal_clock):
     client = Client(raise_request_exception=False)
     with caplog.at_level(logging.WARNING):
         assert client.get("/test/bug/").status_code == 500
@@ -123,7 +125,7 @@ def test_a_500_still_logs_its_stack(db, caplog, clock):
     assert "IntegrityError" in caplog.text
 
 
-def test_a_second_logging_configuration_changes_nothing(login, users, clock, settings):
+def test_a_second_logging_configuration_changes_nothing(login, users, refusal_clock, settings):
     """dictConfig adds filters without removing any: a record is rewritten once, by the
     first filter, so its reason survives a second one."""
     import logging.config
@@ -139,7 +141,7 @@ def test_a_second_logging_configuration_changes_nothing(login, users, clock, set
     logging.config.dictConfig(settings.LOGGING)
     request_logger = logging.getLogger("django.request")
     for refusals in request_logger.filters:
-        refusals.clock, refusals._windows = clock, {}
+        refusals.clock, refusals._windows = refusal_clock, {}
     assert len(request_logger.filters) >= 2
     kept = Keep()
     request_logger.addHandler(kept)

@@ -14,7 +14,7 @@ def hook_receiver(settings):
 
 
 @pytest.fixture
-def task_worker_process(transactional_db, tmp_path):
+def start_db_worker(transactional_db, tmp_path):
     """``start(**env)``: a real ``manage.py db_worker`` on the test database."""
     made: list[TaskWorker] = []
 

@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.notifications.models import Notice
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.tags import tagging
 from hermes_ui.tags.models import Tag
 from hermes_ui.webhooks import addresses, outbox, sending

@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from hermes_ui import task_rounds
+from hermes_ui.platform import task_rounds
 from hermes_ui.webhooks import outbox, tasks
 from hermes_ui.webhooks.models import Delivery, Webhook
 from tests.waiting import until
@@ -34,10 +34,10 @@ def webhook(hook_receiver, transactional_db):
 
 
 def test_500_three_times_then_200_is_four_attempts_with_growing_gaps(
-    hook_receiver, webhook, task_worker_process
+    hook_receiver, webhook, start_db_worker
 ):
     hook_receiver.script = [500, 500, 500]
-    worker = task_worker_process(**worker_env(HERMES_UI_WEBHOOK_BACKOFF_SECONDS=str(BASE)))
+    worker = start_db_worker(**worker_env(HERMES_UI_WEBHOOK_BACKOFF_SECONDS=str(BASE)))
     delivery = outbox.ping(webhook)
     until(lambda: state(delivery) == Delivery.DELIVERED, 60, "not delivered: " + worker.log())
 
@@ -59,18 +59,18 @@ def test_500_three_times_then_200_is_four_attempts_with_growing_gaps(
 
 
 def test_a_delivery_in_flight_when_the_worker_is_killed_is_delivered_after_a_restart(
-    hook_receiver, webhook, task_worker_process
+    hook_receiver, webhook, start_db_worker
 ):
     env = worker_env(HERMES_UI_WEBHOOK_TIMEOUT="1", HERMES_UI_ROUND_SECONDS="0.3")
     hook_receiver.script = [HANG]  # the first attempt is in flight until the worker dies
     assert task_rounds.ensure(tasks.sweep)  # the recovery round, as after ``migrate``
-    first = task_worker_process(**env)
+    first = start_db_worker(**env)
     delivery = outbox.ping(webhook)
     until(lambda: hook_receiver.received, 30, "the worker never sent it: " + first.log())
     first.kill()
     assert state(delivery) == Delivery.SENDING  # left as the crash left it
 
-    task_worker_process(**env)
+    start_db_worker(**env)
     until(lambda: state(delivery) == Delivery.DELIVERED, 60, "not delivered after the restart")
     got = hook_receiver.received
     assert len(got) >= 2

@@ -10,11 +10,11 @@ from django.utils import timezone
 
 from devtools.demo import DEMO_ENDPOINT_ID, DEMO_USERS, demo_passwords, start_demo_peer
 from devtools.peer.launcher import PeerError
-from hermes_ui import serving
-from hermes_ui.accounts import create_if_missing
 from hermes_ui.endpoint_status import probes, session_api
-from hermes_ui.endpoints import Endpoint
 from hermes_ui.index.models import IndexSyncState
+from hermes_ui.platform import serving
+from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.web.accounts import create_if_missing
 
 # The banner waits this long for the refresher's first sync of the endpoint, so
 # the URL and the logins are not scrolled away by the sync's log lines.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hermes_ui.endpoints import Endpoint, get_endpoint
 from hermes_ui.hermes.ids import check_path_id
+from hermes_ui.platform.endpoints import Endpoint, get_endpoint
 from hermes_ui.web import masking
 from hermes_ui.web.roles import require_role
 

@@ -3,9 +3,9 @@
 from ninja import Router
 
 from hermes_ui.endpoint_status import probes
-from hermes_ui.endpoints import all_endpoints
 from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
+from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.web.roles import SUPPORT, require_role
 
 router = Router(tags=["endpoints"])

@@ -9,8 +9,8 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply
 from hermes_ui.changes.forms import CreateForm
 from hermes_ui.changes.outcome_page import respond
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import client_for
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.roles import REVIEWER, role_required
 

@@ -10,9 +10,9 @@ from hermes_ui.audit.redact import describe_text
 from hermes_ui.changes import apply, reconcile
 from hermes_ui.changes.forms import ForkForm
 from hermes_ui.changes.outcome_page import respond
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.index.forks import remember_fork
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
 from hermes_ui.web.roles import REVIEWER, role_required

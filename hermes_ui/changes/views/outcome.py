@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.changes.outcome_page import render_outcome
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 
 
 @require_GET

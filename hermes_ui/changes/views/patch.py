@@ -12,8 +12,8 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply
 from hermes_ui.changes.forms import CloseForm, RenameForm
 from hermes_ui.changes.outcome_page import render_outcome
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, Session, client_for
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
 from hermes_ui.web.roles import SUPPORT, role_required

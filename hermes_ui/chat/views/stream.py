@@ -2,7 +2,7 @@
 
 Async, so an open stream holds no worker thread while other pages load;
 the ORM is only reached through ``sync_to_async``, in steps that give their
-connection back (``hermes_ui.db_steps``).
+connection back (``hermes_ui.platform.db_steps``).
 """
 
 from asgiref.sync import sync_to_async
@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET
 
 from hermes_ui.chat import frames
 from hermes_ui.chat.models import Turn
-from hermes_ui.db_steps import released
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.db_steps import released
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web.roles import SUPPORT, role_required
 
 
@@ -23,7 +23,7 @@ from hermes_ui.web.roles import SUPPORT, role_required
 async def turn_stream(request, endpoint, turn_id):
     ep = get_endpoint(endpoint)
     # One database step that gives its connection back: the stream that
-    # follows runs for minutes (see hermes_ui.db_steps).
+    # follows runs for minutes (see hermes_ui.platform.db_steps).
     user, exists = await sync_to_async(released(_admit))(request, ep, turn_id)
     if not exists:
         raise Http404("No such chat turn on this endpoint.")

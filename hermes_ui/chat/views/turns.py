@@ -12,9 +12,9 @@ from hermes_ui.chat.admission import CAP_REFUSALS, admit
 from hermes_ui.chat.audit import record_refusal
 from hermes_ui.chat.compose import ChatForm, refusal_of
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoints import Endpoint, get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.jobs.respond import started
+from hermes_ui.platform.endpoints import Endpoint, get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.errors import unavailable
 from hermes_ui.web.failures import error_context

@@ -7,8 +7,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from hermes_ui.compare import align, deltas, sides, verdicts
 from hermes_ui.compare.forms import PairForm, VerdictForm
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
 from hermes_ui.web.roles import REVIEWER, SUPPORT, has_role, role_required

@@ -5,8 +5,8 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.compare import panel
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import bad_id
 from hermes_ui.web.roles import SUPPORT, role_required

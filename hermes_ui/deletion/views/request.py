@@ -8,11 +8,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.forms import RequestForm
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.observed import facts
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web.failures import bad_id, error_context, error_page
 from hermes_ui.web.roles import SUPPORT, role_required
 

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import migrations, models
 
-from hermes_ui.endpoint_migrations import stamp_configured
+from hermes_ui.platform.endpoint_migrations import stamp_configured
 
 
 class Migration(migrations.Migration):

@@ -20,9 +20,9 @@ from django.db import close_old_connections, connections
 
 from hermes_ui.chat import retention
 from hermes_ui.endpoint_status import rounds as probe_rounds
-from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index import stopping
 from hermes_ui.index.refresher import sync_quietly
+from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task
 

@@ -6,8 +6,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from hermes_ui import serving
-from hermes_ui.env import env_int
+from hermes_ui.platform import serving
+from hermes_ui.platform.env import env_int
 
 
 class Command(BaseCommand):

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import corrections, note_marks
 from hermes_ui.review.note_forms import CorrectionForm, MessageQuery
 from hermes_ui.web.errors import whole_page

@@ -4,7 +4,7 @@ from asgiref.sync import sync_to_async
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import dataset, dataset_download, rules
 from hermes_ui.review.dataset_forms import DatasetQuery, SearchDatasetQuery
 from hermes_ui.review.queue_access import queue_of

@@ -10,9 +10,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import note_marks, notes
 from hermes_ui.review.models import Note
 from hermes_ui.review.note_forms import MessageQuery

@@ -5,7 +5,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import queues, rubrics
 from hermes_ui.review.forms import QueueForm
 from hermes_ui.review.models import Queue, Rubric

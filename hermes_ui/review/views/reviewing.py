@@ -6,8 +6,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import item_page, items, labelling, queues, rubrics
 from hermes_ui.review.forms import ActionForm
 from hermes_ui.review.models import Item, Review

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import rules
 from hermes_ui.review.models import Rule
 from hermes_ui.review.queue_access import may_manage, queue_of

@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.saved_views import catalogue, changes
 from hermes_ui.saved_views.forms import DefaultForm, NameForm
 from hermes_ui.saved_views.models import DefaultView

@@ -3,7 +3,7 @@
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.saved_views import catalogue, changes
 from hermes_ui.saved_views.forms import SaveViewForm
 from hermes_ui.saved_views.models import SavedView

@@ -6,9 +6,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.sessions import cache as transcripts
 from hermes_ui.sessions import find, live_tip, reading, transcript_pages
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery

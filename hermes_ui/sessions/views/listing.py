@@ -5,8 +5,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.sessions import list_rows
 from hermes_ui.sessions.forms import ListQuery
 from hermes_ui.web.failures import error_context, retry_after

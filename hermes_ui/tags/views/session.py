@@ -3,9 +3,9 @@
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from hermes_ui.endpoints import get_endpoint
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.tags import region, tagging
 from hermes_ui.tags.forms import SessionTagForm
 from hermes_ui.web.failures import bad_id, error_page

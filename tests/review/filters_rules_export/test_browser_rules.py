@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 MAKE_QUEUE = """
 from django.contrib.auth import get_user_model
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review.models import Queue, Rubric, RubricVersion
 rubric, made = Rubric.objects.get_or_create(name="browser rules")
 if made:

@@ -4,9 +4,9 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index import stopping, sync
 from hermes_ui.index.freshness import eta_text
+from hermes_ui.platform.endpoints import all_endpoints
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines of a transcript build
 

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from hermes_ui.deletion.policy import Refusal
-from hermes_ui.endpoints import all_endpoints
+from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.verification import steps
 from hermes_ui.verification.models import Verdict
 from hermes_ui.web.roles import ADMIN, has_role

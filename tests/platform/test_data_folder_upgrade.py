@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 START = "import django; django.setup(); from django.conf import settings; print(settings.DATA_DIR)"
 
 

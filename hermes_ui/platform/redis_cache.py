@@ -3,7 +3,7 @@
 Every cache here holds copies (transcripts, rendered drawings) that the
 dashboard can rebuild, so a failed command is a miss: ``get`` returns its
 default, a write is dropped. A delete still fails: erasure must know when a
-copy could not be removed. ``hermes_ui.redis_link`` logs the outage once,
+copy could not be removed. ``hermes_ui.platform.redis_link`` logs the outage once,
 keeps requests from paying a connect timeout each while it lasts, and logs
 the recovery; nothing needs a restart.
 
@@ -18,7 +18,7 @@ import functools
 
 from django.core.cache.backends.redis import RedisCache
 
-from hermes_ui import redis_link
+from hermes_ui.platform import redis_link
 
 
 def _forgiving(missed):

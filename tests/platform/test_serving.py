@@ -4,7 +4,7 @@ tell when one of them exits (``make run`` waits with it before printing its bann
 import sys
 import time
 
-from hermes_ui import serving
+from hermes_ui.platform import serving
 
 
 def python(code: str) -> list[str]:

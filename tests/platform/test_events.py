@@ -1,4 +1,4 @@
-"""The features send their events (``hermes_ui/events.py``): which, when, with what ids.
+"""The features send their events (``hermes_ui/platform/events.py``): which, when, with what ids.
 
 A receiver connected for the test records them; nothing here depends on the
 notifications or webhooks packages that listen in production.
@@ -8,9 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from hermes_ui import events
 from hermes_ui.endpoint_status import probes
-from hermes_ui.endpoints import get_endpoint
+from hermes_ui.platform import events
+from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import queues
 from hermes_ui.review.models import Queue
 from tests.deletion.helpers import decide, execute, request_deletion

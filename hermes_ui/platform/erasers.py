@@ -32,7 +32,7 @@ from django.db.models import Q
 if TYPE_CHECKING:
     from django.db.models import Model
 
-    from hermes_ui.endpoints import Endpoint
+    from hermes_ui.platform.endpoints import Endpoint
 
 Counts = dict[str, int]
 Erase = Callable[["Endpoint", list[str]], Counts]

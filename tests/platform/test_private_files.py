@@ -12,9 +12,9 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from devtools import demo
-from hermes_ui.private_files import private_dir, read_or_create
+from hermes_ui.platform.private_files import private_dir, read_or_create
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def mode(path: Path) -> int:

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
-REDIS_CACHE = "hermes_ui.redis_cache.ForgivingRedisCache"
+REDIS_CACHE = "hermes_ui.platform.redis_cache.ForgivingRedisCache"
 LOCMEM_CACHE = "django.core.cache.backends.locmem.LocMemCache"
 # Rendered lineage drawings kept in memory when there is no Redis (per process).
 SVG_MEMORY_ENTRIES = 32
@@ -99,7 +99,7 @@ def caches(redis_url: str | None) -> dict:
             f"REDIS_URL must be a redis:// URL, got scheme {urlsplit(redis_url).scheme!r}"
         )
     # A Redis that hangs costs a page half a second per command at most, and then
-    # nothing while it stays down (see hermes_ui.redis_link).
+    # nothing while it stays down (see hermes_ui.platform.redis_link).
     timeouts = {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
     shared = {"BACKEND": REDIS_CACHE, "LOCATION": redis_url, "OPTIONS": timeouts}
     return {

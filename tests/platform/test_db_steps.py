@@ -3,7 +3,7 @@
 import pytest
 from django.db import connection, transaction
 
-from hermes_ui.db_steps import released
+from hermes_ui.platform.db_steps import released
 
 
 def _count_users():

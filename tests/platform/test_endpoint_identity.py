@@ -6,7 +6,7 @@ import pytest
 
 from hermes_ui.audit import trail
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoints import Endpoint, public_url, url_fingerprint
+from hermes_ui.platform.endpoints import Endpoint, public_url, url_fingerprint
 from tests.conftest import TEST_KEY
 
 

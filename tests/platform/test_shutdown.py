@@ -12,7 +12,7 @@ from pathlib import Path
 from devtools.peer.launcher import free_port
 from tests.waiting import until
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GRACE = 10
 BODY = 40  # bytes each slow request trickles, one every 50 ms: about 2 s in flight
 CLIENTS = 4
@@ -159,7 +159,7 @@ def test_a_child_that_will_not_stop_is_killed_after_the_grace_period(tmp_path):
     """Beyond the grace period, stopping kills, and the exit code says so."""
     script = (
         "import os, signal, sys, threading;"
-        "from hermes_ui import serving;"
+        "from hermes_ui.platform import serving;"
         "stubborn = [sys.executable, '-c', 'import signal, time;"
         " signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'];"
         "threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGTERM)).start();"
@@ -186,7 +186,7 @@ def test_sigterm_to_the_whole_group_is_a_clean_stop_too(tmp_path):
     that stopped on that signal before the supervisor stopped them are no failure."""
     script = (
         "import os, signal, sys, threading;"
-        "from hermes_ui import serving;"
+        "from hermes_ui.platform import serving;"
         "quick = [sys.executable, '-c', 'import time; time.sleep(60)'];"
         "threading.Timer(1.5, os.killpg, (os.getpgid(0), signal.SIGTERM)).start();"
         "sys.exit(serving.supervise([quick, quick], serving.child_env(), grace=5))"

@@ -8,8 +8,8 @@ from django.core.cache import caches
 
 from devtools import services
 from devtools.peer.launcher import free_port
-from hermes_ui import backends, redis_link
-from hermes_ui.redis_cache import ForgivingRedisCache
+from hermes_ui.platform import backends, redis_link
+from hermes_ui.platform.redis_cache import ForgivingRedisCache
 
 QUIET = 0.2  # redis_link.DOWN_SECONDS for these tests
 
