@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "hermes_ui.tags",
     "hermes_ui.saved_views",
     "hermes_ui.watermarks",
+    "hermes_ui.live",
 ]
 # The demo peer and benchmarks live beside the app, not in it: present in a
 # checkout (``make run``, ``make test``, ``make bench``), absent when installed.
@@ -295,6 +296,14 @@ HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10
 # The web process refreshes the index every N seconds (0: never; the
 # refresher only starts under the real ASGI server, not in tests or commands).
 HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
+# Live updates (hermes_ui/live): how often the refresher re-reads a watched endpoint's
+# first list page, and the event streams one worker serves before browsers poll instead.
+HERMES_UI_LIVE_SECONDS = env_float("HERMES_UI_LIVE_SECONDS", 2.0, minimum=0.1)
+if not 0.1 <= HERMES_UI_LIVE_SECONDS <= 3600:  # also refuses nan and inf
+    raise ImproperlyConfigured(
+        f"HERMES_UI_LIVE_SECONDS must be between 0.1 and 3600, got {HERMES_UI_LIVE_SECONDS}"
+    )
+HERMES_UI_LIVE_MAX_STREAMS = env_int("HERMES_UI_LIVE_MAX_STREAMS", 1000, minimum=0)
 HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
 # The content index (transcript search, see hermes_ui/index/content.py): off keeps
 # no message text at all; reasoning is indexed only on request; tool results

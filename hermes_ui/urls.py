@@ -25,6 +25,7 @@ FEATURES = (
     "tags",
     "saved_views",
     "watermarks",
+    "live",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

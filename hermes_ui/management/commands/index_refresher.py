@@ -20,6 +20,7 @@ from django.db import close_old_connections, connections
 from hermes_ui.chat import retention
 from hermes_ui.endpoints import all_endpoints
 from hermes_ui.index.refresher import sync_quietly
+from hermes_ui.live import poller as live_poller
 from hermes_ui.review import rules as review_rules
 
 log = logging.getLogger("hermes_ui.background")
@@ -79,5 +80,7 @@ class Command(BaseCommand):
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
+        if not once:
+            live_poller.start(stop)  # watched endpoints, every HERMES_UI_LIVE_SECONDS
         rounds = run(interval, stop, once=once)
         self.stdout.write(f"index refresher stopped after {rounds} round(s)")
