@@ -18,6 +18,7 @@ import logging
 import os
 import socket
 import time
+import weakref
 from collections import Counter
 from datetime import timedelta
 
@@ -45,17 +46,18 @@ def overdue_after() -> float:
 
 
 def pause_reason(state, started: float, now: float) -> str:
-    """Why live updates are paused ("" if they are not), from ``channel.status``."""
+    """Why live updates are paused ("" if they are not), from ``channel.status``.
+
+    A recent poll's error (a breaker open) counts at once; a poll that is overdue
+    only after the refresher has had time to notice this watch.
+    """
+    if state is not None:
+        polled_at, error_code = state
+        if timezone.now() - polled_at <= timedelta(seconds=overdue_after()):
+            return error_code
     if now - started < overdue_after():
-        return ""  # the refresher has not had time to notice this watch yet
-    if state is None:
-        return "not_polled"
-    polled_at, error_code = state
-    if error_code:
-        return error_code
-    if timezone.now() - polled_at > timedelta(seconds=overdue_after()):
-        return "not_polled"
-    return ""
+        return ""
+    return "not_polled"
 
 
 class Feed:
@@ -117,25 +119,29 @@ class Feed:
                 log.warning("live feed endpoint=%s: heartbeat not removed", self.endpoint_id)
 
 
-# (event loop, endpoint id) -> its feed: a worker has one loop; tests have several.
-_feeds: dict[tuple[int, str], Feed] = {}
+# Event loop -> endpoint id -> its feed: a worker has one loop; tests have several.
+_feeds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def open_streams() -> int:
-    return sum(len(feed.queues) for feed in _feeds.values())
+    """Streams open on this worker (its event loops that still run)."""
+    loops = [loop for loop in list(_feeds) if not loop.is_closed()]
+    return sum(len(feed.queues) for loop in loops for feed in _feeds[loop].values())
 
 
 async def join(endpoint_id: str, session_id: str = "") -> tuple[Feed, asyncio.Queue]:
     """Subscribe to the endpoint's feed on this loop, starting it if needed."""
-    key = (id(asyncio.get_running_loop()), endpoint_id)
-    feed = _feeds.get(key)
+    feeds = _feeds.setdefault(asyncio.get_running_loop(), {})
+    feed = feeds.get(endpoint_id)
     if feed is None or feed.closing:
         last_id = await _db(channel.last_id)()
-        feed = _feeds.get(key)  # another stream may have started one meanwhile
+        feed = feeds.get(endpoint_id)  # another stream may have started one meanwhile
         if feed is None or feed.closing:
-            feed = _feeds[key] = Feed(endpoint_id, last_id)
+            feed = feeds[endpoint_id] = Feed(endpoint_id, last_id)
     queue = feed.subscribe(session_id)
     if feed.task is None:
         feed.task = asyncio.create_task(feed.run())
-        feed.task.add_done_callback(lambda _t, k=key, f=feed: _feeds.get(k) is f and _feeds.pop(k))
+        feed.task.add_done_callback(
+            lambda _t, f=feed: feeds.get(endpoint_id) is f and feeds.pop(endpoint_id)
+        )
     return feed, queue
