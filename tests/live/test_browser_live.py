@@ -1,0 +1,128 @@
+"""In Chromium: changes made on Hermes directly reach open pages without a reload."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import pytest
+
+from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.endpoints import Endpoint
+from hermes_ui.hermes import HermesClient
+from hermes_ui.web.links import session_url
+from tests.browser import DashboardServer, log_in, screenshot, wait_for_js
+from tests.lineage.test_browser_lineage import wait_until_indexed
+from tests.peers import make
+
+pytestmark = [pytest.mark.browser, pytest.mark.peer]
+HOSTILE = '<img src=x onerror="window.__pwned=1">Hostile'
+RENAMED = "Secret renamed title"
+
+
+@pytest.fixture(scope="module")
+def live_dashboard(tmp_path_factory, live_peer):
+    server = DashboardServer(
+        tmp_path_factory.mktemp("live-ui"),
+        live_peer,
+        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "60", "HERMES_UI_LIVE_SECONDS": "0.5"},
+        refresher=True,
+    ).start()
+    yield server
+    server.stop()
+
+
+class RawStream:
+    """The live stream as the support user's browser receives it, raw, in a thread."""
+
+    def __init__(self, base: str, cookies: dict):
+        self.text = ""
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._read, args=(base, cookies), daemon=True)
+        self.thread.start()
+
+    def _read(self, base, cookies):
+        with httpx.Client(base_url=base, cookies=cookies, timeout=None) as client:
+            with client.stream("GET", "/e/local/live/?after=0") as answer:
+                for chunk in answer.iter_text():
+                    self.text += chunk
+                    if self.stop.is_set():
+                        return
+
+
+def _ids(page) -> list[str]:
+    return page.evaluate(
+        "Array.from(document.querySelectorAll('table.sessions tbody tr code[title]'))"
+        ".map(c => c.getAttribute('title'))"
+    )
+
+
+def _row_kinds(session_id: str) -> str:
+    return (
+        "Array.from(document.querySelectorAll('table.sessions tbody tr')).some(r => "
+        f"r.querySelector('code[title]')?.getAttribute('title') === {session_id!r} && "
+        "r.classList.contains('live-changed'))"
+    )
+
+
+def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live_peer):
+    base = live_dashboard.base_url
+    endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
+    log_in(page, base, "support")
+    wait_until_indexed(page, base)
+    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    raw = RawStream(base, cookies)
+    page.goto(base + "/e/local/index/")
+    before = _ids(page)
+    turn_target, rename_target = before[1], before[2]
+    wait_for_js(page, "!document.getElementById('live-region').hidden", timeout=5)
+
+    make(endpoint, "live-browser-new", title=HOSTILE)
+    wait_for_js(page, "!document.getElementById('live-banner').hidden", timeout=5)
+    assert "1 new or changed session" in page.locator("#live-banner").inner_text()
+
+    client = HermesClient(endpoint)
+    try:
+        client.chat(turn_target, message="from another client")
+        wait_for_js(page, _row_kinds(turn_target), timeout=5)
+        client.patch_session(rename_target, idempotency_key=mint_key(), title=RENAMED)
+        wait_for_js(page, _row_kinds(rename_target), timeout=5)
+    finally:
+        client.close()
+    badges = page.locator("tr.live-changed .live-badge").all_inner_texts()
+    assert "new messages" in " ".join(badges) and "renamed" in " ".join(badges)
+    assert _ids(page) == before  # marked in place, never re-sorted
+    assert "3 new or changed sessions" in page.locator("#live-banner").inner_text()
+    assert page.evaluate("window.__pwned") is None
+    screenshot(page, "live-index")
+
+    # The raw stream the support user received: ids and kinds, never a title.
+    raw.stop.set()
+    assert "live-browser-new" in raw.text and rename_target in raw.text
+    assert "Hostile" not in raw.text and "onerror" not in raw.text and RENAMED not in raw.text
+    # Everything the banner leads to is this page, with its filter, for this user.
+    page.click("#live-show")
+    page.wait_for_load_state()
+    assert page.url.endswith("/e/local/index/")
+    assert "live-browser-new" in _ids(page)
+
+
+def test_a_turn_added_elsewhere_shows_on_the_open_session_page(page, live_dashboard, live_peer):
+    base = live_dashboard.base_url
+    endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
+    make(endpoint, "live-browser-open", title="open on a page")
+    log_in(page, base, "support")
+    page.goto(base + session_url("local", "live-browser-open"))
+    wait_for_js(page, "!document.getElementById('live-region').hidden", timeout=5)
+    client = HermesClient(endpoint)
+    try:
+        client.chat("live-browser-open", message="a turn from the CLI")
+    finally:
+        client.close()
+    wait_for_js(page, "!document.getElementById('live-banner').hidden", timeout=5)
+    text = page.locator("#live-banner").inner_text()
+    assert "This session changed on Hermes (new messages" in text
+    screenshot(page, "live-session")
+    page.click("#live-show")
+    page.wait_for_load_state()
+    assert page.locator("#messages article").count() >= 2
