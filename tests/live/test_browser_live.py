@@ -42,12 +42,12 @@ class RawStream:
         self.thread.start()
 
     def _read(self, base, cookies):
-        with httpx.Client(base_url=base, cookies=cookies, timeout=None) as client:
-            with client.stream("GET", "/e/local/live/?after=0") as answer:
-                for chunk in answer.iter_text():
-                    self.text += chunk
-                    if self.stop.is_set():
-                        return
+        client = httpx.Client(base_url=base, cookies=cookies, timeout=None)
+        with client, client.stream("GET", "/e/local/live/?after=0") as answer:
+            for chunk in answer.iter_text():
+                self.text += chunk
+                if self.stop.is_set():
+                    return
 
 
 def _ids(page) -> list[str]:
