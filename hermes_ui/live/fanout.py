@@ -27,7 +27,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from hermes_ui.db_steps import released
-from hermes_ui.live import channel
+from hermes_ui.live import channel, transcripts
 
 log = logging.getLogger("hermes_ui.live")
 
@@ -99,6 +99,11 @@ class Feed:
                         await _db(channel.beat)(self.endpoint_id, WORKER, list(self.sessions))
                         beat_at = now
                     events = await _db(channel.after)(self.endpoint_id, self.last_id)
+                    grew = [
+                        sid for event in events for sid in transcripts.stale(event, self.sessions)
+                    ]
+                    if grew:
+                        await _db(transcripts.drop)(self.endpoint_id, grew)
                     state = await _db(channel.status)(self.endpoint_id)
                     reason = pause_reason(state, self.started, now)
                 except Exception:  # the database is away: say so, try again

@@ -59,10 +59,43 @@
     }
   }
 
+  // New messages of the open session, through the page's own chunk view (role-checked,
+  // escaped there): only when the whole transcript is on the page (no "load more" left).
+  var appending = false;
+  function appendMessages() {
+    var box = document.getElementById("messages");
+    var url = region.dataset.liveMessages;
+    if (!box || !url || appending || box.querySelector(".load-more")) return;
+    var shown = box.querySelectorAll("article.msg[id^='msg-']");
+    var last = shown.length ? shown[shown.length - 1].id.slice(4) : "";
+    if (last && !/^[0-9]+$/.test(last)) return;
+    appending = true;
+    fetch(last ? url + (url.indexOf("?") < 0 ? "?" : "&") + "after=" + last : url, {
+      headers: { "HX-Request": "true" }, credentials: "same-origin"
+    }).then(function (answer) {
+      return answer.ok ? answer.text() : "";
+    }).then(function (html) {
+      var chunk = new DOMParser().parseFromString(html, "text/html");
+      var empty = box.parentNode.querySelector("p.empty");
+      if (empty && chunk.querySelector("article.msg")) empty.hidden = true;
+      chunk.querySelectorAll("article.msg[id^='msg-']").forEach(function (article) {
+        if (!document.getElementById(article.id)) {
+          article.classList.add("live-appended");
+          box.appendChild(document.adoptNode(article));
+        }
+      });
+    }).catch(function () {}).then(function () { appending = false; });
+  }
+
   function onSession(data) {
+    var grew = false;
     data.changes.forEach(function (pair) {
-      if (pair[0] === watched) pair[1].forEach(function (k) { sessionKinds.add(k); });
+      if (pair[0] !== watched) return;
+      // "new": the poller met the session for the first time; not news on its own page.
+      pair[1].forEach(function (k) { if (k !== "new") sessionKinds.add(k); });
+      grew = grew || pair[1].indexOf("messages") >= 0;
     });
+    if (grew) appendMessages();
     if (!sessionKinds.size && !data.reset) return;
     var labels = Array.from(sessionKinds).map(function (k) { return LABELS[k] || k; });
     text.textContent = "This session changed on Hermes" + (labels.length ? " (" + labels.join(" / ") + ")" : "");
@@ -73,6 +106,20 @@
     var data = JSON.parse(event.data);
     if (mode === "session") onSession(data); else onList(data);
   }
+
+  // The index reloads its results when a sync it saw running ends ("index-refreshed").
+  // While the stream is open the banner says what changed instead: the rows never
+  // re-sort under the reader, unless they pressed Refresh themselves.
+  var askedRefresh = false;
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    var config = event.detail.requestConfig || {};
+    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    if (form && /\/index\/refresh\/?$/.test(form.getAttribute("action") || "")) askedRefresh = true;
+    var trigger = config.triggeringEvent;
+    if (!trigger || trigger.type !== "index-refreshed") return;
+    if (askedRefresh) { askedRefresh = false; return; }
+    if (source && source.readyState === EventSource.OPEN) event.preventDefault();
+  });
 
   var source;
   var retry = null;

@@ -112,6 +112,14 @@ def test_a_turn_added_elsewhere_shows_on_the_open_session_page(page, live_dashbo
     endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
     make(endpoint, "live-browser-open", title="open on a page")
     log_in(page, base, "support")
+    answered = []  # what live.js fetches (EventSource, fetch), and the answers
+    page.on(
+        "response",
+        lambda r: (
+            r.request.resource_type in ("eventsource", "fetch")
+            and answered.append((r.url, r.status))
+        ),
+    )
     page.goto(base + session_url("local", "live-browser-open"))
     wait_for_js(page, "!document.getElementById('live-region').hidden", timeout=5)
     client = HermesClient(endpoint)
@@ -122,7 +130,32 @@ def test_a_turn_added_elsewhere_shows_on_the_open_session_page(page, live_dashbo
     wait_for_js(page, "!document.getElementById('live-banner').hidden", timeout=5)
     text = page.locator("#live-banner").inner_text()
     assert "This session changed on Hermes (new messages" in text
+    # The new messages are appended through the page's own chunk view, escaped there.
+    wait_for_js(page, "document.querySelectorAll('#messages article.live-appended').length >= 2", 5)
+    appended = page.locator("#messages article.live-appended").all_inner_texts()
+    assert "a turn from the CLI" in " ".join(appended)
+    assert page.locator("#transcript-h ~ p.empty").is_hidden()
     screenshot(page, "live-session")
+    # A support user's stream led only to this page's own views, each answered.
+    stream = base + "/e/local/live/"
+    chunks = base + session_url("local", "live-browser-open", "session_messages")
+    assert answered and all(status == 200 for _, status in answered), answered
+    assert {u.split("?")[0] for u, _ in answered} == {stream, chunks}, answered
     page.click("#live-show")
     page.wait_for_load_state()
     assert page.locator("#messages article").count() >= 2
+
+
+def test_the_live_session_list_says_what_is_new(page, live_dashboard, live_peer):
+    base = live_dashboard.base_url
+    endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
+    log_in(page, base, "support")
+    page.goto(base + "/e/local/sessions/?source=api_server")
+    wait_for_js(page, "!document.getElementById('live-region').hidden", timeout=5)
+    make(endpoint, "live-browser-listed", title="listed")
+    wait_for_js(page, "!document.getElementById('live-banner').hidden", timeout=5)
+    assert "new or changed session" in page.locator("#live-banner").inner_text()
+    page.click("#live-show")
+    page.wait_for_load_state()
+    assert page.url.endswith("/e/local/sessions/?source=api_server")  # the same filter
+    assert page.locator("code[title='live-browser-listed']").count() == 1

@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from hermes_ui.live import channel
+from hermes_ui.web.links import session_url
 
 register = template.Library()
 
@@ -25,6 +26,7 @@ def live_region(endpoint, mode: str, session_id: str = ""):
     if session_id:
         query["session"] = session_id
     url = reverse("live_stream", kwargs={"endpoint": endpoint.id}) + "?" + urlencode(query)
-    return render_to_string(
-        "live/_region.html", {"stream_url": url, "mode": mode, "session_id": session_id}
-    )
+    context = {"stream_url": url, "mode": mode, "session_id": session_id}
+    if session_id:
+        context["messages_url"] = session_url(endpoint.id, session_id, "session_messages")
+    return render_to_string("live/_region.html", context)
