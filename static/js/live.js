@@ -104,6 +104,7 @@
 
   function onChanges(event) {
     var data = JSON.parse(event.data);
+    region.dataset.liveLast = event.lastEventId; // the event the page has seen up to
     if (mode === "session") onSession(data); else onList(data);
   }
 

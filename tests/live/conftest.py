@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.browser import DashboardServer
 from tests.peers import endpoint_for, running_peer
 
 
@@ -14,3 +15,16 @@ def live_peer(tmp_path_factory):
 @pytest.fixture
 def live_endpoint(settings, live_peer):
     return endpoint_for(settings, live_peer)
+
+
+@pytest.fixture(scope="package")
+def live_dashboard(tmp_path_factory, live_peer):
+    """The real app under uvicorn with the refresher process, polling watched endpoints fast."""
+    server = DashboardServer(
+        tmp_path_factory.mktemp("live-ui"),
+        live_peer,
+        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "60", "HERMES_UI_LIVE_SECONDS": "0.5"},
+        refresher=True,
+    ).start()
+    yield server
+    server.stop()
