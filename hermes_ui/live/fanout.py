@@ -124,6 +124,14 @@ class Feed:
                 log.warning("live feed endpoint=%s: heartbeat not removed", self.endpoint_id)
 
 
+async def _drop_transcripts(endpoint_id: str, session_ids: list[str]) -> None:
+    """Drop cached transcripts; a cache that is down (Redis) only costs the append."""
+    try:
+        await _db(transcripts.drop)(endpoint_id, session_ids)
+    except Exception:
+        log.warning("live feed endpoint=%s: cached transcripts not dropped", endpoint_id)
+
+
 # Event loop -> endpoint id -> its feed: a worker has one loop; tests have several.
 _feeds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

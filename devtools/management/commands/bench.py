@@ -15,6 +15,7 @@ SUITES = (
     "triage",
     "usage",
     "review",
+    "live",
 )
 
 
