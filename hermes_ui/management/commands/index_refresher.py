@@ -80,7 +80,7 @@ class Command(BaseCommand):
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        if not once:
+        if interval > 0 and not once:
             live_poller.start(stop)  # watched endpoints, every HERMES_UI_LIVE_SECONDS
         rounds = run(interval, stop, once=once)
         self.stdout.write(f"index refresher stopped after {rounds} round(s)")
