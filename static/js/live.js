@@ -124,6 +124,7 @@
 
   var source;
   var retry = null;
+  var polling = false;
   function connect(url) {
     source = new EventSource(url);
     source.addEventListener("since", onChanges);
@@ -132,12 +133,15 @@
       paused.hidden = !JSON.parse(event.data).paused;
     });
     source.addEventListener("poll", function () {
-      paused.hidden = true; // too many streams: the browser reconnects every 30 s (retry)
+      polling = true; // too many streams here: the browser reconnects in 30 s (retry)
+      paused.hidden = true;
     });
-    source.addEventListener("open", function () { paused.hidden = true; });
+    source.addEventListener("open", function () { polling = false; paused.hidden = true; });
     source.addEventListener("error", function () {
+      // The connection dropped: the browser reconnects by itself (an ended poll is not news).
+      if (!polling) paused.hidden = false;
       if (source.readyState === EventSource.CLOSED && retry === null) {
-        paused.hidden = false; // refused (e.g. logged out): try again later
+        // Refused (e.g. logged out, or a server error): try again later.
         retry = window.setTimeout(function () { retry = null; connect(region.dataset.liveUrl); }, 30000);
       }
     });

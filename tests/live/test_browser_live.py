@@ -14,7 +14,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.endpoints import Endpoint
 from hermes_ui.hermes import HermesClient
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot, wait_for_js
+from tests.browser import DashboardServer, log_in, screenshot, wait_for_js
 from tests.lineage.test_browser_lineage import wait_until_indexed
 from tests.peers import make
 
@@ -182,3 +182,23 @@ def test_the_live_session_list_says_what_is_new(page, live_dashboard, live_peer)
     page.wait_for_load_state()
     assert page.url.endswith("/e/local/sessions/?source=api_server")  # the same filter
     assert page.locator("code[title='live-browser-listed']").count() == 1
+
+
+def test_an_unreachable_hermes_pauses_live_updates_on_the_page(page, tmp_path):
+    from types import SimpleNamespace
+
+    from tests.peers import unreachable_url
+
+    down = SimpleNamespace(base_url=unreachable_url(), key="d" * 24)
+    server = DashboardServer(
+        tmp_path, down, extra_env={"HERMES_UI_LIVE_SECONDS": "0.5"}, refresher=True
+    ).start()
+    try:
+        log_in(page, server.base_url, "support")
+        page.goto(server.base_url + "/e/local/index/")  # drawn from the index: no Hermes needed
+        wait_for_js(page, "!document.getElementById('live-paused').hidden", timeout=15)
+        assert "Live updates paused" in page.locator("#live-paused").inner_text()
+        assert page.locator("#live-banner").is_hidden()
+        screenshot(page, "live-paused")
+    finally:
+        server.stop()

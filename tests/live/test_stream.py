@@ -85,7 +85,14 @@ def test_an_open_stream_receives_new_events_and_keepalives(mock_endpoint, login,
         await sync_to_async(channel.publish)("local", [["s9", [c.MESSAGES]]])
         text = await _until(chunks, lambda t: "event: changes" in t)
         text += await _until(chunks, lambda t: ": keepalive" in t)
-        await chunks.aclose()
+        # The browser goes away: Django's ASGI handler cancels the task sending the
+        # stream; the stream leaves the feed, which ends and forgets the watch.
+        sending = asyncio.create_task(_until(chunks, lambda t: False, seconds=60))
+        await asyncio.sleep(0.1)
+        sending.cancel()
+        async with asyncio.timeout(5):
+            while await sync_to_async(watches.exists)():
+                await asyncio.sleep(0.05)
         return text
 
     text = async_to_sync(run)()
