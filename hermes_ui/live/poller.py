@@ -3,8 +3,10 @@
 Runs in a thread of ``manage.py index_refresher`` (``start``). Each round,
 for every endpoint a browser watches (``channel.watched``):
 
-1. the index rows the round may change are read (the top of the activity
-   order, and the watched session pages' own rows);
+1. the index rows the round may change are what the last round saw (the
+   top of the activity order, and the watched session pages' own rows; read
+   afresh on a first round), so a change another writer made in between
+   (the periodic sync, a page load) is published too;
 2. the incremental sync runs (``index.sync``): one list call when nothing
    changed, and the index rows are written the usual way;
 3. each watched session page's own row is re-read (``refresh_now``: a get,
@@ -49,6 +51,10 @@ class Poller:
     def __init__(self):
         self.seen_gen: dict[str, int] = {}
         self.polled_at: dict[str, object] = {}  # when the last round of each began
+        # What the last round saw of the top of the index: the next diffs against it,
+        # so rows another writer changed between rounds (the periodic sync, a page
+        # load folding in a dashboard action) are published too.
+        self.snapshots: dict[str, dict[str, dict]] = {}
         self.pruned_at = 0.0
 
     def round(self) -> dict[str, int]:
@@ -66,6 +72,7 @@ class Poller:
                 # Unwatched: start afresh next time.
                 self.seen_gen.pop(endpoint.id, None)
                 self.polled_at.pop(endpoint.id, None)
+                self.snapshots.pop(endpoint.id, None)
         return published
 
     def poll(self, endpoint: Endpoint, sessions: list[str]) -> int:
@@ -77,11 +84,15 @@ class Poller:
         since = self.polled_at.get(endpoint.id, started)
         self.polled_at[endpoint.id] = started
         rows = IndexedSession.objects.filter(**scope)
-        top = rows.filter(vanished_at__isnull=True).order_by("-order_key")[:SNAPSHOT_ROWS]
-        before = {row["session_id"]: row for row in top.values(*_VALUES)}
-        missing = [s for s in sessions if s not in before]
-        extra = rows.filter(session_id__in=missing).values(*_VALUES)
-        before |= {row["session_id"]: row for row in extra}
+        before = self.snapshots.get(endpoint.id)
+        if before is None:
+            before = _snapshot(rows, sessions)
+        else:
+            missing = [s for s in sessions if s not in before]  # a page opened since
+            before |= {
+                row["session_id"]: row
+                for row in rows.filter(session_id__in=missing).values(*_VALUES)
+            }
         report = sync.sync(endpoint, full=False)
         error = report.error_code
         for session_id in sessions:
@@ -91,6 +102,9 @@ class Poller:
                 pass  # the vanished row is published as "gone"
             except HermesError as exc:
                 error = error or exc.code
+        # Taken before the changed rows are read: a row changed in between is
+        # published now, against the older values, and not lost.
+        self.snapshots[endpoint.id] = _snapshot(rows, sessions)
         moved = rows.filter(changed_gen__gt=before_gen)
         changed = list(moved.order_by("-order_key").values(*_VALUES)[: c.MAX_IDS])
         total = moved.count() if len(changed) == c.MAX_IDS else len(changed)
@@ -105,6 +119,17 @@ class Poller:
         channel.publish(endpoint.id, found, total - len(changed))
         channel.record_poll(endpoint.id, error)
         return len(found)
+
+
+def _snapshot(rows, sessions: list[str]) -> dict[str, dict]:
+    """The top of the activity order and the watched sessions' rows, by id."""
+    top = rows.filter(vanished_at__isnull=True).order_by("-order_key")[:SNAPSHOT_ROWS]
+    found = {row["session_id"]: row for row in top.values(*_VALUES)}
+    missing = [s for s in sessions if s not in found]
+    found |= {
+        row["session_id"]: row for row in rows.filter(session_id__in=missing).values(*_VALUES)
+    }
+    return found
 
 
 def run(stop: threading.Event, interval: float | None = None) -> None:

@@ -130,3 +130,23 @@ def test_events_are_pruned_after_an_hour():
     kept = channel.publish("local", [["t", [c.NEW]]])
     assert channel.prune() == 1
     assert list(LiveEvent.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
+def test_a_change_another_sync_wrote_between_rounds_is_published(live_endpoint):
+    from hermes_ui.index import sync
+
+    make(live_endpoint, "live-between", title="before")
+    index(live_endpoint)
+    channel.beat("local", "w", [])
+    poller = Poller()
+    poller.round()
+    mark = channel.last_id()
+    client = HermesClient(live_endpoint)
+    try:
+        client.patch_session("live-between", idempotency_key=mint_key(), title="after")
+        client.chat("live-between", message="between rounds")
+    finally:
+        client.close()
+    assert not sync.sync(live_endpoint, full=False).error_code  # the periodic sync, say
+    poller.round()
+    assert set(_changes(mark)["live-between"]) >= {c.MESSAGES, c.RENAMED}
