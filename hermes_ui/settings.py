@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "ninja",
     "hermes_ui.observed",
     "hermes_ui.retention",
+    "hermes_ui.live",
 ]
 INSTALLED_APPS += ["hermes_ui.notifications", "hermes_ui.webhooks"]
 # The demo peer and benchmarks live beside the app, not in it: present in a
@@ -379,6 +380,14 @@ HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10
 # The web process refreshes the index every N seconds (0: never; the
 # refresher only starts under the real ASGI server, not in tests or commands).
 HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
+# Live updates (hermes_ui/live): how often the refresher re-reads a watched endpoint's
+# first list page, and the event streams one worker serves before browsers poll instead.
+HERMES_UI_LIVE_SECONDS = env_float("HERMES_UI_LIVE_SECONDS", 2.0, minimum=0.1)
+if not 0.1 <= HERMES_UI_LIVE_SECONDS <= 3600:  # also refuses nan and inf
+    raise ImproperlyConfigured(
+        f"HERMES_UI_LIVE_SECONDS must be between 0.1 and 3600, got {HERMES_UI_LIVE_SECONDS}"
+    )
+HERMES_UI_LIVE_MAX_STREAMS = env_int("HERMES_UI_LIVE_MAX_STREAMS", 1000, minimum=0)
 HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
 # How hard a sync may press on Hermes (hermes_ui/index/pacing.py, docs/scale.md):
 # list calls slower than the target make it pause between calls, pauses start at

@@ -31,6 +31,7 @@ FEATURES = (
     "notifications",
     "webhooks",
     "retention",
+    "live",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

@@ -23,6 +23,8 @@ IDS_IN_JSON = {
     "jobs.Job": "result rows: the session ids a bulk close touched, a chat turn's page link; "
     "params: the selection's ids its task works on",
     "deletion.DeletionBatch": "skipped: the ids a bulk deletion request did not take",
+    "live.LiveEvent": "changes: the ids (and change kinds) of one live-update event",
+    "live.LiveWatch": "sessions: the session pages a worker's browsers have open",
 }
 
 # Records that keep ids, codes, counts and fingerprints, never a session's

@@ -198,6 +198,8 @@ MATRIX = [
     Row("chat_turn", "GET", turn("chat_turn"), ANY),
     Row("chat_turn_stream", "GET", turn("chat_turn_stream"), ANY),
     Row("chat_turn_cancel", "POST", turn("chat_turn_cancel"), ANY),
+    # -- live updates: everyone who reads the lists follows their changes -------------------
+    Row("live_stream", "GET", lambda w: "/e/local/live/?after=0", ANY),
     # -- lineage and the index: everyone reads; only admins start a full sweep ---------
     Row("lineage_page", "GET", lambda w: session_url("local", SID, "lineage_page"), ANY),
     Row("lineage_panel", "GET", lambda w: session_url("local", SID, "lineage_panel"), ANY),

@@ -20,6 +20,7 @@ SUITES = (
     "retention",
     "session",
     "tasks",
+    "live",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)

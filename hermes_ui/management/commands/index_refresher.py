@@ -22,6 +22,7 @@ from hermes_ui.chat import retention
 from hermes_ui.endpoint_status import rounds as probe_rounds
 from hermes_ui.index import stopping
 from hermes_ui.index.refresher import sync_quietly
+from hermes_ui.live import poller as live_poller
 from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task
@@ -83,6 +84,8 @@ class Command(BaseCommand):
                 "turn retention still runs hourly."
             )
         stop = threading.Event()
+        if interval > 0 and not once:
+            live_poller.start(stop)  # watched endpoints, every HERMES_UI_LIVE_SECONDS
         # A stop also ends the round's running sync, which releases its lease.
         with stopping.on_signals(also=stop.set):
             rounds = run(interval, stop, once=once)

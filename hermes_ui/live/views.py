@@ -1,0 +1,132 @@
+"""``GET /e/<endpoint>/live/``: an endpoint's changes as server-sent events.
+
+Async (served by Django's ASGI handler, see ``hermes_ui.asgi``): an open
+stream holds no page thread. Frames, each ``id:`` the last event it covers:
+
+* ``changes``: ``{"id", "changes": [[session id, [kind, ...]], ...], "more"}``,
+  ids and kinds only, never a title or text;
+* ``since``: the same, coalesced, for everything after the browser's
+  ``Last-Event-ID`` (or ``?after=``, the event the page was drawn at);
+  ``"reset": true`` when that is too old to know;
+* ``status``: ``{"paused": bool, "reason": code}``;
+* ``poll``: this worker serves ``HERMES_UI_LIVE_MAX_STREAMS`` streams
+  already: the stream ends and the browser reconnects in 30 s (``retry``),
+  getting ``since`` then, which is polling.
+
+Keepalive comments every 15 s. The browser fetches anything it shows
+through the normal, role-checked pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import HttpResponseBadRequest, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+
+from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.live import channel, fanout
+from hermes_ui.platform.db_steps import released
+from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.web.roles import SUPPORT, role_required
+
+KEEPALIVE_SECONDS = 15.0
+RETRY_MS = 3000
+POLL_SECONDS = 30
+MAX_CURSOR_DIGITS = 18
+MAX_SESSION_ID = 300
+
+
+def frame(event: str, data: dict, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _cursor(request) -> int | None:
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or ""
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= MAX_CURSOR_DIGITS):
+        raise ValueError(
+            f"The stream cursor (Last-Event-ID or ?after=) must be an event number: "
+            f"up to {MAX_CURSOR_DIGITS} ASCII digits."
+        )
+    return int(raw)
+
+
+def _session(request) -> str:
+    session_id = request.GET.get("session", "")
+    if session_id:
+        check_path_id(session_id)
+        if len(session_id) > MAX_SESSION_ID:
+            raise IdError(f"A session id is at most {MAX_SESSION_ID} characters.")
+    return session_id
+
+
+@require_GET
+@role_required(SUPPORT)
+async def live_stream(request, endpoint):
+    ep = get_endpoint(endpoint)
+    try:
+        after, session_id = _cursor(request), _session(request)
+    except (ValueError, IdError) as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    if fanout.open_streams() >= settings.HERMES_UI_LIVE_MAX_STREAMS:
+        body = _poll_once(ep.id, after)
+    else:
+        body = _follow(ep.id, session_id, after)
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # proxies must not buffer the stream
+    return response
+
+
+async def _since(endpoint_id: str, after: int | None) -> tuple[str, int]:
+    """The ``since`` frame for a cursor ("" when none was given), and the id it reaches."""
+    if after is None:
+        return "", 0
+    summary = await sync_to_async(released(channel.since), thread_sensitive=False)(
+        endpoint_id, after
+    )
+    return frame("since", summary, summary["id"]), summary["id"]
+
+
+async def _poll_once(endpoint_id: str, after: int | None):
+    yield f"retry: {POLL_SECONDS * 1000}\n\n"
+    text, _reached = await _since(endpoint_id, after)
+    if not text:
+        last = await sync_to_async(released(channel.last_id), thread_sensitive=False)()
+        text = frame("since", {"id": last, "changes": [], "more": 0, "reset": False}, last)
+    yield text
+    yield frame("poll", {"seconds": POLL_SECONDS})
+
+
+async def _follow(endpoint_id: str, session_id: str, after: int | None):
+    feed, queue = await fanout.join(endpoint_id, session_id)
+    try:
+        yield f"retry: {RETRY_MS}\n\n"
+        # Subscribed first, then the summary: nothing falls between the two.
+        text, reached = await _since(endpoint_id, after)
+        if text:
+            yield text
+        else:
+            reached = feed.last_id
+        if feed.paused:
+            yield frame("status", {"paused": True, "reason": feed.paused})
+        while True:
+            try:
+                kind, data = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
+            except TimeoutError:
+                yield ": keepalive\n\n"
+                continue
+            if kind == "changes":
+                if data["id"] <= reached:
+                    continue  # already in the summary
+                yield frame("changes", data, data["id"])
+            else:
+                yield frame(kind, data)
+    finally:
+        feed.unsubscribe(queue, session_id)

@@ -1,0 +1,30 @@
+"""The live tests' own peer: they add, rename and close sessions on it."""
+
+import pytest
+
+from tests.browser import DashboardServer
+from tests.peers import endpoint_for, running_peer
+
+
+@pytest.fixture(scope="package")
+def live_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("live-peer"), seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def live_endpoint(settings, live_peer):
+    return endpoint_for(settings, live_peer)
+
+
+@pytest.fixture(scope="package")
+def live_dashboard(tmp_path_factory, live_peer):
+    """The real app under uvicorn with the refresher process, polling watched endpoints fast."""
+    server = DashboardServer(
+        tmp_path_factory.mktemp("live-ui"),
+        live_peer,
+        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "60", "HERMES_UI_LIVE_SECONDS": "0.5"},
+        refresher=True,
+    ).start()
+    yield server
+    server.stop()
