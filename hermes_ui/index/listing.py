@@ -69,18 +69,13 @@ def transcript_hits(ep, query: Query, paging: Paging, params: dict, fresh, user)
 def title_matches(ep, query: Query, paging: Paging, params: dict, fresh, user) -> dict:
     """One page of the id/title/preview table, read from one snapshot of the index."""
     snapshot = params["snap"] if params["after"] else fresh.generation
-    page = queries.search(
+    page = queries.search_query(
         ep,
+        query,
         snapshot=snapshot,
-        q=query.plain_text if query.terms else "",
-        source=query.source,
-        kind=query.kind,
-        state=query.state,
-        reasons=query.reasons,
         after=params["after"],
         limit=PAGE_SIZE,
         present_total=fresh.total,
-        facets=query.facets,
         user=user,
     )
     badges.attach(ep, page.rows, user)

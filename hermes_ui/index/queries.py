@@ -195,6 +195,22 @@ def search(
     return Page(found, total, snapshot, next_after, changed_since)
 
 
+def search_query(ep: Endpoint, query, **options) -> Page:
+    """``search`` for a parsed search box (``query_syntax.Query``): its words and its
+    session and feature filters, as the index page, the API, queue rules and retention
+    rules read them. ``options`` are ``search``'s own (snapshot, after, limit, user …)."""
+    return search(
+        ep,
+        q=query.plain_text if query.terms else "",
+        source=query.source,
+        kind=query.kind,
+        state=query.state,
+        reasons=query.reasons,
+        facets=query.facets,
+        **options,
+    )
+
+
 def _first_page(ordered, limit: int):
     """A filtered first page: the ids of up to ``COUNT_SCAN`` matches, in order, read
     off the order index (no row read). The page's rows are then read by id, and when

@@ -91,18 +91,8 @@ def evaluate(ep: Endpoint, rule: RetentionRule, *, now: float | None = None) -> 
     if not form.is_valid() or problems(rule.query):
         return Evaluation()
     query = form.cleaned_data["query"]
-    page = queries.search(
-        ep,
-        snapshot=0,
-        q=query.plain_text,
-        source=query.source,
-        kind=query.kind,
-        state=query.state,
-        reasons=query.reasons,
-        facets=query.facets,
-        user=rule.updated_by,
-        active_before=before,
-        limit=MAX_MATCHES,
+    page = queries.search_query(
+        ep, query, snapshot=0, user=rule.updated_by, active_before=before, limit=MAX_MATCHES
     )
     rows = page.rows
     ids = [row["id"] for row in rows]

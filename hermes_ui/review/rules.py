@@ -60,17 +60,7 @@ def matches(ep: Endpoint, text: str, user=None) -> list[str]:
     if not form.is_valid():
         return []
     query = form.cleaned_data["query"]
-    page = queries.search(
-        ep,
-        snapshot=0,
-        q=query.plain_text,
-        source=query.source,
-        kind=query.kind,
-        state=query.state,
-        facets=query.facets,
-        user=user,
-        limit=MAX_MATCHES,
-    )
+    page = queries.search_query(ep, query, snapshot=0, user=user, limit=MAX_MATCHES)
     return [row["id"] for row in page.rows]
 
 

@@ -70,6 +70,7 @@ def test_a_turn_whose_worker_died_is_uncertain_and_never_sent_again(
     from django.utils import timezone
     from django_tasks_db.models import DBTaskResult
 
+    from hermes_ui.chat import sync_job
     from hermes_ui.tasks import recovery
     from tests.tasks_worker import drain
 
@@ -79,7 +80,7 @@ def test_a_turn_whose_worker_died_is_uncertain_and_never_sent_again(
     job = job_of(send(support, SID, "hi", htmx=False))  # queued: no worker runs here
     # What the dead worker left: the job and its task claimed, the turn still pending.
     Job.objects.filter(pk=job.pk).update(state="running", runner="dead-worker")
-    DBTaskResult.objects.update(
+    DBTaskResult.objects.filter(task_path=sync_job.send_turn.module_path).update(
         status="RUNNING", worker_ids=["dead-worker"], started_at=timezone.now()
     )
     assert only_turn().state == "pending"

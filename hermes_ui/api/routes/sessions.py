@@ -81,18 +81,13 @@ def search(
         return _transcripts(ep, query, params, limit, request.user)
     fresh = freshness.of(ep)
     snapshot = params["snap"] if params["after"] else fresh.generation
-    page = queries.search(
+    page = queries.search_query(
         ep,
+        query,
         snapshot=snapshot,
-        q=query.plain_text if query.terms else "",
-        source=query.source,
-        kind=query.kind,
-        state=query.state,
-        reasons=query.reasons,
         after=params["after"],
         limit=limit,
         present_total=fresh.total,
-        facets=query.facets,
         user=request.user,
     )
     badges.attach(ep, page.rows, request.user)
