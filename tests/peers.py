@@ -367,3 +367,17 @@ def aged(settings, tmp_path):
         endpoint = endpoint_for(settings, peer)
         index(endpoint)
         yield endpoint, json.loads(done.stdout)
+
+
+# -- the live updates peer (tests/live/): the tests add, rename and close sessions on it --
+
+
+@pytest.fixture(scope="package")
+def live_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("live-peer"), seed="demo") as peer:
+        yield peer
+
+
+@pytest.fixture
+def live_endpoint(settings, live_peer):
+    return endpoint_for(settings, live_peer)

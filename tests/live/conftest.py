@@ -3,22 +3,11 @@
 import pytest
 
 from tests.browser import DashboardServer
-from tests.peers import endpoint_for, running_peer
+from tests.peers import live_endpoint, live_peer  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="package")
-def live_peer(tmp_path_factory):
-    with running_peer(tmp_path_factory.mktemp("live-peer"), seed="demo") as peer:
-        yield peer
-
-
-@pytest.fixture
-def live_endpoint(settings, live_peer):
-    return endpoint_for(settings, live_peer)
-
-
-@pytest.fixture(scope="package")
-def live_dashboard(tmp_path_factory, live_peer):
+def live_dashboard(tmp_path_factory, live_peer):  # noqa: F811 (the imported fixture)
     """The real app under uvicorn with the refresher process, polling watched endpoints fast."""
     server = DashboardServer(
         tmp_path_factory.mktemp("live-ui"),
