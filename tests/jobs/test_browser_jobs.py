@@ -8,6 +8,7 @@ import pytest
 from hermes_ui.web.links import session_url
 from tests.browser import assert_no_csp_violations, log_in, screenshot, watched_context
 from tests.chat.conftest import new_session, peer_messages
+from tests.waiting import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -46,7 +47,15 @@ def test_a_bulk_close_shows_its_progress_page_then_its_results(page, dashboard, 
     page.goto(base + "/e/local/index/")
     page.get_by_role("button", name="Refresh").click()
     page.locator("#index-freshness", has_text=re.compile(r"\bIndexed\b")).wait_for(timeout=30_000)
-    page.goto(base + f"/e/local/index/?q={prefix}&table=on")
+    # The refresh is paced by Hermes' latency (index/pacing.py): on a loaded machine
+    # "Indexed" (of the sync before) can show while it still runs. Wait for the rows.
+    boxes = [f'#bulk-form input[name="ids"][value="{sid}"]' for sid in ids]
+
+    def listed():
+        page.goto(base + f"/e/local/index/?q={prefix}&table=on")
+        return all(page.locator(box).count() for box in boxes)
+
+    until(listed, 60, f"the sessions {ids} never reached the index", interval=0.5)
     for session_id in ids:
         page.locator(f'#bulk-form input[name="ids"][value="{session_id}"]').check()
     page.locator("#bulk-close").click()
