@@ -128,21 +128,7 @@ def run_once(
     # A create without an id learns its session id only from the answer.
     session_id = str((result.evidence or {}).get("session_id") or session_id)
     record.session_id = session_id[:300]
-    # The outcome and its audit event land together: a process killed between the two
-    # would leave an outcome that replays with no event of the call that made it.
-    with transaction.atomic():
-        _finish(record, result)
-        result.event_id = trail.record(
-            user,
-            capability=capability,
-            endpoint=endpoint_id,
-            outcome=result.outcome,
-            session_id=session_id,
-            idempotency_key=key,
-            http_status=result.http_status,
-            error_code=result.error_code,
-            evidence=result.evidence,
-        ).pk
+    _finish_recorded(record, user, result, session_id)
     return result
 
 
@@ -206,6 +192,24 @@ def orphaned(capability: str, endpoint_id: str, *, form_key: str, inputs: dict):
     ).first()
 
 
+def _finish_recorded(record: IdempotencyRecord, user, result: Result, session_id: str) -> None:
+    """Store the outcome and its audit event together: a process killed between the two
+    would leave an outcome that replays with no event of the call that made it."""
+    with transaction.atomic():
+        _finish(record, result)
+        result.event_id = trail.record(
+            user,
+            capability=record.capability,
+            endpoint=record.endpoint,
+            outcome=result.outcome,
+            session_id=session_id,
+            idempotency_key=record.key,
+            http_status=result.http_status,
+            error_code=result.error_code,
+            evidence=result.evidence,
+        ).pk
+
+
 def settle(record: IdempotencyRecord, user, result: Result) -> Result:
     """Record what reading Hermes established about an orphaned call, with its audit event.
 
@@ -215,19 +219,7 @@ def settle(record: IdempotencyRecord, user, result: Result) -> Result:
     if fresh is None:
         return _as_result(IdempotencyRecord.objects.get(pk=record.pk))
     result.key = fresh.key
-    with transaction.atomic():
-        _finish(fresh, result)
-        result.event_id = trail.record(
-            user,
-            capability=fresh.capability,
-            endpoint=fresh.endpoint,
-            outcome=result.outcome,
-            session_id=fresh.session_id,
-            idempotency_key=fresh.key,
-            http_status=result.http_status,
-            error_code=result.error_code,
-            evidence=result.evidence,
-        ).pk
+    _finish_recorded(fresh, user, result, fresh.session_id)
     return result
 
 
