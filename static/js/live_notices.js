@@ -1,18 +1,15 @@
 // Live notices (hermes_ui/live/notice_views.py): the deletion queue and a review queue's page
-// follow what other people do on the dashboard. A notice carries ids and a kind only; what
-// the page shows comes from its own, role-checked view (htmx, the page's own URL).
+// follow what other people do on the dashboard. A notice carries ids and a kind only; the
+// page redraws its part through its own, role-checked view (htmx, the page's own URL).
 (function () {
   "use strict";
   var region = document.getElementById("live-notices");
   if (!region || !window.EventSource || !window.htmx) return;
   var topic = region.dataset.liveTopic;
+  var part = topic === "deletions" ? "queue" : "queue-live"; // the element redrawn
   var paused = document.getElementById("live-paused");
-  var banner = document.getElementById("live-banner");
-  var text = document.getElementById("live-text");
-  var show = document.getElementById("live-show");
-  var fresh = new Set(); // requests filed since the page was last drawn
-  var changed = new Set(); // requests (or batches) decided or executed since then
-  var reset = false;
+  var touched = new Set(); // deletion requests a notice named since the page was drawn
+  var redraws = 0;
   var source = null;
   var retry = null;
   var polling = false;
@@ -20,67 +17,51 @@
 
   function following() { return source && source.readyState === EventSource.OPEN; }
 
-  // --- the deletion queue: "2 new requests · Show"; Show redraws the queue in place.
-  function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
-  function sayDeletions() {
-    var parts = [];
-    if (fresh.size) parts.push(plural(fresh.size, "new request", "new requests"));
-    if (changed.size) parts.push(plural(changed.size, "request changed", "requests changed"));
-    if (!parts.length && reset) parts.push("Requests may have changed");
-    if (!parts.length) return;
-    text.textContent = parts.join(" · ");
-    banner.hidden = false;
+  function redraw() {
+    var elt = document.getElementById(part);
+    if (elt) htmx.trigger(elt, "live-refresh"); // debounced by its hx-trigger (delay)
   }
-  function onDeletion(data) {
-    var key = data.batch_id ? "b" + data.batch_id : "r" + data.request_id;
-    if (data.kind === "requested") fresh.add(key); else if (!fresh.has(key)) changed.add(key);
-    sayDeletions();
-  }
-  if (show) {
-    show.href = window.location.href;
-    show.addEventListener("click", function (event) {
-      var queue = document.getElementById("queue");
-      if (!queue) return; // no queue on the page: the link reloads it
-      event.preventDefault();
-      fresh.clear(); changed.clear(); reset = false;
-      banner.hidden = true;
-      htmx.trigger(queue, "live-show");
-    });
-  }
-  // While the stream is open the queue is redrawn only on Show (its timed refresh would
-  // move rows under the reader); when the stream is down the timed refresh takes over.
-  document.body.addEventListener("htmx:beforeRequest", function (event) {
-    if (topic !== "deletions" || !event.detail.elt || event.detail.elt.id !== "queue") return;
-    var trigger = (event.detail.requestConfig || {}).triggeringEvent;
-    if (trigger && trigger.type === "live-show") return;
-    if (following()) event.preventDefault();
-  });
 
-  // --- a review queue's page: its progress and items redraw themselves.
-  function onReview() {
-    var part = document.getElementById("queue-live");
-    if (part) htmx.trigger(part, "live-refresh");
-  }
+  // While the stream is open the deletion queue is redrawn when a notice says so, not
+  // every few seconds; when the stream is down its timed refresh takes over again.
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || elt.id !== part) return;
+    var trigger = (event.detail.requestConfig || {}).triggeringEvent;
+    if (trigger && trigger.type === "live-refresh") {
+      redraws += 1;
+      region.dataset.liveRedraws = String(redraws);
+    } else if (topic === "deletions" && following()) {
+      event.preventDefault();
+    }
+  });
+  // The requests a notice named are marked where they are in the redrawn queue.
+  document.body.addEventListener("htmx:afterSettle", function (event) {
+    if (topic !== "deletions") return;
+    touched.forEach(function (id) {
+      var row = document.getElementById("deletion-" + id);
+      if (row) row.classList.add("live-changed");
+    });
+  });
 
   function onNotice(event) {
     var data = JSON.parse(event.data);
     region.dataset.liveLast = event.lastEventId;
-    if (topic === "deletions") onDeletion(data); else onReview(data);
+    if (typeof data.request_id === "number") touched.add(data.request_id);
+    redraw();
   }
   function connect(url) {
     source = new EventSource(url);
     source.addEventListener("notice", onNotice);
-    source.addEventListener("since", function () {
-      reset = true;
-      if (topic === "deletions") sayDeletions(); else onReview();
-    });
+    source.addEventListener("since", redraw); // too much was missed: redraw all of it
     source.addEventListener("poll", function () { polling = true; paused.hidden = true; });
     source.addEventListener("open", function () {
       polling = false; paused.hidden = true; region.dataset.liveOpen = "true";
     });
     source.addEventListener("error", function () {
       delete region.dataset.liveOpen;
-      if (!polling) paused.hidden = false;
+      // The deletion queue falls back to its timed refresh: nothing is paused there.
+      if (!polling && topic !== "deletions") paused.hidden = false;
       if (source.readyState === EventSource.CLOSED && retry === null) {
         retry = window.setTimeout(function () { retry = null; connect(region.dataset.liveUrl); }, 30000);
       }
