@@ -189,6 +189,9 @@ def _list_calls(log: Path, start: int) -> int:
 
 
 async def _measure_notices(stdout, base: str, peer) -> None:
+    import django
+
+    django.setup()
     cookies = await asyncio.to_thread(_login, base)
     for level in NOTICE_LEVELS:
         limits = httpx.Limits(max_connections=level + 10, max_keepalive_connections=0)
