@@ -23,7 +23,7 @@ HOSTILE = '<img src=x onerror="window.__pwned=1">Secret reason'
 
 
 @pytest.fixture
-def rubric(db):
+def notice_rubric(db):
     """A rubric of the test's own (a transactional test may have flushed the shipped one)."""
     from hermes_ui.review import rubrics
     from hermes_ui.review.models import Rubric
@@ -35,7 +35,7 @@ def rubric(db):
 
 
 @pytest.fixture
-def sessions(empty_hermes):
+def notice_sessions(empty_hermes):
     for n in range(1, 3):
         empty_hermes.add(f"s{n}", at=100.0 + n, title=HOSTILE, message_count=4)
     return ["s1", "s2"]
@@ -115,9 +115,11 @@ def test_a_rolled_back_change_leaves_no_notice(users):
     assert LiveNotice.objects.count() == 1
 
 
-def test_labelling_completing_and_skipping_notify_the_queue(sessions, users, login, rubric):
-    queue = make_queue(users["reviewer"], reviews_needed=2, rubric=rubric)
-    one, two = add_items(queue, sessions)
+def test_labelling_completing_and_skipping_notify_the_queue(
+    notice_sessions, users, login, notice_rubric
+):
+    queue = make_queue(users["reviewer"], reviews_needed=2, rubric=notice_rubric)
+    one, two = add_items(queue, notice_sessions)
     reviewer = login("reviewer")
     reviewer.get(f"/e/local/review/{queue.pk}/items/{one.pk}/")
     answer = post_labels(reviewer, queue, one, action="save", s__resolved="yes", s__note=HOSTILE)
@@ -141,10 +143,12 @@ def test_labelling_completing_and_skipping_notify_the_queue(sessions, users, log
     assert "Secret" not in _stored() and "onerror" not in _stored()
 
 
-def test_adding_items_notifies_the_queue(sessions, users, rubric):
-    queue = make_queue(users["reviewer"], rubric=rubric)
-    items.add(users["reviewer"], get_endpoint("local"), queue, sessions)
-    items.add(users["reviewer"], get_endpoint("local"), queue, sessions)  # already in: nothing
+def test_adding_items_notifies_the_queue(notice_sessions, users, notice_rubric):
+    queue = make_queue(users["reviewer"], rubric=notice_rubric)
+    items.add(users["reviewer"], get_endpoint("local"), queue, notice_sessions)
+    items.add(
+        users["reviewer"], get_endpoint("local"), queue, notice_sessions
+    )  # already in: nothing
     assert list(LiveNotice.objects.values_list("kind", "ids")) == [
         ("changed", {"queue_id": queue.pk})
     ]
