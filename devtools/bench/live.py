@@ -9,6 +9,12 @@ the arrival of the event naming each one: median and p95 over all streams
 and changes. It also counts the list calls the refresher made while the
 streams were open and nothing changed (from its log): at most one per
 endpoint and interval, whatever the number of streams.
+
+Then the dashboard-event path (``hermes_ui/live/notices.py``): with 1 and 50
+deletion-queue streams open (``/live/deletions/``), the same user files
+deletion requests through the request form, and each stream's arrival of the
+request's notice is timed from the moment the form's answer came back (the
+request is committed by then): median and p95.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from pathlib import Path
 import httpx
 
 LEVELS = (1, 50, 500)
+NOTICE_LEVELS = (1, 50)
+REQUESTS = 5  # deletion requests filed per notice level
 CHANGES = 5  # sessions created per level
 INTERVAL = "2"
 QUIET_SECONDS = 20.0  # watched, nothing changing: list calls counted
@@ -40,6 +48,7 @@ def run(stdout) -> None:
         scratch, peer = stack.enter_context(seeded_peer(stdout, "live", profile="demo"))
         base, log = stack.enter_context(_served(Path(scratch), peer))
         asyncio.run(_measure(stdout, base, peer, log))
+        asyncio.run(_measure_notices(stdout, base, peer))
 
 
 @contextlib.contextmanager
@@ -177,3 +186,68 @@ def _list_calls(log: Path, start: int) -> int:
     with open(log, "rb") as text:
         text.seek(start)
         return sum(int(n) for n in _CALLS.findall(text.read().decode(errors="replace")))
+
+
+async def _measure_notices(stdout, base: str, peer) -> None:
+    import django
+
+    django.setup()
+    cookies = await asyncio.to_thread(_login, base)
+    for level in NOTICE_LEVELS:
+        limits = httpx.Limits(max_connections=level + 10, max_keepalive_connections=0)
+        async with (
+            httpx.AsyncClient(base_url=base, cookies=cookies, limits=limits, timeout=120) as client,
+            contextlib.AsyncExitStack() as stack,
+        ):
+            arrivals: list[dict[int, float]] = [{} for _ in range(level)]
+            readers = []
+            for n in range(level):
+                answer = await stack.enter_async_context(client.stream("GET", "/live/deletions/"))
+                chunks = answer.aiter_text()
+                await anext(chunks)
+                readers.append(asyncio.create_task(_read_notices(chunks, arrivals[n])))
+            filed = {}
+            for change in range(REQUESTS):
+                session_id = f"bench-notice-{level}-{change}-{time.time_ns()}"
+                await asyncio.to_thread(_create, peer, session_id)
+                request_id, at = await asyncio.to_thread(_file_request, base, cookies, session_id)
+                filed[request_id] = at
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not all(
+                set(filed) <= set(seen) for seen in arrivals
+            ):
+                await asyncio.sleep(0.05)
+            for reader in readers:
+                reader.cancel()
+            latencies = [
+                seen[rid] - at for seen in arrivals for rid, at in filed.items() if rid in seen
+            ]
+            missed = level * len(filed) - len(latencies)
+            cuts = statistics.quantiles(latencies, n=20) if len(latencies) > 1 else latencies
+            stdout.write(
+                f"{level:>4} deletion-queue streams: request filed->stream median "
+                f"{statistics.median(latencies):.2f} s, p95 {cuts[-1]:.2f} s over "
+                f"{len(latencies)} arrivals ({missed} missed)"
+            )
+
+
+def _file_request(base: str, cookies: dict, session_id: str) -> tuple[int, float]:
+    """File a deletion request through the form; its id and when the answer came back."""
+    with httpx.Client(base_url=base, cookies=cookies, timeout=60) as http:
+        form = http.get(f"/e/bench/deletions/new/?session={session_id}")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+        data = {"session": session_id, "reason": "bench", "csrfmiddlewaretoken": token}
+        answer = http.post("/e/bench/deletions/new/", data=data)
+        at = time.monotonic()
+    found = re.search(r"/deletions/(\d+)/", answer.headers.get("location", ""))
+    if found is None:
+        raise RuntimeError(f"the deletion request was not filed (HTTP {answer.status_code})")
+    return int(found.group(1)), at
+
+
+async def _read_notices(chunks, seen: dict[int, float]) -> None:
+    with contextlib.suppress(httpx.HTTPError, asyncio.CancelledError):
+        async for chunk in chunks:
+            now = time.monotonic()
+            for request_id in re.findall(r'"request_id":(\d+)', chunk):
+                seen.setdefault(int(request_id), now)

@@ -13,6 +13,7 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from hermes_ui.live import changes as c
+from hermes_ui.live import notices
 from hermes_ui.live.models import LiveEvent, LiveStatus, LiveWatch
 
 KEEP = timedelta(hours=1)  # events older than this are pruned
@@ -96,4 +97,5 @@ def status(endpoint_id: str) -> tuple[object, str] | None:
 def prune() -> int:
     now = timezone.now()
     LiveWatch.objects.filter(seen_at__lt=now - KEEP).delete()
+    notices.prune(now - KEEP)
     return LiveEvent.objects.filter(created_at__lt=now - KEEP).delete()[0]

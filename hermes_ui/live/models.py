@@ -55,3 +55,28 @@ class LiveStatus(models.Model):
 
     def __str__(self):
         return f"{self.endpoint} polled {self.polled_at:%H:%M:%S} {self.error_code}".rstrip()
+
+
+class LiveNotice(models.Model):
+    """One thing people did on the dashboard that an open page follows (``notices``).
+
+    Written after the feature's change commits, from its ``platform.events``
+    event: ids only (``ids``: request, batch, queue, item, session ids), never
+    a title, reason, note or label. ``topic`` is the page that follows it
+    (``deletions``: the deletion queue, ``review``: a review queue's page);
+    ``users`` the requester a non-admin's deletion queue may be told about.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    topic = models.CharField(max_length=16)
+    kind = models.CharField(max_length=32)
+    endpoint = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(db_index=True)
+    ids = models.JSONField(default=dict)
+    users = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["topic", "id"])]
+
+    def __str__(self):
+        return f"{self.topic} notice {self.id}: {self.kind}"

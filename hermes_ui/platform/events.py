@@ -46,6 +46,9 @@ PUBLIC = (
 REVIEW_MENTIONED = "review.mentioned"
 REVIEW_QUEUE_ASSIGNED = "review.queue_assigned"
 REVIEW_ITEMS_WAITING = "review.items_waiting"
+# Told to no one: open pages follow it (``live``): a queue's items changed (labelled,
+# skipped, added) without an item completing.
+REVIEW_QUEUE_CHANGED = "review.queue_changed"
 # Sent by the API tokens feature (api_tokens/expiry.py): a token of ``users[0]`` expires
 # within 7 days.
 TOKEN_EXPIRING = "token.expiring"  # noqa: S105 (an event name, not a secret)
@@ -56,6 +59,7 @@ ALL = (
     REVIEW_MENTIONED,
     REVIEW_QUEUE_ASSIGNED,
     REVIEW_ITEMS_WAITING,
+    REVIEW_QUEUE_CHANGED,
     TOKEN_EXPIRING,
     WEBHOOK_DISABLED,
 )

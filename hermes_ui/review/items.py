@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
+from hermes_ui.platform import events
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Item, Queue, Review
 
@@ -60,6 +61,14 @@ def add(user, ep: Endpoint, queue: Queue, session_ids, *, message_id=None, via="
             "kind": via,
         },
     )
+    if added:
+        events.emit(
+            events.REVIEW_QUEUE_CHANGED,
+            endpoint=ep.id,
+            actor=user,
+            ids={"queue_id": queue.pk},
+            counts={"added": added},
+        )
     return added
 
 
@@ -152,6 +161,9 @@ def skip(user, ep: Endpoint, item: Item) -> bool:
         session_id=item.session_id,
         evidence={"queue_id": item.queue_id, "item_id": item.pk, "state": Item.SKIPPED},
     )
+    if changed:
+        changed_ids = {"queue_id": item.queue_id, "item_id": item.pk, "session_id": item.session_id}
+        events.emit(events.REVIEW_QUEUE_CHANGED, endpoint=ep.id, actor=user, ids=changed_ids)
     return bool(changed)
 
 

@@ -232,6 +232,9 @@ def save(user, ep: Endpoint, queue: Queue, item: Item, version, form, own, *, co
         )
         if state == Item.COMPLETED and item_was_open:
             _announce_completed(ep, user, queue, item)
+        else:  # labelled, or reviewed while the item waits for others: its progress moved
+            ids = {"queue_id": queue.pk, "item_id": item.pk, "session_id": item.session_id}
+            events.emit(events.REVIEW_QUEUE_CHANGED, endpoint=ep.id, actor=user, ids=ids)
     return review
 
 

@@ -200,6 +200,10 @@ MATRIX = [
     Row("chat_turn_cancel", "POST", turn("chat_turn_cancel"), ANY),
     # -- live updates: everyone who reads the lists follows their changes -------------------
     Row("live_stream", "GET", lambda w: "/e/local/live/?after=0", ANY),
+    # Dashboard notices: the deletion queue's stream (each hears of what its queue shows)
+    # and a review queue's (its readers).
+    Row("live_deletions", "GET", lambda w: "/live/deletions/?after=0", ANY),
+    Row("live_review", "GET", review("live_review"), REVIEWER_UP),
     # -- lineage and the index: everyone reads; only admins start a full sweep ---------
     Row("lineage_page", "GET", lambda w: session_url("local", SID, "lineage_page"), ANY),
     Row("lineage_panel", "GET", lambda w: session_url("local", SID, "lineage_panel"), ANY),

@@ -14,7 +14,7 @@ from django import template
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from hermes_ui.live import channel
+from hermes_ui.live import channel, notices
 from hermes_ui.web.links import session_url
 
 register = template.Library()
@@ -30,3 +30,15 @@ def live_region(endpoint, mode: str, session_id: str = ""):
     if session_id:
         context["messages_url"] = session_url(endpoint.id, session_id, "session_messages")
     return render_to_string("live/_region.html", context)
+
+
+@register.simple_tag
+def live_notices(topic: str, endpoint=None, queue_id=None):
+    """The hidden banner of a page following dashboard notices (``static/js/live_notices.js``):
+    ``"deletions"`` (the deletion queue) or ``"review" endpoint queue_id`` (a queue's page)."""
+    if topic == notices.DELETIONS:
+        url = reverse("live_deletions")
+    else:
+        url = reverse("live_review", kwargs={"endpoint": endpoint.id, "queue_id": queue_id})
+    url += "?" + urlencode({"after": notices.last_id()})
+    return render_to_string("live/_notices.html", {"stream_url": url, "topic": topic})

@@ -1,0 +1,82 @@
+"""One feed per worker and topic of dashboard notices: one read per tick for all its streams.
+
+Like ``fanout`` for Hermes' change events, without the heartbeat (nothing is
+polled for a notice: the features write them) and without the pause (no
+Hermes behind them). Each stream gives the feed a ``wants(row)`` predicate
+(its queue, or a non-admin's own requests): a stream only ever receives the
+ids it was let see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Callable
+
+from asgiref.sync import sync_to_async
+
+from hermes_ui.live import notices
+from hermes_ui.platform.db_steps import released
+
+log = logging.getLogger("hermes_ui.live")
+
+TICK = 0.5
+
+
+def _db(fn):
+    return sync_to_async(released(fn), thread_sensitive=False)
+
+
+class NoticeFeed:
+    def __init__(self, topic: str, last_id: int):
+        self.topic = topic
+        self.last_id = last_id
+        self.queues: dict[asyncio.Queue, Callable] = {}
+        self.task: asyncio.Task | None = None
+        self.closing = False
+
+    async def run(self) -> None:
+        try:
+            while self.queues:
+                try:
+                    rows = await _db(notices.after)(self.topic, self.last_id)
+                except Exception:  # the database is away: try again next tick
+                    log.warning("live notices topic=%s: database unavailable", self.topic)
+                    rows = []
+                for row in rows:
+                    self.last_id = max(self.last_id, row.id)
+                    for queue, wants in list(self.queues.items()):
+                        if wants(row):
+                            queue.put_nowait(row)
+                await asyncio.sleep(TICK)
+        finally:
+            self.closing = True
+
+
+_feeds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def join(topic: str, wants: Callable) -> tuple[NoticeFeed, asyncio.Queue]:
+    feeds = _feeds.setdefault(asyncio.get_running_loop(), {})
+    feed = feeds.get(topic)
+    if feed is None or feed.closing:
+        last_id = await _db(notices.last_id)()
+        feed = feeds.get(topic)
+        if feed is None or feed.closing:
+            feed = feeds[topic] = NoticeFeed(topic, last_id)
+    queue: asyncio.Queue = asyncio.Queue()
+    feed.queues[queue] = wants
+    if feed.task is None:
+        feed.task = asyncio.create_task(feed.run())
+        feed.task.add_done_callback(lambda _t, f=feed: feeds.get(topic) is f and feeds.pop(topic))
+    return feed, queue
+
+
+def leave(feed: NoticeFeed, queue: asyncio.Queue) -> None:
+    feed.queues.pop(queue, None)
+
+
+def open_streams() -> int:
+    loops = [loop for loop in list(_feeds) if not loop.is_closed()]
+    return sum(len(feed.queues) for loop in loops for feed in _feeds[loop].values())

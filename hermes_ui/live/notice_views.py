@@ -1,0 +1,125 @@
+"""Event streams of dashboard notices: the deletion queue's and a review queue's.
+
+``GET /live/deletions/`` (any role: an admin hears of every request, anyone
+else of their own only, as the queue shows them) and
+``GET /e/<ep>/review/<queue>/live/`` (reviewers; the queue must exist on the
+endpoint). Frames: ``notice`` (``{"id", "kind", <ids>}``, with the notice id
+as the SSE id, so a reconnect's ``Last-Event-ID`` resumes without a gap),
+``since`` (``{"reset": true}``: the cursor is older than the notices kept),
+``poll`` (this worker is at ``HERMES_UI_LIVE_MAX_STREAMS``: reconnect in
+30 s), and a keepalive comment every 15 s. The page fetches what it shows
+through its own role-checked view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import HttpResponseBadRequest, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+
+from hermes_ui.deletion import policy
+from hermes_ui.live import fanout, notice_feed, notices
+from hermes_ui.live.views import KEEPALIVE_SECONDS, POLL_SECONDS, RETRY_MS, _cursor, frame
+from hermes_ui.platform.db_steps import released
+from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.review import queues
+from hermes_ui.web.roles import REVIEWER, SUPPORT, role_required
+
+SINCE_LIMIT = 500
+
+
+def _db(fn):
+    return sync_to_async(released(fn), thread_sensitive=False)
+
+
+@require_GET
+@role_required(SUPPORT)
+async def deletion_notices(request):
+    try:
+        after = _cursor(request)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    user = await request.auser()
+    if await _db(policy.is_admin)(user):
+        wants = _everything
+    else:
+        pk = user.pk
+        wants = lambda row: pk in row.users  # noqa: E731 (a small predicate)
+    return _response(notices.DELETIONS, wants, after)
+
+
+@require_GET
+@role_required(REVIEWER)
+async def review_notices(request, endpoint, queue_id):
+    ep = get_endpoint(endpoint)
+    try:
+        after = _cursor(request)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    queue = await _db(queues.get)(ep, queue_id)  # 404 for another endpoint's queue
+    pk = queue.pk
+
+    def wants(row):
+        return row.endpoint == ep.id and row.ids.get("queue_id") == pk
+
+    return _response(notices.REVIEW, wants, after)
+
+
+def _everything(_row) -> bool:
+    return True
+
+
+def _response(topic: str, wants, after: int | None) -> StreamingHttpResponse:
+    busy = fanout.open_streams() + notice_feed.open_streams()
+    if busy >= settings.HERMES_UI_LIVE_MAX_STREAMS:
+        body = _poll_once(topic, wants, after)
+    else:
+        body = _follow(topic, wants, after)
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _missed(topic: str, wants, after: int) -> tuple[list[str], int]:
+    """Frames of the notices after ``after`` this stream may hear of, and the id reached."""
+    texts = []
+    if notices.reset(after):
+        texts.append(frame("since", {"reset": True}))
+    rows = notices.after(topic, after, limit=SINCE_LIMIT)
+    texts.extend(frame("notice", notices.frame_data(r), r.id) for r in rows if wants(r))
+    return texts, max([after, *(r.id for r in rows)])
+
+
+async def _poll_once(topic: str, wants, after: int | None):
+    yield f"retry: {POLL_SECONDS * 1000}\n\n"
+    if after is not None:
+        texts, _reached = await _db(_missed)(topic, wants, after)
+        for text in texts:
+            yield text
+    yield frame("poll", {"seconds": POLL_SECONDS})
+
+
+async def _follow(topic: str, wants, after: int | None):
+    feed, queue = await notice_feed.join(topic, wants)
+    try:
+        yield f"retry: {RETRY_MS}\n\n"
+        # Subscribed first, then what was missed: nothing falls between the two.
+        reached = feed.last_id
+        if after is not None:
+            texts, reached = await _db(_missed)(topic, wants, after)
+            for text in texts:
+                yield text
+        while True:
+            try:
+                row = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
+            except TimeoutError:
+                yield ": keepalive\n\n"
+                continue
+            if row.id > reached:
+                yield frame("notice", notices.frame_data(row), row.id)
+    finally:
+        notice_feed.leave(feed, queue)
