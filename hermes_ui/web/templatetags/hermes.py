@@ -69,3 +69,12 @@ def messages(context, shown):
     """A window of transcript messages, each as ``message`` draws it."""
     focus_id = context.get("focus_id")
     return mark_safe("".join(message_html.draw(context, m, focus_id) for m in shown))  # noqa: S308 - each drawn escaped
+
+
+@register.simple_tag(takes_context=True)
+def arrived(context, values):
+    """``{% arrived transcript_arrived %}``: what a page drew without so far (a dict the
+    template waited for where it needed it) is in its context from here on, as plain
+    values, for the regions after it (template tags read the context directly)."""
+    context.dicts[-1].update(values)
+    return ""
