@@ -11,13 +11,13 @@ value from Hermes goes through ``escape`` or the sanitised markdown.
 from __future__ import annotations
 
 from django.template.defaultfilters import truncatechars
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
 from hermes_ui.hermes import transcript
 from hermes_ui.web import formatting, message_parts, timefmt
 from hermes_ui.web.markdown import render_markdown
+from hermes_ui.web.message_parts import escape
 
 
 def draw(context, m, focus_id=None) -> SafeString:

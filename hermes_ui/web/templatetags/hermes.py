@@ -78,3 +78,25 @@ def arrived(context, values):
     values, for the regions after it (template tags read the context directly)."""
     context.dicts[-1].update(values)
     return ""
+
+
+class _DrawnNode(template.Node):
+    def __init__(self, nodelist, name):
+        self.nodelist, self.name = nodelist, name
+
+    def render(self, context):
+        context.dicts[-1][self.name] = self.nodelist.render(context)  # a SafeString
+        return ""
+
+
+@register.tag
+def drawn(parser, token):
+    """``{% drawn as name %}…{% enddrawn %}``: draw the block here, show it later as
+    ``{{ name }}`` (the session page draws its main regions before it waits for the
+    transcript they follow)."""
+    bits = token.split_contents()
+    if len(bits) != 3 or bits[1] != "as":
+        raise template.TemplateSyntaxError("usage: {% drawn as name %}...{% enddrawn %}")
+    nodelist = parser.parse(("enddrawn",))
+    parser.delete_first_token()
+    return _DrawnNode(nodelist, bits[2])
