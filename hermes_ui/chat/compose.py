@@ -62,7 +62,6 @@ class _ChatBoundField(HermesBoundField):
 
 class ChatForm(forms.Form):
     bound_field_class = _ChatBoundField
-    cache_field_html = True  # form_rendering: each empty field's group, on every session page
 
     message = forms.CharField(
         required=False,
