@@ -26,7 +26,7 @@ class Arriving:
     the page first needs one (``messages()`` waits for the read still in flight).
 
     ``lazy()`` gives each value as a callable (a template calls it where it needs
-    it); ``{% arrived transcript %}`` puts them all in the page's context once the
+    it); ``{% arrived transcript_arrived %}`` puts them all in the page's context once the
     page reaches its transcript, for the regions after it."""
 
     KEYS = (
