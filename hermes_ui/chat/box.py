@@ -10,7 +10,7 @@ from hermes_ui.chat import store
 from hermes_ui.chat.admission import closed_text as closed_reason
 from hermes_ui.chat.compose import ChatForm
 from hermes_ui.chat.models import Turn
-from hermes_ui.endpoint_status.capabilities import STREAMING, offers, reports
+from hermes_ui.endpoint_status.capabilities import STREAMING, last_probe, offers, reports
 from hermes_ui.hermes import Session
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web import links
@@ -73,6 +73,7 @@ def context(
             f"Turns go to the compression tip {resolved_id}, where this transcript continues."
         )
     form = form or ChatForm(initial={"form_key": mint_key()})
+    probe = last_probe(endpoint)  # both capability questions from one read
     return {
         "endpoint": endpoint,
         "session_id": session_id,
@@ -82,8 +83,8 @@ def context(
         "post_url": links.session_url(endpoint.id, post_to, "session_chat"),
         "can_chat": has_role(request.user, SUPPORT),
         # Gated on the capability the endpoint last reported, never on its version.
-        "streaming": offers(endpoint, STREAMING),
-        "session_key_offered": reports(endpoint, SESSION_KEY_HEADER),
+        "streaming": offers(endpoint, STREAMING, probe),
+        "session_key_offered": reports(endpoint, SESSION_KEY_HEADER, probe),
         "closed_text": closed_text,
         "target_note": target_note,
         "notice": notice,

@@ -28,19 +28,20 @@ def last_probe(endpoint: Endpoint) -> EndpointProbe | None:
     return EndpointProbe.objects.filter(**endpoint.scope()).first()
 
 
-def offers(endpoint: Endpoint, feature: str) -> bool:
-    """Whether the endpoint reported ``feature`` as true (True when it was never asked)."""
-    probe = last_probe(endpoint)
+def offers(endpoint: Endpoint, feature: str, probe=...) -> bool:
+    """Whether the endpoint reported ``feature`` as true (True when it was never asked).
+    ``probe``: its ``last_probe``, when the caller asks several questions (one query)."""
+    probe = last_probe(endpoint) if probe is ... else probe
     if probe is None or not probe.features:
         return True
     return probe.features.get(feature) is True
 
 
-def reports(endpoint: Endpoint, feature: str) -> bool:
+def reports(endpoint: Endpoint, feature: str, probe=...) -> bool:
     """Whether the endpoint reported ``feature`` with any value (a header name, a flag);
     True when it was never asked. For keys that are not booleans, e.g.
     ``session_key_header``: without it the memory-scope field is not offered."""
-    probe = last_probe(endpoint)
+    probe = last_probe(endpoint) if probe is ... else probe
     if probe is None or not probe.features:
         return True
     return bool(probe.features.get(feature))

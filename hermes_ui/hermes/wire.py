@@ -47,12 +47,20 @@ def _left(timeout: float | None, late: type[Exception]) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
+# httpcore asks for 64 KiB a read. A long transcript (~1 MB) is then ~15 reads, and a
+# reading thread (the session page reads its messages beside the thread drawing the
+# page) waits for the GIL before each: up to the 5 ms switch interval every time.
+# Taking whatever the socket holds, up to this much, makes that a few reads.
+READ_BYTES = 1024 * 1024
+
+
 class _Stream(httpcore.NetworkStream):
     def __init__(self, stream: httpcore.NetworkStream):
         self._stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
+        left = _left(timeout, httpcore.ReadTimeout)
+        return self._stream.read(max(max_bytes, READ_BYTES), left)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._stream.write(buffer, _left(timeout, httpcore.WriteTimeout))

@@ -1,16 +1,69 @@
 """What a session's page and its transcript chunks show: windows, find, links."""
 
+import functools
+
 from django.conf import settings
 
 from hermes_ui.hermes import transcript
+from hermes_ui.sessions import live_tip
 from hermes_ui.web import links, session_regions
 
 
-def detail_context(
-    ep, session_id: str, session, messages: dict, *, finding, focus_id, latest=False
+def row_context(ep, session_id: str, session) -> dict:
+    """What the session page draws from the row alone (its title, actions and side
+    panels), while the transcript is still on its way."""
+    return {
+        "regions": session_regions.layout(),
+        "endpoint": ep,
+        "session": session,
+        "session_id": session_id,
+        "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
+    }
+
+
+class Arriving:
+    """The session page's values that come from the transcript, worked out once, when
+    the page first needs one (``messages()`` waits for the read still in flight).
+
+    ``lazy()`` gives each value as a callable (a template calls it where it needs
+    it); ``{% arrived transcript_arrived %}`` puts them all in the page's context once the
+    page reaches its transcript, for the regions after it."""
+
+    KEYS = (
+        "long", "latest", "window_size", "start_url", "latest_url", "resolved_id",
+        "resolved_differs", "tip_url", "message_total", "transcript", "next_url",
+        "window_first", "window_last", "earlier_url", "find", "live_tip", "live_tip_url",
+    )  # fmt: skip
+
+    def __init__(self, ep, session_id, session, messages, *, finding, focus_id, latest):
+        self._ep, self._session_id, self._session = ep, session_id, session
+        self._messages = messages
+        self._where = {"finding": finding, "focus_id": focus_id, "latest": latest}
+
+    @functools.cached_property
+    def messages(self) -> dict:
+        return self._messages()
+
+    @functools.cached_property
+    def values(self) -> dict:
+        found = transcript_context(self._ep, self._session_id, self.messages, **self._where)
+        found.update(live_tip.context(self._ep, self._session, found["resolved_id"]))
+        return found
+
+    def lazy(self) -> dict:
+        values = {key: functools.partial(self._value, key) for key in self.KEYS}
+        values["transcript_arrived"] = lambda: self.values
+        return values
+
+    def _value(self, key):
+        return self.values[key]
+
+
+def transcript_context(
+    ep, session_id: str, messages: dict, *, finding, focus_id, latest=False
 ) -> dict:
-    """The session page around ``focus_id`` (a find match, or the ``upto`` message),
-    or, with ``latest``, its last window: the latest turns, loaded directly."""
+    """The session page's transcript around ``focus_id`` (a find match, or the ``upto``
+    message), or, with ``latest``, its last window: the latest turns, loaded directly."""
     rows = messages["data"]
     size = settings.HERMES_MESSAGES_PAGE_SIZE
     if latest and rows:
@@ -21,23 +74,17 @@ def detail_context(
     resolved_id = messages["session_id"]
     start_url = links.session_url(ep.id, session_id) + "#transcript-h"
     return {
-        "regions": session_regions.layout(),
         "long": len(rows) > size,
         "latest": bool(latest and rows),
         "window_size": len(chunk),
         "start_url": start_url,
         "latest_url": latest_url(ep.id, session_id, rows),
-        "endpoint": ep,
-        "session": session,
-        "session_id": session_id,
         "resolved_id": resolved_id,
         "resolved_differs": resolved_id != session_id,
         "tip_url": links.session_url(ep.id, resolved_id),
-        "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
         "message_total": len(rows),
         "transcript": transcript.build(chunk, calls_before(rows, start)),
         "next_url": next_url(ep.id, session_id, next_after),
-        "focus_id": focus_id,
         "window_first": start + 1,
         "window_last": start + len(chunk),
         # The chunk before this one, when the page opened further down.

@@ -4,6 +4,7 @@ Raw HTML is disabled in the parser and the output still goes through an
 allowlist sanitizer, so a transcript can never inject markup or script.
 """
 
+import functools
 import re
 from html import escape
 
@@ -60,8 +61,23 @@ def _plain_html(text: str) -> str | None:
     return "".join(f"<p>{escape(p)}</p>\n" for p in paragraphs)
 
 
+# The same text renders the same: a session viewed again (support does, all day)
+# skips the parser and the sanitizer for its shorter messages. Bounded in entries
+# and in the length of a text kept (at most a few MB a process).
+_KEPT_CHARS = 2000
+
+
 def render_markdown(text: str) -> SafeString:
     text = text or ""
+    return _kept(text) if len(text) <= _KEPT_CHARS else _render(text)
+
+
+@functools.lru_cache(maxsize=2048)
+def _kept(text: str) -> SafeString:
+    return _render(text)
+
+
+def _render(text: str) -> SafeString:
     html = _plain_html(text)
     if html is None:
         html = _md.render(text)

@@ -1,6 +1,7 @@
 """The session page's cost: queries that do not grow with the transcript, the two
-Hermes reads at once, the transcript cached once per change, the watermark after
-the answer."""
+Hermes reads at once, the side panels and the chat box drawn while the transcript
+is on its way, the transcript cached once per change, the watermark after the
+answer."""
 
 import threading
 
@@ -9,6 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.core.signals import request_finished
 from django.db import close_old_connections, connection
+from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 
 from hermes_ui.hermes import bulkhead
@@ -106,6 +108,56 @@ def test_the_two_hermes_reads_are_in_flight_at_once(login, empty_hermes, setting
         shown = login("support").get(session_url("local", "both"))
     assert shown.status_code == 200
     assert most[0] == 2
+
+
+def test_the_panels_and_the_chat_box_are_drawn_while_the_transcript_is_on_its_way(
+    login, empty_hermes
+):
+    """The messages read answers only once every side panel and the chat box were drawn:
+    were they drawn after both reads, it would wait for them in vain."""
+    empty_hermes.add("early", title="early", message_count=4)
+    early = {r.template for r in session_regions.placed("side") + session_regions.placed("main")}
+    drawn, all_drawn, in_time = set(), threading.Event(), []
+    answer = empty_hermes.__call__
+
+    def seen(sender, template, **kwargs):
+        drawn.add(template.name)
+        if early <= drawn:
+            all_drawn.set()
+
+    def transcript_waits(request):
+        if request.url.path.endswith("/messages"):
+            in_time.append(all_drawn.wait(timeout=5))  # False: nothing was drawn meanwhile
+        return answer(request)
+
+    template_rendered.connect(seen)
+    try:
+        with use_transport(httpx.MockTransport(transcript_waits)):
+            shown = login("support").get(session_url("local", "early"))
+    finally:
+        template_rendered.disconnect(seen)
+    assert shown.status_code == 200
+    assert in_time == [True], early - drawn
+    page = shown.content.decode()
+    assert page.count('<article class="msg ') == 4 and 'id="chat"' in page
+
+
+def test_a_failed_messages_read_after_the_panels_is_the_page_error(login, empty_hermes):
+    """The panels are drawn before the transcript arrives; its read failing then is the
+    page's error, as before, never a half-drawn page or a 500."""
+    empty_hermes.add("broken", title="broken", message_count=4)
+    answer = empty_hermes.__call__
+
+    def messages_fail(request):
+        if request.url.path.endswith("/messages"):
+            return httpx.Response(503, json={"error": {"code": "unavailable", "message": "x"}})
+        return answer(request)
+
+    with use_transport(httpx.MockTransport(messages_fail)):
+        shown = login("support").get(session_url("local", "broken"))
+    assert shown.status_code in (502, 503)
+    page = shown.content.decode()
+    assert 'id="session-side"' not in page and '<article class="msg ' not in page
 
 
 def test_a_failed_row_read_is_the_page_error_even_when_messages_answer(login, empty_hermes):

@@ -54,3 +54,14 @@ def test_markup_is_still_rendered_and_sanitized():
     hostile = render_markdown('<script>alert(1)</script> [x](javascript:alert(2)) "q"')
     assert "<script>" not in hostile and 'href="javascript' not in hostile
     assert "&lt;script&gt;" in hostile
+
+
+def test_a_short_text_is_rendered_once_and_a_long_one_is_not_kept():
+    markdown._kept.cache_clear()
+    first = markdown.render_markdown("**kept** <script>x</script>")
+    assert markdown.render_markdown("**kept** <script>x</script>") == first
+    assert "<strong>kept</strong>" in first and "<script>" not in first
+    assert markdown._kept.cache_info().hits == 1
+    long = "y" * (markdown._KEPT_CHARS + 1)
+    assert markdown.render_markdown(long) == f"<p>{long}</p>\n"
+    assert markdown._kept.cache_info().currsize == 1  # the long text was not kept

@@ -10,7 +10,7 @@ from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.sessions import cache as transcripts
-from hermes_ui.sessions import find, live_tip, reading, transcript_pages
+from hermes_ui.sessions import find, reading, transcript_pages
 from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
 from hermes_ui.web.after_response import after
@@ -38,27 +38,34 @@ def session_detail(request, endpoint, session_id):
     client = client_for(ep)
     try:
         check_path_id(session_id)
-        session, messages = reading.session_and_messages(client, session_id)
+        # The page draws what needs only the row (actions, side panels) while the
+        # transcript is still on its way; it waits for it where the transcript begins.
+        with reading.in_flight(client, session_id) as (session, messages):
+            return _page(request, ep, session_id, session, messages)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
-    transcripts.remember(ep, session_id, messages)
-    rows = messages["data"]
+
+
+def _page(request, ep, session_id, session, messages):
     place = SessionPageQuery(request.GET)
     where = place.cleaned_data if place.is_valid() else {}
-    finding = find.find(rows, where["find"], where.get("hit")) if where.get("find") else None
+    finding = None
+    if where.get("find"):
+        finding = find.find(messages()["data"], where["find"], where.get("hit"))
     if finding and finding.focus_id is not None and where.get("hit") is None:
         # The box was just submitted: go to the first match, anchored.
         return redirect(transcript_pages.find_url(ep.id, session_id, finding, finding.current))
     focus_id = finding.focus_id if finding else where.get("upto")
     latest = where.get("at") == "latest" and focus_id is None
-    context = transcript_pages.detail_context(
+    arriving = transcript_pages.Arriving(
         ep, session_id, session, messages, finding=finding, focus_id=focus_id, latest=latest
     )
-    context["find_form"] = place  # the find box shows its words
-    context.update(live_tip.context(ep, session, messages["session_id"]))
+    context = transcript_pages.row_context(ep, session_id, session)
+    context.update(arriving.lazy(), focus_id=focus_id, find_form=place)  # the find box's words
     response = render(request, "sessions/detail.html", context)
+    transcripts.remember(ep, session_id, arriving.messages)
     # Listeners (the read watermark) write after the answer is sent, off the page's path.
     viewed = {"endpoint": ep, "session_id": session_id, "session": session}
     return after(
@@ -67,7 +74,7 @@ def session_detail(request, endpoint, session_id):
         session_detail,
         request=request,
         **viewed,
-        message_count=len(rows),
+        message_count=len(arriving.messages["data"]),
     )
 
 
