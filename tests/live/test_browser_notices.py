@@ -59,7 +59,11 @@ def _following(page) -> None:
 
 def test_a_deletion_request_reaches_the_admins_open_queue(chromium, live_dashboard, live_peer):
     base = live_dashboard.base_url
-    make(Endpoint("local", live_peer.base_url, live_peer.key), "live-delete-me", title=f"{HOSTILE} live-delete-me")
+    make(
+        Endpoint("local", live_peer.base_url, live_peer.key),
+        "live-delete-me",
+        title=f"{HOSTILE} live-delete-me",
+    )
     support_ctx, support = _person(chromium, base, "support")
     admin_ctx, admin = _person(chromium, base, "admin")
     try:
