@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from django import forms
+from django.utils.safestring import mark_safe
 
 from hermes_ui.audit.idempotency import valid_key
 from hermes_ui.hermes.ids import IdError, check_new_id
@@ -136,7 +137,7 @@ class CloseForm(KeyedForm):
         return data
 
 
-_ID_RULES = (
+_ID_RULES = (  # markup written here; joined into help texts marked safe below
     "At most 256 characters; no control characters, <code>..</code>, <code>/</code>, "
     "<code>\\</code> or drive prefix like <code>C:</code>."
 )
@@ -154,7 +155,9 @@ class CreateForm(KeyedForm):
 
     session_id = NewIdField(
         label="Id",
-        help_text=f"Leave empty and Hermes generates one (<code>api_…</code>). {_ID_RULES}",
+        help_text=mark_safe(  # noqa: S308 - constant markup, nothing from Hermes or a user
+            f"Leave empty and Hermes generates one (<code>api_…</code>). {_ID_RULES}"
+        ),
         widget=forms.TextInput(attrs={"size": 50}),
     )
     title = TitleField(
@@ -194,9 +197,11 @@ class ForkForm(KeyedForm):
 
     child_id = NewIdField(
         label="Child id",
-        help_text="Leave empty and Hermes generates one. At most 256 characters; no control "
-        "characters, <code>..</code>, <code>/</code>, <code>\\</code> or drive prefix "
-        "(the create rules, stricter than Hermes' own fork checks).",
+        help_text=mark_safe(  # constant markup, nothing from Hermes or a user
+            "Leave empty and Hermes generates one. At most 256 characters; no control "
+            "characters, <code>..</code>, <code>/</code>, <code>\\</code> or drive prefix "
+            "(the create rules, stricter than Hermes' own fork checks)."
+        ),
         widget=forms.TextInput(attrs={"size": 50}),
     )
     title = TitleField(

@@ -1,6 +1,7 @@
 """Forms of notes, corrections and mentions (review-notes): bad input is a form error."""
 
 from django import forms
+from django.utils.safestring import mark_safe
 
 from hermes_ui.web.params import BIGGEST
 
@@ -26,7 +27,9 @@ class NoteForm(forms.Form):
         label="Note",
         max_length=NOTE_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Plain text. Write <code>@username</code> to mention a colleague.",
+        help_text=mark_safe(  # constant markup, nothing from Hermes or a user
+            "Plain text. Write <code>@username</code> to mention a colleague."
+        ),
     )
     message = forms.IntegerField(
         max_value=BIGGEST, required=False, min_value=0, widget=forms.HiddenInput

@@ -1,6 +1,7 @@
 """Forms of the tags feature: the managed list, and a tag added to or removed from sessions."""
 
 from django import forms
+from django.utils.safestring import mark_safe
 
 from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE
 from hermes_ui.tags.models import COLOURS, MAX_NAME, Tag
@@ -11,9 +12,11 @@ class TagForm(forms.Form):
     name = forms.CharField(
         max_length=MAX_NAME,
         label="Name",
-        help_text=f"At most {MAX_NAME} characters, no control characters or double quotes; "
-        "unique whatever the case. Search with <code>tag:name</code>, or "
-        '<code>tag:"two words"</code>.',
+        help_text=mark_safe(  # noqa: S308 - constant markup, nothing from Hermes or a user
+            f"At most {MAX_NAME} characters, no control characters or double quotes; "
+            "unique whatever the case. Search with <code>tag:name</code>, or "
+            '<code>tag:"two words"</code>.'
+        ),
     )
     colour = forms.ChoiceField(choices=COLOURS, label="Colour")
 
