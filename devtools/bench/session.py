@@ -13,7 +13,8 @@ Hermes round trips; no network hop to the dashboard), a support user:
    JSON decoding), taken in turn, median of 11; with the page's database
    queries and HTML size (targets: 2.5x and 1.5x, 150 KB);
 2. the dashboard's floor: the cheapest authenticated page (``/mentions/``,
-   empty), and what it is made of (its queries);
+   empty), and what it is made of (its queries); and the 10-message page
+   without any feature's region (what the regions add is the difference);
 3. in Chromium (Debian's, through Playwright; the dashboard under uvicorn):
    from a click on "Latest turns" on the 3,000-message page to its last
    message in view (median of 5; target 1 s), and the document's elements per
@@ -167,6 +168,7 @@ def _measure() -> None:
         f"{'met' if ours <= TARGET_SHORT * theirs else 'NOT met'}); {count} queries"
     )
     _hermes_part(ep, say, short[5:], "10 messages")
+    _without_regions(say, page, raw_calls)
     page(LONG_ID)
     raw_calls(LONG_ID)
     ours, theirs = _paired(page, raw_calls, [LONG_ID] * ROUNDS)
@@ -197,6 +199,24 @@ def _measure() -> None:
         + ", ".join(_what(q) for q in made_of)
     )
     _in_chromium(ep, say, password)
+
+
+def _without_regions(say, page, raw_calls) -> None:
+    """The page with no feature's region (the registry emptied for the measure): the
+    layout, the two reads and the transcript alone. What the regions add is the rest."""
+    from hermes_ui.web import session_regions
+
+    kept = dict(session_regions._REGIONS)
+    session_regions._REGIONS.clear()
+    try:
+        fresh = [f"bench_{i:05d}" for i in range(300, 300 + ROUNDS)]
+        ours, theirs = _paired(page, raw_calls, fresh)
+    finally:
+        session_regions._REGIONS.update(kept)
+    say(
+        f"  the same page without any feature's region (title, layout, the two reads, "
+        f"10 messages): {ours:.1f} ms vs raw {theirs:.1f} ms: {ours / theirs:.2f}x"
+    )
 
 
 def _hermes_part(ep, say, sessions, what: str) -> None:

@@ -11,7 +11,6 @@ from hermes_ui.audit.idempotency import BadKey, effective_key
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import MAX_CONTENT_PARTS, MAX_TEXT_CHARS, chat_body
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.platform.form_rendering import HermesBoundField
 
 # Where each provider (or local) error code is shown on the form.
 _FIELD_OF_CODE = {
@@ -31,37 +30,10 @@ _SESSION_KEY_ADVICE = (
 )
 
 
-# The HTML of each empty field of an unbound form: the same on every session page.
-_BLANK_FIELD_HTML: dict[tuple, str] = {}
-
-
-class _ChatBoundField(HermesBoundField):
-    """A field nobody filled in renders identically every time, so its widget is
-    rendered once per process: Django's widget templates are a sizeable share of
-    the session page's own cost. A field with a value or an error (the form key, a
-    refused submission) is rendered afresh as usual. The field group around it
-    (``as_field_group``: label, help text, error) is the project's one field
-    template, as for every form."""
-
-    def as_widget(self, widget=None, attrs=None, only_initial=False):
-        if (
-            widget is not None
-            or attrs
-            or only_initial
-            or self.form.is_bound
-            or self.value() not in (None, "")
-            or self.errors
-        ):
-            return super().as_widget(widget, attrs, only_initial)
-        key = (type(self.form), self.name, self.auto_id)
-        html = _BLANK_FIELD_HTML.get(key)
-        if html is None:
-            html = _BLANK_FIELD_HTML[key] = super().as_widget()
-        return html
-
-
 class ChatForm(forms.Form):
-    bound_field_class = _ChatBoundField
+    # form_rendering: an empty field's HTML (the group, the widget) is rendered once per
+    # process, as on every session page; the form key and anything typed never are.
+    cache_field_html = True
 
     message = forms.CharField(
         required=False,

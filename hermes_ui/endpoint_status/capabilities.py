@@ -9,6 +9,7 @@ assumed to offer what the contract's nine operations need.
 
 from __future__ import annotations
 
+from hermes_ui.endpoint_status import stored
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, FORK, STREAMING, missing_operations
 from hermes_ui.platform.endpoints import Endpoint
@@ -25,7 +26,7 @@ __all__ = [
 
 
 def last_probe(endpoint: Endpoint) -> EndpointProbe | None:
-    return EndpointProbe.objects.filter(**endpoint.scope()).first()
+    return stored.probe_of(endpoint)
 
 
 def offers(endpoint: Endpoint, feature: str, probe=...) -> bool:

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from hermes_ui.endpoint_status import stored
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.client import probe_client
@@ -58,7 +59,7 @@ def sentence(item: dict) -> str:
 
 def absent(endpoint: Endpoint) -> dict | None:
     """The notice for this endpoint when its last probe says it has no session API."""
-    probe = EndpointProbe.objects.filter(**endpoint.scope()).first()
+    probe = stored.probe_of(endpoint)
     if probe is None or not absent_in(probe.key_accepted, probe.operations, probe.error_code):
         return None
     return notice(endpoint, probe.version)
@@ -69,14 +70,10 @@ def absent_endpoints(endpoints: list[Endpoint] | None = None) -> list[dict]:
     endpoints = all_endpoints() if endpoints is None else endpoints
     if not endpoints:
         return []
-    by_id = {ep.id: ep for ep in endpoints}
     found = []
-    probes = EndpointProbe.objects.filter(endpoint__in=list(by_id)).order_by("endpoint")
-    for probe in probes:
-        ep = by_id.get(probe.endpoint)
-        if ep is None or probe.endpoint_fp != ep.fingerprint:
-            continue
-        if absent_in(probe.key_accepted, probe.operations, probe.error_code):
+    for ep in sorted(endpoints, key=lambda e: e.id):
+        probe = stored.probe_of(ep)
+        if probe is not None and absent_in(probe.key_accepted, probe.operations, probe.error_code):
             found.append(notice(ep, probe.version))
     return found
 
@@ -100,6 +97,7 @@ def record_absent(endpoint: Endpoint) -> dict:
             "error_code": NO_SESSION_API,
         },
     )
+    stored.forget()
     return notice(endpoint, version)
 
 

@@ -212,3 +212,24 @@ def test_the_watermark_is_written_after_the_page_is_rendered(login, empty_hermes
     finally:
         request_finished.connect(close_old_connections)
     assert Watermark.objects.get(session_id="seen").message_count == 4
+
+
+def test_the_stored_probes_are_read_once_per_page(login, empty_hermes, mock_endpoint):
+    """The session-API gate, the layout's banner and the chat box's capability questions
+    all ask for the stored probe: one query answers them for the request."""
+    from hermes_ui.endpoint_status import probes
+    from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, STREAMING
+
+    empty_hermes.add("probed", title="probed", message_count=2)
+    found = probes.Probe(endpoint=mock_endpoint, reachable=True)
+    found.key_accepted, found.operations = True, list(CONTRACT_OPERATIONS)
+    found.features = {STREAMING: False}
+    probes.store(found)
+    client = login("support")
+    client.get(session_url("local", "probed"))
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get(session_url("local", "probed")).content.decode()
+    reads = [q["sql"] for q in captured if "endpoint_status_endpointprobe" in q["sql"]]
+    assert len(reads) == 1, reads
+    # The one read still answers them: the stored "no streaming" reaches the chat box.
+    assert 'id="chat-unsupported"' in page
