@@ -176,3 +176,19 @@ def pytest_collection_modifyitems(config, items):
     """Browser tests run last: Playwright's sync API leaves an event loop running
     in the main thread, after which Django's ORM and asyncio.run() refuse to run."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+def pytest_unconfigure(config):
+    """Django removes the test database's file, but not SQLite's ``-wal`` and ``-shm``
+    beside it when a worker thread's connection still had them open: remove them too,
+    so ``data/`` does not gather one pair per test run."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    name = db.get("TEST", {}).get("NAME")
+    if "sqlite3" not in db["ENGINE"] or not name or Path(name).exists():
+        return  # kept (--reuse-db): its WAL holds committed pages
+    for suffix in ("-wal", "-shm"):
+        Path(name + suffix).unlink(missing_ok=True)
