@@ -120,7 +120,13 @@ class Report:
         if self.skipped:
             return f"{self.endpoint}: skipped ({self.skipped})"
         c = self.counts
-        what = "list sweep" if self.full else "verify sweep" if self.verify else "incremental"
+        what = (
+            "full sweep by lists"
+            if self.full
+            else "full sweep by GET"
+            if self.verify
+            else "incremental"
+        )
         text = (
             f"{self.endpoint}: {what} in "
             f"{self.seconds:.2f} s, {self.list_calls} list calls, {self.get_calls} gets, "
