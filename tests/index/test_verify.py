@@ -6,6 +6,7 @@ pauses between GETs follow Hermes' latency (``get_pacing``).
 
 import threading
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 from django.utils import timezone
@@ -50,7 +51,7 @@ def test_slow_gets_double_the_pause_up_to_a_cap_and_fast_ones_bring_it_back_to_t
     for _ in range(12):
         pacer.observe(0.002)
     fast = pacer.pauses[22:]
-    assert fast[0] < MAX_PAUSE and all(b <= a for a, b in zip(fast, fast[1:], strict=False))
+    assert fast[0] < MAX_PAUSE and all(b <= a for a, b in pairwise(fast))
     assert fast[-1] == pytest.approx(0.008)
 
 
@@ -251,7 +252,7 @@ def test_a_hermes_whose_gets_slow_down_makes_the_pauses_grow_then_recover(settin
     assert not report.error_code and report.verified >= 60
     gaps = slow.get_pauses()  # what Hermes saw between one GET's end and the next
     backing_off = gaps[30:36]  # after each slow GET: 16, 32, 64, 128, 256, 512 ms
-    assert all(b > a for a, b in zip(backing_off, backing_off[1:], strict=False)), backing_off
+    assert all(b > a for a, b in pairwise(backing_off)), backing_off
     assert backing_off[-1] >= 0.4
     later = sorted(gaps[50:])
     assert later[len(later) // 2] < 0.05  # back to the gap (plus the index's own writes)
