@@ -82,6 +82,8 @@ class Freshness:
     @property
     def expected_calls(self) -> int | None:
         """About how many list calls a sweep takes (one list or both), when known."""
+        if "verify" in self.progress:
+            return None  # a verify sweep's list call is the incremental one; its bar counts GETs
         if self.progress.get("expected"):
             return self.progress["expected"]
         if not self.total:
