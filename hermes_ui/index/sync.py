@@ -6,7 +6,14 @@ syncs of an endpoint apart is ``lease``, the endpoint's state row
 parents Hermes does not know ``missing_parents``. Their public names stay
 importable from this module.
 
-A *full sweep* pages the whole administrative list (``include_children=true``,
+The regular full sweep is a *verify sweep* (``sweeps``): the incremental
+refresh below, then one ``session_get`` per indexed session, one at a time,
+paced by ``get_pacing``, in batches of ``VERIFY_BATCH`` whose last id is kept
+so a stopped one resumes there (``_verify``). A JSON 404 vanishes a row as an
+unseen, confirmed row does below; a plain 404 (``no_session_api``) stops it.
+
+A *list sweep* (the first index, then every ``HERMES_INDEX_LIST_SWEEP_SECONDS``)
+pages the whole administrative list (``include_children=true``,
 200 rows a call, the most the provider returns), and the whole default list
 (for visibility) only on the first and every 4th sweep: in between, the
 visibility of most rows is derived from the administrative list (``sweeps``).
@@ -267,6 +274,7 @@ class _Run:
         self.get_pacer = GetPacer.from_settings()
         self.gets = PacedGets(client_for(endpoint), self.get_pacer)
         self.cursor = sweeps.verify_cursor(state)
+        self.verify_done = 0
         self.gen = state.generation + 1
         self.seen: set[str] = set()
         self.changed_pages = 0
@@ -550,7 +558,7 @@ class _Run:
             return {}
         return {
             "verify": {
-                "done": getattr(self, "verify_done", 0),
+                "done": self.verify_done,
                 "total": self.report.verify_total,
                 "pace": self.get_pacer.as_dict(),
             },
