@@ -395,8 +395,13 @@ HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900
 HERMES_INDEX_PACE_TARGET_MS = env_int("HERMES_INDEX_PACE_TARGET_MS", 50, minimum=1)
 HERMES_INDEX_PACE_MIN_PAUSE_MS = env_int("HERMES_INDEX_PACE_MIN_PAUSE_MS", 250, minimum=1)
 HERMES_INDEX_PACE_MAX_STRETCH = env_int(
-    "HERMES_INDEX_PACE_MAX_STRETCH", 20, minimum=1, maximum=1000
+    "HERMES_INDEX_PACE_MAX_STRETCH", 50, minimum=1, maximum=1000
 )
+# The list sweep (paging both lists to the end) after the first index; the
+# regular full sweep verifies the indexed sessions by GET (index/get_pacing.py),
+# at least this many milliseconds apart.
+HERMES_INDEX_LIST_SWEEP_SECONDS = env_int("HERMES_INDEX_LIST_SWEEP_SECONDS", 86400, minimum=60)
+HERMES_INDEX_VERIFY_GAP_MS = env_int("HERMES_INDEX_VERIFY_GAP_MS", 8, minimum=0, maximum=10000)
 # The content index (transcript search, see hermes_ui/index/content.py): off keeps
 # no message text at all; reasoning is indexed only on request; tool results
 # are cut to this many characters per message.

@@ -18,10 +18,16 @@ each size, in a child process with a fresh dashboard database:
    shortcut) so that the pages below read an index of the full size;
 3. our pages, median of 7: the index page, a rare-word and a common-word
    transcript search, and a session page (which reads Hermes directly);
-4. a full sweep with the default pace settings under the same steady
-   background load (the probes: a transcript read every 50 ms, a chat turn a
-   second): Hermes' p95 during it against idle, the pace, list calls, and
-   its duration. A paced sweep of a big table is slow on purpose: when it
+4. the verify sweep (the regular full sweep: one list call, then a GET per
+   indexed session, ``hermes_ui/index/get_pacing.py``) idle, then, after a
+   fresh idle reading, under the same steady background load (the probes: a
+   transcript read every 50 ms, a chat turn a second, a new chat session
+   every 20 turns so the chat probe's transcript does not grow through the
+   bench): GETs, list calls, duration, sessions a minute, Hermes' p95 during
+   it against the fresh idle reading;
+5. the list sweep (both lists paged, round 1's sweep, now daily) with the
+   default pace settings under the same load, after its own fresh idle
+   reading. A paced sweep of a big table is slow on purpose: when a sweep
    would run past ``SCALE100K_SWEEP_WINDOW`` seconds (default 180) it is
    stopped there (the way SIGTERM stops one) and its duration is projected
    from the calls it made, and the output says so.
@@ -53,6 +59,7 @@ READ_EVERY = 0.05  # the background load: one transcript read every 50 ms
 CHAT_EVERY = 1.0  # and a chat turn a second
 IDLE_SECONDS = 20
 CHAT_SESSION = "bench-probe-chat"
+CHAT_TURNS_PER_SESSION = 20  # then the chat probe starts a new session
 RARE, COMMON = "4242", "question"  # in one session's messages / in half of all messages
 
 
@@ -158,9 +165,18 @@ class Probe:
         self.errors = 0
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        answer = self.http.post("/api/sessions", json={"id": CHAT_SESSION, "title": "Bench probe"})
+        self._run = f"{os.getpid()}-{int(time.time())}"
+        self._chat_sessions = 0
+        self.chat_session = self._new_chat_session()
+
+    def _new_chat_session(self) -> str:
+        """A fresh session for the chat probe: a turn's cost grows with its transcript."""
+        self._chat_sessions += 1
+        sid = f"{CHAT_SESSION}-{self._run}-{self._chat_sessions}"
+        answer = self.http.post("/api/sessions", json={"id": sid, "title": "Bench probe"})
         if answer.status_code not in (200, 201, 409):
             answer.raise_for_status()
+        return sid
 
     def _read_loop(self) -> None:
         rng = random.Random(7)
@@ -175,11 +191,18 @@ class Probe:
             self._stop.wait(max(0.0, READ_EVERY - (time.perf_counter() - started)))
 
     def _chat_loop(self) -> None:
+        turns = 0
         while not self._stop.is_set():
+            if turns and turns % CHAT_TURNS_PER_SESSION == 0:
+                try:
+                    self.chat_session = self._new_chat_session()
+                except httpx.HTTPError:
+                    self.errors += 1
+            turns += 1
             started = time.perf_counter()
             try:
                 self.http.post(
-                    f"/api/sessions/{CHAT_SESSION}/chat", json={"message": "ping"}
+                    f"/api/sessions/{self.chat_session}/chat", json={"message": "ping"}
                 ).raise_for_status()
                 self.chats.append(time.perf_counter() - started)
             except httpx.HTTPError:
@@ -353,8 +376,17 @@ def _measure() -> None:
     # 3. Our pages.
     figures["pages"] = _pages(say, count)
 
-    # 4. A full sweep at the default pace, under the steady background load.
+    # 4. The verify sweep: idle, then under the steady background load.
     settings.HERMES_INDEX_PACE_MAX_STRETCH = default_stretch
+    figures["verify_idle"] = _verify(say, ep, window, None)
+    idle_v = figures["idle_before_verify"] = _idle(probe)
+    say(_latency("Hermes idle (fresh, before the loaded verify)", idle_v))
+    figures["verify_loaded"] = _verify(say, ep, window, probe)
+    say(_latency("Hermes during the verify sweep", figures["verify_loaded"]["latency"], idle_v))
+
+    # 5. The list sweep at the default pace, under the same load.
+    idle_l = figures["idle_before_list"] = _idle(probe)
+    say(_latency("Hermes idle (fresh, before the list sweep)", idle_l))
     timer = threading.Timer(window, stopping.request_stop)
     probe.start()
     timer.start()
@@ -375,17 +407,74 @@ def _measure() -> None:
     figures["sweep"] = {
         "seconds": sweep.seconds,
         "list_calls": sweep.list_calls,
+        "gets": sweep.get_calls,
         "projected": projected,
         "pace": sweep.pace,
     }
     say(
-        f"paced full sweep (target {settings.HERMES_INDEX_PACE_TARGET_MS} ms, min pause "
+        f"list sweep (target {settings.HERMES_INDEX_PACE_TARGET_MS} ms, min pause "
         f"{settings.HERMES_INDEX_PACE_MIN_PAUSE_MS} ms, stretch {default_stretch}) under a "
-        f"transcript read every 50 ms and a chat turn a second: {how}; "
+        f"transcript read every 50 ms and a chat turn a second: {how}, {sweep.get_calls} GETs; "
         f"{pace_text(sweep.pace, running=True)}; waited {sweep.pace.get('paused_s')} s in pauses"
     )
-    say(_latency("Hermes during the paced sweep", loaded, idle))
+    say(_latency("Hermes during the list sweep", loaded, idle_l))
     Path(os.environ["BENCH_FIGURES"]).write_text(json.dumps(figures))
+
+
+def _idle(probe) -> dict:
+    probe.start()
+    time.sleep(IDLE_SECONDS)
+    return probe.stop()
+
+
+def _verify(say, ep, window: float, probe) -> dict:
+    """One verify sweep from the first session (``probe``: under the load), at most
+    ``window`` seconds; its GETs, list calls, duration and Hermes' latency."""
+    from hermes_ui.index import stopping, sync
+    from hermes_ui.index.get_pacing import verify_text
+    from hermes_ui.index.models import IndexSyncState
+
+    state = IndexSyncState.objects.get(endpoint="bench")
+    IndexSyncState.objects.filter(pk=state.pk).update(
+        last_report={**(state.last_report or {}), "verify_cursor": "", "verify_spent": 0}
+    )
+    timer = threading.Timer(window, stopping.request_stop)
+    if probe is not None:
+        probe.start()
+    timer.start()
+    report = sync.sync(ep, full=False, verify=True)
+    timer.cancel()
+    latency = probe.stop() if probe is not None else None
+    stopping.STOP.clear()
+    rate = report.verified / report.seconds * 60 if report.seconds else 0.0
+    total = report.verify_total or 1
+    projected = report.seconds * total / max(1, report.verified)
+    how = (
+        f"{report.seconds:.0f} s"
+        if report.error_code != "stopped"
+        else f"stopped after {report.seconds:.0f} s at {report.verified:,} of {total:,}; "
+        f"projected {projected / 60:.1f} min"
+    )
+    shown = {"done": report.verified, "total": total, "pace": report.verify_pace}
+    load = "under a read every 50 ms and a chat turn a second" if probe is not None else "idle"
+    say(
+        f"verify sweep ({load}): {how}; {report.get_calls:,} GETs, {report.list_calls} list "
+        f"calls, {rate:,.0f} sessions/min; {verify_text(shown, running=False)}"
+        f"; paused {report.verify_pace.get('paused_s')} s; vanished {report.counts.vanished}, "
+        f"changed {report.counts.changed}, transcripts read {report.content_reads}"
+        + (f"; ended: {report.error_code}" if report.error_code else "")
+    )
+    return {
+        "seconds": report.seconds,
+        "gets": report.get_calls,
+        "list_calls": report.list_calls,
+        "verified": report.verified,
+        "total": total,
+        "projected": projected,
+        "per_minute": rate,
+        "pace": report.verify_pace,
+        "latency": latency,
+    }
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from hermes_ui.index import counts
+from hermes_ui.index.get_pacing import verify_text
 from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.index.pacing import pace_text
@@ -60,6 +61,8 @@ class Freshness:
     def pace_text(self) -> str:
         """How fast the running sync calls Hermes, or how fast the last one did."""
         if self.running:
+            if self.progress.get("phase") == "verify":
+                return verify_text(self.progress.get("verify"), running=True)
             return pace_text(self.progress.get("pace"), running=True)
         return pace_text(self.last_pace, running=False)
 
@@ -79,6 +82,8 @@ class Freshness:
     @property
     def expected_calls(self) -> int | None:
         """About how many list calls a sweep takes (one list or both), when known."""
+        if "verify" in self.progress:
+            return None  # a verify sweep's list call is the incremental one; its bar counts GETs
         if self.progress.get("expected"):
             return self.progress["expected"]
         if not self.total:

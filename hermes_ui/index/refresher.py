@@ -31,13 +31,14 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
     ``full=None`` sweeps when a sweep is due. The lease is taken here, in the
     request, so the status the page shows next already says "refreshing".
     """
+    verify = False
     if full is None:
-        full = sync.due_full(sync.state_for(endpoint))
-    if not sync.acquire(endpoint, full):
+        full, verify = sync.due(sync.state_for(endpoint))
+    if not sync.acquire(endpoint, full or verify):
         return None
     thread = threading.Thread(
         target=sync_quietly,
-        args=(endpoint, full, True),
+        args=(endpoint, full, True, verify),
         name=f"index-sync-{endpoint.id}",
         daemon=True,
     )
@@ -45,10 +46,12 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
     return thread
 
 
-def sync_quietly(endpoint: Endpoint, full: bool | None, leased: bool = False) -> sync.Report | None:
+def sync_quietly(
+    endpoint: Endpoint, full: bool | None, leased: bool = False, verify: bool | None = None
+) -> sync.Report | None:
     close_old_connections()
     try:
-        report = sync.sync(endpoint, full=full, leased=leased)
+        report = sync.sync(endpoint, full=full, verify=verify, leased=leased)
         log.info("index refresher %s", report.summary())
         return report
     except Exception:

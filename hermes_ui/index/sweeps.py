@@ -1,4 +1,16 @@
-"""When a full sweep is due, and which of its two lists it needs to read to the end.
+"""When a full sweep is due, which kind, and which lists a list sweep reads to the end.
+
+**Two kinds of full sweep.** The regular one is the *verify sweep*: the
+incremental refresh's list call, then one ``GET /api/sessions/{id}`` per
+indexed session (``sync``, paced by ``get_pacing``). It finds deletions and
+changes that do not move a session in the activity order, at a few
+milliseconds of Hermes' time per session instead of a whole-table query per
+200. The *list sweep* pages the lists to the end (round 1's sweep, paced by
+``pacing``): the first index of an endpoint, then every
+``HERMES_INDEX_LIST_SWEEP_SECONDS`` (a day by default), and ``index_sync
+--full``. Archived sessions and default-list visibility are only learnt from
+the lists, so they wait for a list sweep (or an incremental refresh that
+reaches them). Both count as a full sweep for the interval below.
 
 **The interval adapts.** A sweep is due ``HERMES_INDEX_FULL_SWEEP_SECONDS``
 after the last one (the floor), and never before ``SPACING`` times the last
@@ -25,6 +37,7 @@ against it (``Derivation.disagreed``, in the sync's report).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
@@ -44,6 +57,32 @@ def full_seconds(state: IndexSyncState) -> float:
 def interval(state: IndexSyncState) -> float:
     """Seconds from one full sweep to the next: the setting, or more after a long sweep."""
     return max(float(settings.HERMES_INDEX_FULL_SWEEP_SECONDS), SPACING * full_seconds(state))
+
+
+def list_at(state: IndexSyncState):
+    """When the last list sweep completed (None: never). An index from before verify
+    sweeps existed records none: its last full sweep was a list sweep."""
+    value = (state.last_report or {}).get("list_at")
+    if not isinstance(value, str):
+        return state.last_full_at
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return state.last_full_at
+
+
+def due_list(state: IndexSyncState) -> bool:
+    """Is a list sweep due: the first index, then every ``HERMES_INDEX_LIST_SWEEP_SECONDS``."""
+    last = list_at(state)
+    if last is None:
+        return True
+    return (timezone.now() - last).total_seconds() >= settings.HERMES_INDEX_LIST_SWEEP_SECONDS
+
+
+def verify_cursor(state: IndexSyncState) -> str:
+    """The last session id a stopped verify sweep verified ("" to start from the first)."""
+    value = (state.last_report or {}).get("verify_cursor")
+    return value if isinstance(value, str) else ""
 
 
 def due_full(state: IndexSyncState) -> bool:
@@ -74,3 +113,10 @@ class Derivation:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def kind(state: IndexSyncState) -> str:
+    """The sync due now: "list" (sweep), "verify" (sweep) or "incremental"."""
+    if due_list(state):
+        return "list"
+    return "verify" if due_full(state) else "incremental"

@@ -6,7 +6,14 @@ syncs of an endpoint apart is ``lease``, the endpoint's state row
 parents Hermes does not know ``missing_parents``. Their public names stay
 importable from this module.
 
-A *full sweep* pages the whole administrative list (``include_children=true``,
+The regular full sweep is a *verify sweep* (``sweeps``): the incremental
+refresh below, then one ``session_get`` per indexed session, one at a time,
+paced by ``get_pacing``, in batches of ``VERIFY_BATCH`` whose last id is kept
+so a stopped one resumes there (``_verify``). A JSON 404 vanishes a row as an
+unseen, confirmed row does below; a plain 404 (``no_session_api``) stops it.
+
+A *list sweep* (the first index, then every ``HERMES_INDEX_LIST_SWEEP_SECONDS``)
+pages the whole administrative list (``include_children=true``,
 200 rows a call, the most the provider returns), and the whole default list
 (for visibility) only on the first and every 4th sweep: in between, the
 visibility of most rows is derived from the administrative list (``sweeps``).
@@ -58,11 +65,12 @@ from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
 from hermes_ui.index import content_store, missing_parents, stopping, store, sweeps, touched
+from hermes_ui.index.get_pacing import GetPacer, PacedGets
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.pacing import PacedClient, Pacer
-from hermes_ui.index.sync_state import due_full, state_for
+from hermes_ui.index.sync_state import due_full, state_for  # noqa: F401  (importable here)
 from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.index")
@@ -72,6 +80,7 @@ PAGE = 200
 ANALYZE_AFTER = 1000
 MAX_CONFIRM = 300  # possibly-deleted rows confirmed by GET per sweep
 MAX_DANGLING = 20  # unlisted parents fetched by id per sync
+VERIFY_BATCH = 100  # sessions a verify sweep reads between two writes of its cursor
 
 
 @dataclass
@@ -100,6 +109,14 @@ class Report:
     # list, rows that needed the default list, and (when it was read to the end)
     # derived rows it contradicted (``sweeps``).
     derived: dict = field(default_factory=dict)
+    # A verify sweep (``sweeps``): sessions verified by GET in this run, how many
+    # were indexed, where it started (a stopped one resumes after its cursor),
+    # and the GETs' pace (``get_pacing``).
+    verify: bool = False
+    verified: int = 0
+    verify_total: int = 0
+    verify_from: str = ""
+    verify_pace: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -110,13 +127,24 @@ class Report:
         if self.skipped:
             return f"{self.endpoint}: skipped ({self.skipped})"
         c = self.counts
+        what = (
+            "full sweep by lists"
+            if self.full
+            else "full sweep by GET"
+            if self.verify
+            else "incremental"
+        )
         text = (
-            f"{self.endpoint}: {'full sweep' if self.full else 'incremental'} in "
+            f"{self.endpoint}: {what} in "
             f"{self.seconds:.2f} s, {self.list_calls} list calls, {self.get_calls} gets, "
             f"{self.rows_seen} rows seen; +{c.added} added, {c.changed} changed, "
             f"{c.vanished} vanished, {c.reappeared} back, {c.visibility} visibility, "
             f"{c.kinds} kinds"
         )
+        if self.verify:
+            text += f"; verified {self.verified} of {self.verify_total} sessions by GET"
+            if self.verify_from:
+                text += " (resumed)"
         if self.rebuilt:
             text += f"; rebuilt: {self.rebuilt} rows of another database dropped"
         if self.content_reads or self.content_dropped:
@@ -133,18 +161,35 @@ class Report:
         return text + (f"; stopped: {self.error_code}" if self.error_code else "")
 
 
+def due(state: IndexSyncState) -> tuple[bool, bool]:
+    """(list sweep due, verify sweep due) now (``sweeps.kind``)."""
+    kind = sweeps.kind(state)
+    return kind == "list", kind == "verify"
+
+
 def sync(
-    endpoint: Endpoint, *, full: bool | None = None, leased: bool = False, on_progress=None
+    endpoint: Endpoint,
+    *,
+    full: bool | None = None,
+    verify: bool | None = None,
+    leased: bool = False,
+    on_progress=None,
 ) -> Report:
     """One sync of ``endpoint``; ``full=None`` sweeps only when a sweep is due.
 
+    ``full=True`` is a list sweep (both lists paged to the end); ``verify=True`` a
+    verify sweep (every indexed session read by GET); ``full=None`` runs whichever
+    is due (``sweeps.kind``), ``full=False`` only the incremental refresh.
     ``leased``: the caller already holds the lease (see ``acquire``).
     ``on_progress``: called with each progress dict (``index_sync`` prints them).
     """
     state = state_for(endpoint)
-    full = due_full(state) if full is None else full
-    report = Report(endpoint.id, full)
-    if not leased and not acquire(endpoint, full):
+    if full is None:
+        full, due_verify = due(state)
+        verify = due_verify if verify is None else verify
+    verify = bool(verify) and not full
+    report = Report(endpoint.id, full, verify=verify)
+    if not leased and not acquire(endpoint, full or verify):
         report.skipped = "another sync of this endpoint is running"
         return report
     started = time.perf_counter()
@@ -174,9 +219,10 @@ def sync(
         report.seconds = time.perf_counter() - started
         run.finish()
     log.info(
-        "index sync endpoint=%s full=%s calls=%d gets=%d seconds=%.2f",
+        "index sync endpoint=%s full=%s verify=%s calls=%d gets=%d seconds=%.2f",
         endpoint.id,
         full,
+        verify,
         report.list_calls,
         report.get_calls,
         report.seconds,
@@ -224,6 +270,11 @@ class _Run:
         # One list call at a time, paced by Hermes' latency (``pacing``).
         self.pacer = Pacer.from_settings()
         self.client = PacedClient(client_for(endpoint), self.pacer)
+        # A verify sweep's GETs, one at a time with a gap (``get_pacing``).
+        self.get_pacer = GetPacer.from_settings()
+        self.gets = PacedGets(client_for(endpoint), self.get_pacer)
+        self.cursor = sweeps.verify_cursor(state)
+        self.verify_done = 0
         self.gen = state.generation + 1
         self.seen: set[str] = set()
         self.changed_pages = 0
@@ -262,6 +313,8 @@ class _Run:
             self._refresh(self.pending.session_ids)
         else:
             self._confirm_unseen()
+        if self.report.verify:
+            self._verify()
         self._fetch_dangling_parents()
         if self.report.counts.any:
             self._progress("kinds")
@@ -371,6 +424,39 @@ class _Run:
         # row that moved mid-sweep. Only a 404 proves the first.
         self._refresh(unseen[:MAX_CONFIRM], listed=False)
 
+    def _verify(self) -> None:
+        """Read every indexed session by GET, in id order, from where the last verify
+        stopped: a JSON 404 vanishes it (and re-reads its children), a changed
+        counter makes its transcript due, a plain 404 (no session route) stops
+        the sweep with ``no_session_api`` before anything is marked gone."""
+        report = self.report
+        present = IndexedSession.objects.filter(**self.endpoint.scope(), vanished_at__isnull=True)
+        report.verify_from = self.cursor
+        report.verify_total = present.count()
+        todo = list(
+            present.filter(session_id__gt=self.cursor)
+            .order_by("session_id")
+            .values_list("session_id", flat=True)
+        )
+        self.verify_done = report.verify_total - len(todo)
+        self._progress("verify")
+        for start in range(0, len(todo), VERIFY_BATCH):
+            batch = todo[start : start + VERIFY_BATCH]
+            counts, read = touched.refresh(
+                self.gets,
+                self.endpoint,
+                batch,
+                self.gen,
+                beat=lambda: self._progress("verify"),
+            )
+            report.counts.add(counts)
+            report.get_calls += len(read)
+            report.verified += len(batch)
+            self.verify_done += len(batch)
+            self.cursor = batch[-1]
+            self._progress("verify")
+        self.cursor = ""
+
     def _rebuild(self, unseen: int, indexed: int) -> None:
         """Most indexed rows are not on this Hermes: the index was another database's.
 
@@ -452,6 +538,7 @@ class _Run:
             "full": self.report.full,
             "pace": self.pacer.as_dict(),
             "lists": 2 if self.report.full and self.confirm else 1,
+            **self._verify_progress(),
             **self._estimate(),
             **extra,
         }
@@ -465,6 +552,18 @@ class _Run:
         self.last_progress = progress
         if self.on_progress is not None:
             self.on_progress(progress)
+
+    def _verify_progress(self) -> dict:
+        if not self.report.verify:
+            return {}
+        return {
+            "verify": {
+                "done": self.verify_done,
+                "total": self.report.verify_total,
+                "pace": self.get_pacer.as_dict(),
+            },
+            "cursor": self.cursor,
+        }
 
     def _estimate(self) -> dict:
         """A sweep of a known index: list calls expected and seconds left, roughly."""
@@ -482,10 +581,9 @@ class _Run:
         now = timezone.now()
         report = self.report
         report.pace = self.pacer.as_dict()
-        # The last completed sweep's duration outlives the incremental reports after
-        # it: the next sweep is not due before several times that (``sweeps``).
-        last_full = report.seconds if report.full and self.completed else None
-        kept = {"full_seconds": last_full or sweeps.full_seconds(self.state)}
+        if report.verify:
+            report.verify_pace = self.get_pacer.as_dict()
+        kept = self._kept(now)
         update = {"running_since": None, "progress": {}, "last_report": report.as_dict() | kept}
         if report.counts.any:
             update["generation"] = Greatest("generation", Value(self.gen))
@@ -499,6 +597,35 @@ class _Run:
             )
             if report.full:
                 update.update(last_full_at=now, sweep=self.state.sweep + 1)
+            elif report.verify:
+                update.update(last_full_at=now)
         else:
             update.update(last_error_code=report.error_code or "dashboard_error", last_error_at=now)
         IndexSyncState.objects.filter(pk=self.state.pk, running_since=self.lease).update(**update)
+
+    def _kept(self, now) -> dict:
+        """What outlives the incremental reports after a sweep (``sweeps``): the last
+        verify's duration (the next is not due before several times that; a list
+        sweep's until a verify completed), when the last list sweep ended, and a
+        stopped verify's cursor and the time it spent so far."""
+        report, before = self.report, self.state.last_report or {}
+        full_seconds = sweeps.full_seconds(self.state)
+        spent = before.get("verify_spent")
+        spent = float(spent) if isinstance(spent, (int, float)) else 0.0
+        cursor = sweeps.verify_cursor(self.state)
+        listed_at = sweeps.list_at(self.state)
+        if report.full and self.completed:
+            listed_at = now
+            cursor, spent = "", 0.0  # the lists covered every row
+            full_seconds = full_seconds or report.seconds
+        elif report.verify and self.completed:
+            full_seconds = spent + report.seconds
+            cursor, spent = "", 0.0
+        elif report.verify:
+            cursor, spent = self.cursor, spent + report.seconds
+        return {
+            "full_seconds": full_seconds,
+            "list_at": listed_at.isoformat() if listed_at else None,
+            "verify_cursor": cursor,
+            "verify_spent": round(spent, 3),
+        }

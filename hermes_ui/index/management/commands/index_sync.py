@@ -1,4 +1,4 @@
-"""``manage.py index_sync [--endpoint ID] [--full]``: sync the session index now."""
+"""``manage.py index_sync [--endpoint ID] [--full | --verify]``: sync the session index now."""
 
 import time
 
@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from hermes_ui.index import stopping, sync
 from hermes_ui.index.freshness import eta_text
+from hermes_ui.index.get_pacing import verify_text
 from hermes_ui.platform.endpoints import all_endpoints
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines of a transcript build
@@ -19,9 +20,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--endpoint", help="only this endpoint id (default: all)")
-        parser.add_argument("--full", action="store_true", help="page both lists to the end")
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument(
+            "--full", action="store_true", help="a list sweep: page both lists to the end"
+        )
+        group.add_argument(
+            "--verify",
+            action="store_true",
+            help="a verify sweep: read every indexed session by GET (resumes a stopped one)",
+        )
 
-    def handle(self, *args, endpoint=None, full=False, **options):
+    def handle(self, *args, endpoint=None, full=False, verify=False, **options):
         endpoints = [ep for ep in all_endpoints() if endpoint in (None, ep.id)]
         if endpoint and not endpoints:
             raise CommandError(f"No Hermes endpoint is configured with id {endpoint!r}.")
@@ -30,7 +39,10 @@ class Command(BaseCommand):
         with stopping.on_signals():
             for ep in endpoints:
                 report = sync.sync(
-                    ep, full=True if full else None, on_progress=self._progress(ep.id)
+                    ep,
+                    full=True if full else False if verify else None,
+                    verify=True if verify else None,
+                    on_progress=self._progress(ep.id),
                 )
                 self.stdout.write(report.summary(), ending="\n")
                 self.stdout.flush()
@@ -46,6 +58,9 @@ class Command(BaseCommand):
         last = [0.0]
 
         def show(progress: dict) -> None:
+            if progress.get("phase") == "verify":
+                self._verify_line(endpoint_id, progress, last)
+                return
             if progress.get("phase") != "transcripts":
                 return
             done, total = progress.get("done", 0), progress.get("total", 0)
@@ -59,3 +74,11 @@ class Command(BaseCommand):
             )
 
         return show
+
+    def _verify_line(self, endpoint_id: str, progress: dict, last: list) -> None:
+        verify = progress.get("verify") or {}
+        done, total = verify.get("done", 0), verify.get("total", 0)
+        if done < total and time.monotonic() - last[0] < PROGRESS_EVERY:
+            return
+        last[0] = time.monotonic()
+        self.stdout.write(f"{endpoint_id}: {verify_text(verify, running=True)}")

@@ -1,0 +1,332 @@
+"""The verify sweep: every indexed session read by GET, one at a time, paced by Hermes.
+
+Behaviour, not timings: what is gone, kept, re-read and resumed, and that the
+pauses between GETs follow Hermes' latency (``get_pacing``).
+"""
+
+import threading
+from datetime import timedelta
+from itertools import pairwise
+
+import pytest
+from django.utils import timezone
+
+from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.hermes.client import HermesClient
+from hermes_ui.index import stopping, sweeps, sync
+from hermes_ui.index.freshness import Freshness
+from hermes_ui.index.get_pacing import MAX_PAUSE, GetPacer, verify_text
+from hermes_ui.index.models import ContentSession, IndexedSession, IndexSyncState
+from tests.index.test_sync import indexed, seed_lineage, seed_many
+from tests.peers import endpoint_for, make
+from tests.slow_lists import SlowLists
+from tests.waiting import until
+
+
+def state():
+    return IndexSyncState.objects.get(endpoint="local")
+
+
+def session_gets(fake) -> list[str]:
+    return [
+        path.rsplit("/", 1)[-1]
+        for method, path in fake.calls
+        if method == "GET" and path.count("/") == 3 and path.startswith("/api/sessions/")
+    ]
+
+
+# -- the pacer ------------------------------------------------------------------------
+
+
+def test_slow_gets_double_the_pause_up_to_a_cap_and_fast_ones_bring_it_back_to_the_gap():
+    pacer = GetPacer(gap=0.008)
+    for _ in range(10):
+        pacer.observe(0.002)  # an idle Hermes: 2 ms a GET, the baseline
+    assert set(pacer.pauses) == {0.008}
+    for _ in range(12):
+        pacer.observe(0.1)  # 50 x the baseline
+    slow = pacer.pauses[10:]
+    assert slow[:5] == pytest.approx([0.016, 0.032, 0.064, 0.128, 0.256])
+    assert max(slow) == MAX_PAUSE and slow[-1] == MAX_PAUSE
+    for _ in range(12):
+        pacer.observe(0.002)
+    fast = pacer.pauses[22:]
+    assert fast[0] < MAX_PAUSE and all(b <= a for a, b in pairwise(fast))
+    assert fast[-1] == pytest.approx(0.008)
+
+
+def test_a_get_under_ten_ms_never_counts_as_slow():
+    pacer = GetPacer(gap=0.008)
+    for _ in range(10):
+        pacer.observe(0.0005)
+    pacer.observe(0.009)  # 18 x the baseline, but under 10 ms
+    assert pacer.pauses[-1] == pytest.approx(0.008)
+
+
+def test_a_stop_ends_a_get_pause_at_once():
+    pacer = GetPacer(gap=60)
+    pacer.observe(0.001)
+    stopping.request_stop()
+    try:
+        with pytest.raises(stopping.SyncStopped):
+            pacer.wait()
+    finally:
+        stopping.STOP.clear()
+    assert pacer.paused < 5
+
+
+def test_the_verify_pace_reads_as_sessions_done_gets_per_ms_and_p95():
+    verify = {
+        "done": 300,
+        "total": 10000,
+        "pace": {"pause_s": 0.008, "last_ms": 4.0, "p95_ms": 5.2, "calls": 300},
+    }
+    text = verify_text(verify, running=True)
+    assert text == "verifying 300 of 10,000 sessions, 1 GET per 12 ms, Hermes p95 5.2 ms"
+    running = Freshness("local", running=True, progress={"phase": "verify", "verify": verify})
+    assert running.pace_text == text
+    # A list sweep's line is the list line, as before.
+    listing = {"pace": {"pause_s": 0, "p95_ms": 38.0, "calls": 3, "last_ms": 30.0}}
+    listing_line = Freshness("local", running=True, progress=listing).pace_text
+    assert listing_line.startswith("sweeping at full speed")
+
+
+@pytest.mark.django_db
+def test_the_endpoints_page_and_the_freshness_line_show_a_running_verify(
+    empty_hermes, mock_endpoint, login
+):
+    seed_lineage(empty_hermes)
+    sync.sync(mock_endpoint, full=True)
+    verify = {
+        "done": 3,
+        "total": 7,
+        "pace": {"pause_s": 0.016, "last_ms": 2.0, "p95_ms": 3.0, "calls": 3},
+    }
+    IndexSyncState.objects.filter(endpoint="local").update(
+        running_since=timezone.now(), progress={"phase": "verify", "verify": verify}
+    )
+    client = login("admin")
+    endpoints = client.get("/endpoints/").content.decode()
+    assert "verifying 3 of 7 sessions, 1 GET per 18 ms, Hermes p95 3.0 ms" in endpoints
+    index = client.get("/e/local/index/").content.decode()
+    assert 'id="index-verifying"' in index and "Verifying the index…" in index
+
+
+# -- the sweep against the fake Hermes -------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_session_hermes_answers_json_404_for_is_gone_after_a_verify(empty_hermes, mock_endpoint):
+    seed_lineage(empty_hermes)
+    sync.sync(mock_endpoint, full=True)
+    empty_hermes.delete("par")  # deleted elsewhere: "br" keeps its row, parent cleared
+    assert sync.sync(mock_endpoint, full=False).counts.vanished == 0  # the list misses it
+    empty_hermes.reset_counts()
+    report = sync.sync(mock_endpoint, full=False, verify=True)
+    assert not report.error_code and report.verify and report.list_calls == 1
+    assert indexed("par").vanished_at is not None
+    assert indexed("br").vanished_at is None and indexed("br").former_parent_id == "par"
+    assert report.verified == report.verify_total == 5
+    assert "par" in session_gets(empty_hermes)
+
+
+@pytest.mark.django_db
+def test_a_changed_count_makes_the_transcript_due_and_unchanged_ones_are_not_read(
+    empty_hermes, mock_endpoint
+):
+    seed_lineage(empty_hermes)
+    seed_many(empty_hermes, sync.PAGE + 50)  # the lineage sits on page two
+    sync.sync(mock_endpoint, full=True)
+    listed_preview = indexed("par").preview
+    empty_hermes.chat("par")  # a new count, same activity: the list's first page misses it
+    report = sync.sync(mock_endpoint, full=False, verify=True)
+    assert not report.error_code and report.list_calls == 1
+    assert report.counts.changed == 1 and report.content_reads == 1
+    reads = [p for m, p in empty_hermes.calls if p.endswith("/messages")]
+    assert reads[-1] == "/api/sessions/par/messages"
+    assert indexed("par").message_count == len(empty_hermes.messages["par"])
+    # Fields GET does not carry keep what the list said.
+    assert listed_preview and indexed("par").preview == listed_preview
+
+
+@pytest.mark.django_db
+def test_a_stopped_verify_resumes_after_the_last_session_it_verified(
+    empty_hermes, mock_endpoint, settings
+):
+    settings.HERMES_INDEX_CONTENT = False
+    seed_many(empty_hermes, 250)
+    sync.sync(mock_endpoint, full=True)
+    settings.HERMES_INDEX_FULL_SWEEP_SECONDS = 30
+    IndexSyncState.objects.update(last_full_at=timezone.now() - timedelta(seconds=31))
+
+    def stop_after_one_batch(progress):
+        if progress.get("phase") == "verify" and progress["verify"]["done"] >= sync.VERIFY_BATCH:
+            stopping.request_stop()
+
+    try:
+        first = sync.sync(mock_endpoint, on_progress=stop_after_one_batch)
+    finally:
+        stopping.STOP.clear()
+    assert first.verify and first.error_code == "stopped"
+    assert first.verified == sync.VERIFY_BATCH
+    ordered = sorted(IndexedSession.objects.values_list("session_id", flat=True))
+    assert sweeps.verify_cursor(state()) == ordered[sync.VERIFY_BATCH - 1]
+    assert state().running_since is None
+
+    empty_hermes.reset_counts()
+    second = sync.sync(mock_endpoint)  # still due: the verify did not complete
+    assert second.verify and not second.error_code
+    assert second.verify_from == ordered[sync.VERIFY_BATCH - 1]
+    assert second.verified == 250 - sync.VERIFY_BATCH
+    assert session_gets(empty_hermes) == ordered[sync.VERIFY_BATCH :]
+    assert sweeps.verify_cursor(state()) == ""
+    assert sweeps.kind(state()) == "incremental"
+
+
+@pytest.mark.django_db
+def test_the_verify_is_due_by_the_adaptive_interval_and_the_list_sweep_by_its_own(
+    empty_hermes, mock_endpoint, settings
+):
+    settings.HERMES_INDEX_FULL_SWEEP_SECONDS = 30
+    settings.HERMES_INDEX_LIST_SWEEP_SECONDS = 3600
+    seed_lineage(empty_hermes)
+    first = sync.sync(mock_endpoint)  # the first index is a list sweep
+    assert first.full and not first.verify
+    listed_at = sweeps.list_at(state())
+    assert listed_at is not None
+    assert sweeps.kind(state()) == "incremental"
+    IndexSyncState.objects.update(last_full_at=timezone.now() - timedelta(seconds=31))
+    verify = sync.sync(mock_endpoint)
+    assert verify.verify and not verify.full and verify.pages["default"] == 0
+    assert state().last_full_at > listed_at and sweeps.list_at(state()) == listed_at
+    assert sweeps.kind(state()) == "incremental"
+    # A long verify pushes the next one back to several times its length.
+    report = dict(state().last_report, full_seconds=100.0)
+    IndexSyncState.objects.update(
+        last_report=report, last_full_at=timezone.now() - timedelta(seconds=350)
+    )
+    assert sweeps.kind(state()) == "incremental"
+    IndexSyncState.objects.update(last_full_at=timezone.now() - timedelta(seconds=401))
+    assert sweeps.kind(state()) == "verify"
+    # The list sweep comes by its own interval, whatever the verify's.
+    old = (timezone.now() - timedelta(seconds=3601)).isoformat()
+    IndexSyncState.objects.update(last_report=dict(report, list_at=old))
+    assert sweeps.kind(state()) == "list"
+    assert sync.sync(mock_endpoint).full is True
+
+
+@pytest.mark.django_db
+def test_index_sync_verify_runs_one_now(empty_hermes, mock_endpoint, capsys):
+    from django.core.management import call_command
+
+    seed_lineage(empty_hermes)
+    sync.sync(mock_endpoint, full=True)
+    empty_hermes.delete("par")
+    call_command("index_sync", "--verify")
+    out = capsys.readouterr().out
+    assert "full sweep by GET" in out and "verified 5 of 5 sessions" in out
+    assert indexed("par").vanished_at is not None
+
+
+# -- against the real peer (through the fault relay) ----------------------------------
+
+
+def _relayed(settings, peer, relay):
+    base = endpoint_for(settings, peer)
+    endpoint = type(base)(base.id, relay.url, base.api_key)
+    settings.HERMES_ENDPOINTS = {"local": endpoint}
+    return endpoint
+
+
+@pytest.mark.peer
+@pytest.mark.django_db
+def test_a_hermes_whose_gets_slow_down_makes_the_pauses_grow_then_recover(settings, hermes_peer):
+    settings.HERMES_INDEX_CONTENT = False
+    settings.HERMES_INDEX_VERIFY_GAP_MS = 8
+    # GETs 31-36 take 80 ms (far past 4 x an idle peer's few ms); the rest are fast.
+    with SlowLists(hermes_peer.base_url, get_delay=lambda n: 0.08 if 30 < n <= 36 else 0) as slow:
+        endpoint = _relayed(settings, hermes_peer, slow)
+        sync.sync(endpoint, full=True)
+        slow.gets.clear()
+        report = sync.sync(endpoint, full=False, verify=True)
+    assert not report.error_code and report.verified >= 60
+    gaps = slow.get_pauses()  # what Hermes saw between one GET's end and the next
+    backing_off = gaps[30:36]  # after each slow GET: 16, 32, 64, 128, 256, 512 ms
+    assert all(b > a for a, b in pairwise(backing_off)), backing_off
+    assert backing_off[-1] >= 0.4
+    later = sorted(gaps[50:])
+    assert later[len(later) // 2] < 0.05  # back to the gap (plus the index's own writes)
+    assert report.verify_pace["calls"] == report.verified
+
+
+@pytest.mark.peer
+@pytest.mark.django_db
+def test_a_plain_404_stops_the_verify_with_no_session_api_and_nothing_gone(settings, hermes_peer):
+    settings.HERMES_INDEX_CONTENT = False
+    with SlowLists(hermes_peer.base_url) as slow:
+        endpoint = _relayed(settings, hermes_peer, slow)
+        sync.sync(endpoint, full=True)
+        present = IndexedSession.objects.filter(vanished_at__isnull=True).count()
+        slow.plain_404_gets = True
+        report = sync.sync(endpoint, full=False, verify=True)
+    assert report.error_code == "no_session_api"
+    assert IndexedSession.objects.filter(vanished_at__isnull=True).count() == present
+    assert state().last_error_code == "no_session_api"
+    assert len(slow.gets) == 1  # it stopped at the first plain 404
+
+
+@pytest.mark.peer
+@pytest.mark.django_db(transaction=True)
+def test_the_index_answers_while_a_verify_runs(settings, hermes_peer, login):
+    settings.HERMES_INDEX_CONTENT = False
+    with SlowLists(hermes_peer.base_url) as slow:
+        endpoint = _relayed(settings, hermes_peer, slow)
+        sync.sync(endpoint, full=True)
+        slow.get_delay = 0.05  # keeps the verify running while the page is read
+        done = threading.Event()
+        reports = []
+
+        def verify():
+            try:
+                reports.append(sync.sync(endpoint, full=False, verify=True))
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=verify, name="index-verify-local")
+        worker.start()
+        try:
+            until(lambda: len(slow.gets) >= 5, 60, "the verify sent no GET")
+            answer = login("support").get("/e/local/index/")
+            assert not done.is_set(), "the verify ended before the page was read"
+            html = answer.content.decode()
+            assert answer.status_code == 200 and "Verifying the index…" in html
+            assert "/sessions/" in html
+        finally:
+            stopping.request_stop()
+            worker.join(120)
+            stopping.STOP.clear()
+    assert reports and reports[0].error_code == "stopped"
+
+
+@pytest.mark.peer
+@pytest.mark.django_db
+def test_a_session_deleted_on_hermes_leaves_the_index_after_a_verify_and_others_are_kept(
+    settings, fresh_peer
+):
+    endpoint = endpoint_for(settings, fresh_peer)
+    make(endpoint, "verify-gone", chat=True)
+    make(endpoint, "verify-kept", chat=True)
+    sync.sync(endpoint, full=True)
+    kept_signature = ContentSession.objects.get(session_id="verify-kept").signature
+    client = HermesClient(endpoint)
+    try:
+        client.delete_session("verify-gone", idempotency_key=mint_key())  # not via the dashboard
+    finally:
+        client.close()
+    assert sync.sync(endpoint, full=False).counts.vanished == 0  # the list alone misses it
+    report = sync.sync(endpoint, full=False, verify=True)
+    assert not report.error_code and report.verified == report.verify_total
+    assert indexed("verify-gone").vanished_at is not None
+    assert indexed("verify-kept").vanished_at is None
+    assert report.content_reads == 0  # nothing changed: no transcript read
+    assert ContentSession.objects.get(session_id="verify-kept").signature == kept_signature
