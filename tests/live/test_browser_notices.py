@@ -82,7 +82,8 @@ def test_a_deletion_request_reaches_the_admins_open_queue(chromium, live_dashboa
 
         # The admin's open queue shows it within 5 s, redrawn in place by the notice.
         wait_for_js(admin, "document.getElementById('live-notices').dataset.liveRedraws", 5)
-        admin.wait_for_selector(f"#deletion-{pk}[data-status=pending]", timeout=5000)
+        # The row is swapped in before htmx settles it; the notice's mark comes at settle.
+        admin.wait_for_selector(f"#deletion-{pk}.live-changed[data-status=pending]", timeout=5000)
         assert admin.locator(f"#deletion-{pk}").get_attribute("class") == "live-changed"
         assert admin.url == base + "/deletions/"  # no reload
         assert admin.evaluate("window.__pwned") is None
