@@ -7,7 +7,8 @@ runs (only a probe session that the chat turns below write to grows). For
 each size, in a child process with a fresh dashboard database:
 
 1. Hermes idle: a transcript read (``GET /api/sessions/{id}/messages`` of a
-   random session) every 50 ms and a chat turn every second, p95 of each;
+   random session) every 50 ms and a chat turn every second, p95 of each, sent
+   by a process of their own (``devtools/bench/probe.py``), as other clients are;
 2. the first index (a full sweep reading both lists to the end, and every
    transcript) at full speed, ``HERMES_INDEX_PACE_MAX_STRETCH=1``, as an
    operator would build it in a quiet hour, with the same probes running: its
@@ -44,7 +45,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -53,15 +53,12 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+from devtools.bench.probe import Probe
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data" / "bench-100k"
-READ_EVERY = 0.05  # the background load: one transcript read every 50 ms
-CHAT_EVERY = 1.0  # and a chat turn a second
-IDLE_SECONDS = 20
-CHAT_SESSION = "bench-probe-chat"
-CHAT_TURNS_PER_SESSION = 20  # then the chat probe starts a new session
+# An idle reading: ~600 transcript reads and 30 chat turns (a p95 of 20 turns is their max).
+IDLE_SECONDS = 30
 RARE, COMMON = "4242", "question"  # in one session's messages / in half of all messages
 
 
@@ -154,93 +151,6 @@ def _growth(stdout, results: dict) -> None:
 # -- the child ------------------------------------------------------------------
 
 
-class Probe:
-    """Other clients of Hermes: a transcript read every 50 ms and a chat turn a second."""
-
-    def __init__(self, base_url: str, key: str, count: int):
-        self.http = httpx.Client(
-            base_url=base_url, timeout=120, headers={"Authorization": f"Bearer {key}"}
-        )
-        self.count = count
-        self.reads: list[float] = []
-        self.chats: list[float] = []
-        self.errors = 0
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self._run = f"{os.getpid()}-{int(time.time())}"
-        self._chat_sessions = 0
-        self.chat_session = self._new_chat_session()
-
-    def _new_chat_session(self) -> str:
-        """A fresh session for the chat probe: a turn's cost grows with its transcript."""
-        self._chat_sessions += 1
-        sid = f"{CHAT_SESSION}-{self._run}-{self._chat_sessions}"
-        answer = self.http.post("/api/sessions", json={"id": sid, "title": "Bench probe"})
-        if answer.status_code not in (200, 201, 409):
-            answer.raise_for_status()
-        return sid
-
-    def _read_loop(self) -> None:
-        rng = random.Random(7)
-        while not self._stop.is_set():
-            sid = f"bench_{rng.randrange(self.count):05d}"
-            started = time.perf_counter()
-            try:
-                self.http.get(f"/api/sessions/{sid}/messages").raise_for_status()
-                self.reads.append(time.perf_counter() - started)
-            except httpx.HTTPError:
-                self.errors += 1
-            self._stop.wait(max(0.0, READ_EVERY - (time.perf_counter() - started)))
-
-    def _chat_loop(self) -> None:
-        turns = 0
-        while not self._stop.is_set():
-            if turns and turns % CHAT_TURNS_PER_SESSION == 0:
-                try:
-                    self.chat_session = self._new_chat_session()
-                except httpx.HTTPError:
-                    self.errors += 1
-            turns += 1
-            started = time.perf_counter()
-            try:
-                self.http.post(
-                    f"/api/sessions/{self.chat_session}/chat", json={"message": "ping"}
-                ).raise_for_status()
-                self.chats.append(time.perf_counter() - started)
-            except httpx.HTTPError:
-                self.errors += 1
-            self._stop.wait(max(0.0, CHAT_EVERY - (time.perf_counter() - started)))
-
-    def start(self) -> None:
-        self.reads, self.chats, self.errors = [], [], 0
-        self._stop.clear()
-        self._threads = [
-            threading.Thread(target=self._read_loop, daemon=True),
-            threading.Thread(target=self._chat_loop, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
-
-    def stop(self) -> dict:
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(180)
-        return {
-            "read_p95": _p95(self.reads),
-            "chat_p95": _p95(self.chats),
-            "reads": len(self.reads),
-            "chats": len(self.chats),
-            "errors": self.errors,
-        }
-
-
-def _p95(samples: list[float]) -> float:
-    if not samples:
-        return float("nan")
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)] * 1000
-
-
 def _latency(label: str, figures: dict, idle: dict | None = None) -> str:
     text = (
         f"{label}: transcript read p95 {figures['read_p95']:.1f} ms ({figures['reads']} reads), "
@@ -252,7 +162,7 @@ def _latency(label: str, figures: dict, idle: dict | None = None) -> str:
         verdict = "met" if max(r, c) <= 1.5 else "NOT met"
         text += f"; {r:.2f}x and {c:.2f}x idle (target <= 1.5x: {verdict})"
     if figures["errors"]:
-        text += f"; {figures['errors']} probe errors"
+        text += f"; {figures['errors']} probe errors (first: {figures.get('first_error')})"
     return text
 
 
