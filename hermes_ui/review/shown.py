@@ -2,7 +2,8 @@
 
 A completed item's authoritative review speaks for it when an admin picked one;
 otherwise every completed review of it is shown, each with its reviewer. One query
-for the labels, one for the queues, whatever the number of messages.
+for the items, one for the labels, whatever the number of messages; the labels'
+query is skipped when the items already say there are none (most sessions).
 """
 
 from __future__ import annotations
@@ -39,15 +40,22 @@ def labels(ep: Endpoint, session_id: str) -> list[Label]:
     return [lab for lab in found if lab.review.item_id not in picked or lab.review.authoritative]
 
 
+_ITEMS_SHOWN = 50
+
+
 def for_session(ep: Endpoint, session_id: str, user) -> Shown:
     shown = Shown()
-    for label in labels(ep, session_id):
-        (shown.session if label.message_id is None else shown.messages).append(label)
     shown.items = list(
         Item.objects.filter(**ep.scope(), session_id=session_id)
         .select_related("queue")
-        .order_by("queue__name", "message_id")[:50]
+        .order_by("queue__name", "message_id")[:_ITEMS_SHOWN]
     )
+    # A label belongs to a completed item of its own session (labelling copies the
+    # item's session id): when every item of the session is listed and none is
+    # completed, there is no label to read.
+    if len(shown.items) >= _ITEMS_SHOWN or any(i.state == Item.COMPLETED for i in shown.items):
+        for label in labels(ep, session_id):
+            (shown.session if label.message_id is None else shown.messages).append(label)
     if has_role(user, REVIEWER):
         shown.queues = queues.workable(user, list(queues.of_endpoint(ep)))
     return shown
