@@ -15,15 +15,18 @@ from hermes_ui.lineage.consequences import compute
 from hermes_ui.platform.endpoints import Endpoint
 
 
-def open_request(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
-    """The request still in progress for this session, if any (one at a time)."""
-    return (
-        DeletionRequest.objects.filter(
-            **endpoint.scope(), session_id=session_id, status__in=OPEN_STATUSES
-        )
-        .order_by("-created_at")
-        .first()
+def open_request(
+    endpoint: Endpoint, session_id: str, only: tuple[str, ...] = ()
+) -> DeletionRequest | None:
+    """The request still in progress for this session, if any (one at a time).
+    ``only``: the fields to read (the session page's action needs two, not the
+    snapshot and consequences a request keeps)."""
+    found = DeletionRequest.objects.filter(
+        **endpoint.scope(), session_id=session_id, status__in=OPEN_STATUSES
     )
+    if only:
+        found = found.only(*only)
+    return found.order_by("-created_at").first()
 
 
 def lists_now(endpoint: Endpoint) -> tuple[list[dict], set[str]]:

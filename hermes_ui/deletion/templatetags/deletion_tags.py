@@ -22,7 +22,8 @@ def deletion_new_url(endpoint_id: str, session_id: str) -> str:
 
 @register.simple_tag
 def open_deletion(endpoint, session_id: str):
-    return open_request(endpoint, session_id)
+    """The session page's action shows the open request's number and status only."""
+    return open_request(endpoint, session_id, only=("id", "status"))
 
 
 @register.simple_tag(takes_context=True)
