@@ -30,10 +30,11 @@ def thread(ep: Endpoint, session_id: str, message_id: int | None) -> list[Note]:
     )
 
 
-def counts(ep: Endpoint, session_id: str) -> dict[int, int]:
-    """How many notes each message of the session has (one query for the whole page)."""
+def counts(ep: Endpoint, session_id: str) -> dict[int | None, int]:
+    """How many notes each message of the session has, and the session's own thread
+    (under ``None``): one query for the whole page."""
     found = (
-        Note.objects.filter(**ep.scope(), session_id=session_id, message_id__isnull=False)
+        Note.objects.filter(**ep.scope(), session_id=session_id)
         .values("message_id")
         .annotate(n=Count("id"))
         .order_by()
