@@ -24,16 +24,17 @@ SESSION_KEY_HEADER = "session_key_header"  # /v1/capabilities names the memory-s
 def latest_turn(endpoint: Endpoint, session_ids: set[str]) -> Turn | None:
     """The newest turn sent from here on any of these ids (refusals by Hermes left out)."""
     ids = [s for s in session_ids if s]
-    turn = (
-        Turn.objects.filter(**endpoint.scope(), rejected=False)
-        .filter(
-            Q(requested_session_id__in=ids)
-            | Q(target_session_id__in=ids)
-            | Q(effective_session_id__in=ids)
-        )
-        .select_related("user")
-        .first()
+    found = Turn.objects.filter(**endpoint.scope(), rejected=False).filter(
+        Q(requested_session_id__in=ids)
+        | Q(target_session_id__in=ids)
+        | Q(effective_session_id__in=ids)
     )
+    # Its id first: most sessions were never chatted with from here, and the id alone
+    # is a much cheaper query than the turn's row with its user.
+    pk = found.values_list("pk", flat=True).first()
+    if pk is None:
+        return None
+    turn = Turn.objects.select_related("user").filter(pk=pk).first()
     return store.settle_if_orphaned(turn) if turn is not None else None
 
 
