@@ -66,12 +66,14 @@ class HermesBoundField(forms.BoundField):
 
     def _cache_key(self) -> tuple | None:
         """What the field group's HTML depends on, for an empty field without errors
-        (a typed value is request text: rendered each time, never kept)."""
+        (a typed value is request text: rendered each time, never kept). A box the form
+        itself ticks (``True``, the export box's "redacted" for support) is as constant."""
         if not getattr(self.form, "cache_field_html", False):
             return None
         widget, value = self.field.widget, self.value()
         choices = getattr(widget, "choices", ())
-        if value not in (None, "", False) or self.errors or not isinstance(choices, (list, tuple)):
+        constant = value is True or value in (None, "", False)
+        if not constant or self.errors or not isinstance(choices, (list, tuple)):
             return None
         return (
             type(self.form),
