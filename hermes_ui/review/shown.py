@@ -45,9 +45,12 @@ _ITEMS_SHOWN = 50
 
 def for_session(ep: Endpoint, session_id: str, user) -> Shown:
     shown = Shown()
+    # What the page and the API show of an item, and no more: the row and its queue
+    # in full made this the page's dearest query to build.
     shown.items = list(
         Item.objects.filter(**ep.scope(), session_id=session_id)
         .select_related("queue")
+        .only("id", "queue_id", "message_id", "state", "queue__name")
         .order_by("queue__name", "message_id")[:_ITEMS_SHOWN]
     )
     # A label belongs to a completed item of its own session (labelling copies the
