@@ -63,9 +63,11 @@ def read_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = N
 
 # On every session page: compiled once (platform.prepared).
 _ARCHIVED_ONE = Prepared(
-    lambda ep, fp, sid: IndexedSession.objects.filter(
-        ARCHIVED, endpoint=ep, endpoint_fp=fp, session_id=sid
-    ).values_list("pk")[:1]
+    lambda ep, fp, sid: (
+        IndexedSession.objects.filter(ARCHIVED, endpoint=ep, endpoint_fp=fp, session_id=sid)
+        .values_list("pk")
+        .order_by()[:1]
+    )
 )
 
 

@@ -86,9 +86,11 @@ def save(ep: Endpoint, user, session_id: str, message_id: int, text: str) -> Cor
 # Whether the session has any correction, compiled once (platform.prepared): most have
 # none, and this answer costs a tenth of reading the rows through the ORM.
 _ANY = Prepared(
-    lambda ep, fp, sid: Correction.objects.filter(
-        endpoint=ep, endpoint_fp=fp, session_id=sid
-    ).values_list("pk")[:1]
+    lambda ep, fp, sid: (
+        Correction.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
+        .values_list("pk")
+        .order_by()[:1]
+    )
 )
 
 
