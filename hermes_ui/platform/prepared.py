@@ -61,7 +61,8 @@ class Prepared:
                 slots.append(_Constant(param))  # part of the query itself (rejected=False)
         missing = set(where.values()) - set(slots)
         if missing:
-            raise ValueError(f"prepared query: placeholders {sorted(missing)} not in its SQL")
+            unused = sorted(missing, key=repr)
+            raise ValueError(f"prepared query: placeholders {unused} not in its SQL")
         return query.db, sql, slots
 
 

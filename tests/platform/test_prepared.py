@@ -78,3 +78,9 @@ def test_a_prepared_query_is_counted_like_any_other(tagged):
     with CaptureQueriesContext(connection) as captured:
         assert len(prepared.rows("a")) == 2
     assert len(captured) == 1
+
+
+def test_a_value_the_query_does_not_use_is_refused(db):
+    prepared = Prepared(lambda name, unused: Tag.objects.filter(name=name).values_list("pk"))
+    with pytest.raises(ValueError, match="not in its SQL"):
+        prepared.rows("red", "blue")
