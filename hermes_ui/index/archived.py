@@ -18,6 +18,7 @@ from django.db.models import Q
 from hermes_ui.index import badges, facets
 from hermes_ui.index.badges import Badge
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.platform.prepared import Prepared
 
 LABEL = "archived on Hermes (inferred: not listed, still readable)"
 RESTORE = (
@@ -60,10 +61,18 @@ def read_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = N
     return {sid: [badge] for sid in found.values_list("session_id", flat=True)}
 
 
+# On every session page: compiled once (platform.prepared).
+_ARCHIVED_ONE = Prepared(
+    lambda ep, fp, sid: (
+        IndexedSession.objects.filter(ARCHIVED, endpoint=ep, endpoint_fp=fp, session_id=sid)
+        .values_list("pk")
+        .order_by()[:1]
+    )
+)
+
+
 def state(endpoint, session_id: str) -> bool:
-    return IndexedSession.objects.filter(
-        ARCHIVED, **endpoint.scope(), session_id=session_id
-    ).exists()
+    return _ARCHIVED_ONE.first(endpoint.id, endpoint.fingerprint, session_id) is not None
 
 
 def register() -> None:

@@ -6,6 +6,7 @@ which is how the contract's "input cannot select a different endpoint" rule
 holds here.
 """
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -58,11 +59,13 @@ def _parts(base_url: str):
     return scheme, host, parts.path.rstrip("/")
 
 
+@functools.lru_cache(maxsize=64)
 def url_fingerprint(base_url: str) -> str:
     """16 hex digits of the normalised base URL (scheme, host, port, path).
 
     Credentials, query and a trailing slash do not change which server, and
-    so which database, an URL names; they are left out.
+    so which database, an URL names; they are left out. Kept per URL: a pure
+    function of it, asked a dozen times a page (every ``scope()``).
     """
     scheme, host, path = _parts(base_url)
     return hashlib.sha256(f"{scheme}://{host}{path}".encode()).hexdigest()[:16]

@@ -14,7 +14,8 @@ markup, and rendering it through the templates is a large part of that page.
 
 from django import forms
 from django.forms.renderers import TemplatesSetting
-from django.utils.safestring import SafeString
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 FIELD_TEMPLATE = "partials/field.html"
 # Label and control side by side, no error paragraph (a bar's errors are listed
@@ -65,12 +66,14 @@ class HermesBoundField(forms.BoundField):
 
     def _cache_key(self) -> tuple | None:
         """What the field group's HTML depends on, for an empty field without errors
-        (a typed value is request text: rendered each time, never kept)."""
+        (a typed value is request text: rendered each time, never kept). A box the form
+        itself ticks (``True``, the export box's "redacted" for support) is as constant."""
         if not getattr(self.form, "cache_field_html", False):
             return None
         widget, value = self.field.widget, self.value()
         choices = getattr(widget, "choices", ())
-        if value not in (None, "", False) or self.errors or not isinstance(choices, (list, tuple)):
+        constant = value is True or value in (None, "", False)
+        if not constant or self.errors or not isinstance(choices, (list, tuple)):
             return None
         return (
             type(self.form),
@@ -117,6 +120,25 @@ class HermesBoundField(forms.BoundField):
             error_id = self.error_id if self.shows_errors else ""
             ids = ids.replace(f"{self.auto_id}_error", error_id).strip()
         return ids
+
+
+class PlainHiddenInput(forms.HiddenInput):
+    """A hidden input drawn in Python, the markup of Django's ``input.html`` and
+    ``attrs.html``: a value new on every page (the chat box's form key) cannot be kept
+    like an empty field, and two templates for one ``<input>`` are most of its cost."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        context = self.get_context(name, value, attrs)["widget"]
+        out = [f'<input type="{escape(context["type"])}" name="{escape(context["name"])}"']
+        if context["value"] is not None:
+            out.append(f' value="{escape(str(context["value"]))}"')
+        for key, val in context["attrs"].items():
+            if val is True:
+                out.append(f" {escape(key)}")
+            elif val is not False:
+                out.append(f' {escape(key)}="{escape(str(val))}"')
+        out.append(">")
+        return mark_safe("".join(out))  # noqa: S308 - every value above is escaped
 
 
 class SeenValues(forms.Select):

@@ -3,7 +3,8 @@
 The page draws up to thousands of messages; each asks for its marks (note
 count, corrections as diffs, links). ``for_page`` reads the whole session's
 counts and corrections in two queries and keeps them on the request, so a
-message costs no query.
+message costs no query. The counts include the session's own thread: the notes
+panel, drawn first, reads them and skips the thread's query when it is empty.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ class MessageMarks:
 
 
 class PageMarks:
-    def __init__(self, ep: Endpoint, session_id: str, user):
+    def __init__(self, ep: Endpoint, session_id: str, user, counts: dict[int | None, int]):
         self.ep, self.session_id, self.user = ep, session_id, user
-        self.counts = notes.counts(ep, session_id)
+        self.counts = counts  # a message id is never None: the session's own count is ignored
         self.corrections = corrections.for_session(ep, session_id)
         self.may_correct = has_role(user, REVIEWER)
         # Each message's links differ only in ``message=``: reversed once for the page.
@@ -58,21 +59,39 @@ def _with_message(url: str) -> str:
     return url + ("&" if "?" in url else "?") + "message="
 
 
-def for_page(request, ep: Endpoint, session_id: str) -> PageMarks:
+def _memo(request) -> dict:
     cached = getattr(request, _CACHE, None)
     if cached is None:
         cached = {}
         setattr(request, _CACHE, cached)
-    key = (ep.id, session_id)
+    return cached
+
+
+def page_counts(request, ep: Endpoint, session_id: str) -> dict[int | None, int]:
+    """The session's note counts (``notes.counts``), read once per request."""
+    cached, key = _memo(request), ("counts", ep.id, session_id)
     if key not in cached:
-        cached[key] = PageMarks(ep, session_id, request.user)
+        cached[key] = notes.counts(ep, session_id)
     return cached[key]
 
 
-def thread(request, ep: Endpoint, session_id: str, message_id: int | None, form=None) -> dict:
-    """A thread as ``review/_thread.html`` draws it: its notes, what the user may do, the form."""
+def for_page(request, ep: Endpoint, session_id: str) -> PageMarks:
+    cached, key = _memo(request), (ep.id, session_id)
+    if key not in cached:
+        counts = page_counts(request, ep, session_id)
+        cached[key] = PageMarks(ep, session_id, request.user, counts)
+    return cached[key]
+
+
+def thread(
+    request, ep: Endpoint, session_id: str, message_id: int | None, form=None, counts=None
+) -> dict:
+    """A thread as ``review/_thread.html`` draws it: its notes, what the user may do, the form.
+    ``counts``: the session's note counts when already read (the session page): a thread
+    they count no note in is not read."""
     user = request.user
-    found = notes.thread(ep, session_id, message_id)
+    empty = counts is not None and not counts.get(message_id)
+    found = [] if empty else notes.thread(ep, session_id, message_id)
     query = {} if message_id is None else {"message": message_id}
     return {
         "dom_id": "notes" if message_id is None else f"notes-msg-{message_id}",

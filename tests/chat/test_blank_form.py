@@ -54,3 +54,19 @@ def test_a_refused_field_keeps_its_error_id_and_says_its_codes():
     assert 'id="error-image_urls" data-codes="invalid_image_url"' in group
     assert 'aria-describedby="error-image_urls"' in group
     assert "data-codes" not in bound["message"].as_field_group()  # no error, no paragraph
+
+
+class _Hidden(forms.Form):
+    django = forms.CharField(widget=forms.HiddenInput(attrs={"data-x": '<"&>', "hidden": True}))
+    plain = forms.CharField(
+        widget=form_rendering.PlainHiddenInput(attrs={"data-x": '<"&>', "hidden": True})
+    )
+
+
+def test_the_form_key_input_is_drawn_as_django_draws_a_hidden_input():
+    for initial in ({"django": 'k"<&>', "plain": 'k"<&>'}, {}):
+        form = _Hidden(initial=initial)
+        django, plain = str(form["django"]), str(form["plain"])
+        assert plain == django.replace('"django"', '"plain"').replace("id_django", "id_plain")
+    valued = str(_Hidden(initial={"plain": 'k"<&>'})["plain"])
+    assert 'value="k&quot;&lt;&amp;&gt;"' in valued and 'data-x="&lt;&quot;&amp;&gt;"' in valued

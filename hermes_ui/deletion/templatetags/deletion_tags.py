@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.policy import RULES
-from hermes_ui.deletion.request import open_request
+from hermes_ui.deletion.request import open_case
 from hermes_ui.web.roles import ADMIN, has_role
 
 register = template.Library()
@@ -22,7 +22,8 @@ def deletion_new_url(endpoint_id: str, session_id: str) -> str:
 
 @register.simple_tag
 def open_deletion(endpoint, session_id: str):
-    return open_request(endpoint, session_id)
+    """The session page's action shows the open request's number and status only."""
+    return open_case(endpoint, session_id)
 
 
 @register.simple_tag(takes_context=True)

@@ -39,7 +39,9 @@ _CORRECT = (
 @register.simple_tag(takes_context=True)
 def session_notes(context) -> dict:
     """The session's own thread (not its messages'), for the session page."""
-    return note_marks.thread(context["request"], context["endpoint"], context["session_id"], None)
+    request, ep, session_id = context["request"], context["endpoint"], context["session_id"]
+    counts = note_marks.page_counts(request, ep, session_id)  # the messages' marks reuse them
+    return note_marks.thread(request, ep, session_id, None, counts=counts)
 
 
 @register.simple_tag(takes_context=True)
