@@ -14,11 +14,23 @@ from tests.slow_lists import SlowLists
 def test_slow_calls_double_the_pause_and_fast_ones_shorten_it_to_none():
     pacer = Pacer(target=0.05, min_pause=0.1, max_stretch=1000)
     for _ in range(4):
-        pacer.observe(0.2)
+        pacer.observe(0.06)  # just past the target: the doubling rules
     assert pacer.pauses == pytest.approx([0.1, 0.2, 0.4, 0.8])
     for _ in range(9):
         pacer.observe(0.01)
     assert pacer.pauses[4:] == pytest.approx([0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0, 0], abs=1e-9)
+
+
+def test_a_call_k_times_the_target_pauses_k_minus_one_times_itself_at_once():
+    """A big table's first list call does not wait for the doubling to catch up: the
+    sweep's share of Hermes' time is at most target / call from the first pause on."""
+    pacer = Pacer(target=0.05, min_pause=0.25, max_stretch=50)
+    pacer.observe(0.45)  # nine times the target: 8 x 0.45 s
+    assert pacer.pauses == pytest.approx([3.6])
+    pacer.observe(0.45)  # then doubling, up to the stretch's cap (49 x 0.45 s)
+    pacer.observe(0.45)
+    pacer.observe(0.45)
+    assert pacer.pauses[1:] == pytest.approx([7.2, 14.4, 22.05])
 
 
 def test_a_pause_is_at_most_stretch_minus_one_times_the_call():
@@ -78,15 +90,16 @@ def test_a_hermes_whose_list_calls_slow_down_makes_the_sweep_back_off_then_recov
         report = sync.sync(endpoint, full=True)
     assert not report.error_code and report.list_calls >= 14
     gaps = slow.pauses()  # what Hermes saw between the end of one call and the next
-    # Backing off: each slow call doubled the pause (0.2, 0.4, 0.8, 1.6 s) ...
-    assert gaps[0] >= 0.18 and gaps[3] >= 1.5
+    # Backing off: each slow call doubled the pause (from 0.4 x (0.4 / 0.15 - 1) = 0.67 s,
+    # the share a call 2.7 times the target leaves Hermes, to 5.3 s) ...
+    assert gaps[0] >= 0.6 and gaps[3] >= 5
     assert gaps[0] < gaps[1] < gaps[2] < gaps[3]
     # ... and recovering: fast calls shortened it, to full speed.
     assert gaps[4] < gaps[3]
     later = sorted(gaps[9:])
     assert later[len(later) // 2] < 0.15  # no pause left (only the index's own writes)
     assert report.pace["calls"] == report.list_calls
-    assert report.pace["paused_s"] >= 0.2 + 0.4 + 0.8 + 1.6
+    assert report.pace["paused_s"] >= 0.6 + 1.3 + 2.6 + 5.2
 
     # The endpoints page shows the last sync's pace.
     html = login("admin").get("/endpoints/").content.decode()
