@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui.index import badges, counts, facets
+from hermes_ui.index import badges, counts, facets, sync_state
 from hermes_ui.index.badges import Badge
-from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.prepared import Prepared
 
 LABEL = "archived on Hermes (inferred: not listed, still readable)"
@@ -55,7 +55,7 @@ def hides_any(endpoint) -> bool:
     every root (22 ms of a 34 ms page), so it is cached per state of the index,
     like the page's counts: a row becomes archived-looking only through a sync.
     """
-    state = IndexSyncState.objects.filter(**endpoint.scope()).first()
+    state = sync_state.stored(endpoint)  # the freshness line read it for the same page
     at = counts.version(state) if state is not None else None
     found = IndexedSession.objects.filter(ARCHIVED, **endpoint.scope())
     return bool(counts.cached(endpoint, "archived-any", at, lambda: int(found.exists())))
@@ -70,17 +70,15 @@ def read_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = N
 
 
 # On every session page: compiled once (platform.prepared).
-_ARCHIVED_ONE = Prepared(
-    lambda ep, fp, sid: (
-        IndexedSession.objects.filter(ARCHIVED, endpoint=ep, endpoint_fp=fp, session_id=sid)
-        .values_list("pk")
-        .order_by()[:1]
+_ARCHIVED_ONE = Prepared.any_row(
+    lambda ep, fp, sid: IndexedSession.objects.filter(
+        ARCHIVED, endpoint=ep, endpoint_fp=fp, session_id=sid
     )
 )
 
 
 def state(endpoint, session_id: str) -> bool:
-    return _ARCHIVED_ONE.first(endpoint.id, endpoint.fingerprint, session_id) is not None
+    return _ARCHIVED_ONE.found(endpoint.id, endpoint.fingerprint, session_id)
 
 
 def register() -> None:

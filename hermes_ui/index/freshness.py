@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from hermes_ui.index import counts
+from hermes_ui.index import counts, sync_state
 from hermes_ui.index.get_pacing import verify_text
 from hermes_ui.index.lease import LEASE
 from hermes_ui.index.models import IndexSyncState
@@ -94,7 +94,7 @@ class Freshness:
 def of(endpoint: Endpoint) -> Freshness:
     """Read only: a page load never starts the replacement of an old index."""
     endpoint_id = endpoint.id
-    state = IndexSyncState.objects.filter(**endpoint.scope()).first()
+    state = sync_state.stored(endpoint)
     if state is None:
         older = IndexSyncState.objects.filter(endpoint=endpoint_id).order_by("-pk").first()
         if older is None:

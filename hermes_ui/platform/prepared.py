@@ -43,6 +43,15 @@ class Prepared:
         found = self.rows(*values)
         return found[0] if found else None
 
+    @classmethod
+    def any_row(cls, build: Callable[..., QuerySet]) -> Prepared:
+        """Whether ``build``'s queryset has a row (``found``): one id, and no ordering (a
+        model's default ordering can join other tables for nothing)."""
+        return cls(lambda *marks: build(*marks).values_list("pk").order_by()[:1])
+
+    def found(self, *values) -> bool:
+        return self.first(*values) is not None
+
     def _compile(self, shape: tuple) -> tuple[str, str, list]:
         marks = [_placeholder(i, kind) for i, kind in enumerate(shape)]
         query = self._build(*marks)

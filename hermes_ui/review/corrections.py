@@ -85,12 +85,8 @@ def save(ep: Endpoint, user, session_id: str, message_id: int, text: str) -> Cor
 
 # Whether the session has any correction, compiled once (platform.prepared): most have
 # none, and this answer costs a tenth of reading the rows through the ORM.
-_ANY = Prepared(
-    lambda ep, fp, sid: (
-        Correction.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
-        .values_list("pk")
-        .order_by()[:1]
-    )
+_ANY = Prepared.any_row(
+    lambda ep, fp, sid: Correction.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
 )
 
 
@@ -98,7 +94,7 @@ def for_session(ep: Endpoint, session_id: str) -> dict[int, list[Correction]]:
     """The session's corrections by message id, newest first (one query when it has none,
     two when it has some)."""
     found: dict[int, list[Correction]] = {}
-    if _ANY.first(ep.id, ep.fingerprint, session_id) is None:
+    if not _ANY.found(ep.id, ep.fingerprint, session_id):
         return found
     for correction in Correction.objects.filter(**ep.scope(), session_id=session_id):
         found.setdefault(correction.message_id, []).append(correction)

@@ -46,20 +46,15 @@ _ITEMS_SHOWN = 50
 
 
 # Whether the session is in any queue, compiled once (platform.prepared): most are in
-# none, and this answer costs a tenth of reading the items through the ORM (any row:
-# no ordering, so no join for the queue's).
-_ANY_ITEM = Prepared(
-    lambda ep, fp, sid: (
-        Item.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
-        .values_list("pk")
-        .order_by()[:1]
-    )
+# none, and this answer costs a tenth of reading the items through the ORM.
+_ANY_ITEM = Prepared.any_row(
+    lambda ep, fp, sid: Item.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
 )
 
 
 def for_session(ep: Endpoint, session_id: str, user) -> Shown:
     shown = Shown()
-    if _ANY_ITEM.first(ep.id, ep.fingerprint, session_id) is not None:
+    if _ANY_ITEM.found(ep.id, ep.fingerprint, session_id):
         # What the page and the API show of an item, and no more: the row and its
         # queue in full made this the page's dearest query to build.
         shown.items = list(
