@@ -173,6 +173,10 @@ TEMPLATES = [
                 "hermes_ui.web.context.navigation",
                 "hermes_ui.endpoint_status.context.session_api_banner",
             ],
+            # {% load static %} resolves each file's URL once (web/templatetags/static_urls.py).
+            "libraries": {"static": "hermes_ui.web.templatetags.static_urls"},
+            # {% url %} reverses each name and plain values once (web/templatetags/url_memo.py).
+            "builtins": ["hermes_ui.web.templatetags.url_memo"],
         },
     }
 ]
@@ -218,7 +222,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # django-axes counts failed logins first; ModelBackend then checks the password.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "hermes_ui.web.auth_backend.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("HERMES_UI_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("HERMES_UI_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
@@ -246,6 +250,9 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
+# Sessions are rows in the database with a cache in front (platform/backends.py: "sessions").
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SESSION_CACHE_ALIAS = "sessions"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_COOKIE_AGE", 8 * 3600, minimum=60)
 SESSION_COOKIE_SAMESITE = "Lax"

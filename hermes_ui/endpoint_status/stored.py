@@ -10,8 +10,11 @@ from __future__ import annotations
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.platform import request_memo
 from hermes_ui.platform.endpoints import Endpoint, all_endpoints
+from hermes_ui.platform.prepared import Prepared
 
 _KEY = "endpoint_status.probes"
+# Every page reads them (the gate, the layout's banner): compiled once (platform.prepared).
+_PROBES = Prepared(lambda endpoints: EndpointProbe.objects.filter(endpoint__in=endpoints))
 
 
 def probes() -> dict[tuple[str, str], EndpointProbe]:
@@ -37,5 +40,5 @@ def _configured() -> set[tuple[str, str]]:
 
 def _read() -> dict[tuple[str, str], EndpointProbe]:
     wanted = _configured()
-    rows = EndpointProbe.objects.filter(endpoint__in=sorted({ep for ep, _ in wanted}))
+    rows = _PROBES.instances(sorted({ep for ep, _ in wanted}))
     return {(p.endpoint, p.endpoint_fp): p for p in rows if (p.endpoint, p.endpoint_fp) in wanted}

@@ -16,6 +16,8 @@ LOCMEM_CACHE = "django.core.cache.backends.locmem.LocMemCache"
 # Rendered lineage drawings kept in memory when there is no Redis (per process).
 SVG_MEMORY_ENTRIES = 32
 SVG_TTL = 24 * 3600
+# Sign-in sessions kept in memory when there is no Redis (per process; the table has them all).
+SESSION_MEMORY_ENTRIES = 5000
 
 
 def sqlite_database(path: str, test_path: str) -> dict:
@@ -83,7 +85,9 @@ def postgres_database(url: str, pool_size: int = 8, wait: float = 2.0) -> dict:
 
 
 def caches(redis_url: str | None) -> dict:
-    """The default cache (transcripts) and the ``lineage`` cache (rendered SVGs)."""
+    """The default cache (transcripts), the ``lineage`` cache (rendered SVGs) and the
+    ``sessions`` cache (sign-in sessions in front of their table: Django's ``cached_db``,
+    so a page does not query for its session; a miss or a Redis outage reads the table)."""
     if not redis_url:
         return {
             "default": {"BACKEND": LOCMEM_CACHE},
@@ -92,6 +96,11 @@ def caches(redis_url: str | None) -> dict:
                 "LOCATION": "lineage-svg",
                 "TIMEOUT": SVG_TTL,
                 "OPTIONS": {"MAX_ENTRIES": SVG_MEMORY_ENTRIES},
+            },
+            "sessions": {
+                "BACKEND": LOCMEM_CACHE,
+                "LOCATION": "sign-in-sessions",
+                "OPTIONS": {"MAX_ENTRIES": SESSION_MEMORY_ENTRIES},
             },
         }
     if urlsplit(redis_url).scheme not in {"redis", "rediss", "unix"}:
@@ -105,4 +114,5 @@ def caches(redis_url: str | None) -> dict:
     return {
         "default": {**shared, "KEY_PREFIX": "hui"},
         "lineage": {**shared, "KEY_PREFIX": "hui-svg", "TIMEOUT": SVG_TTL},
+        "sessions": {**shared, "KEY_PREFIX": "hui-signin"},
     }

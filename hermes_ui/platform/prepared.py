@@ -10,8 +10,10 @@ with the call's values in their place: parameters, never spliced into the SQL.
 
 A value the ORM would transform (a ``LIKE`` pattern, a date) is not found
 among the parameters: compiling refuses it, so such a query stays an ordinary
-one. Rows come back as the database gives them, without the ORM's converters:
-only for columns that need none (integers and text).
+one. ``rows`` come back as the database gives them, without the ORM's
+converters: only for columns that need none (integers and text).
+``instances`` gives model objects instead, through ``raw()``, which applies
+each field's converters (dates, booleans, JSON): for a queryset of whole rows.
 """
 
 from __future__ import annotations
@@ -25,19 +27,27 @@ from django.db.models import QuerySet
 class Prepared:
     def __init__(self, build: Callable[..., QuerySet]):
         self._build = build
-        self._compiled: dict[tuple, tuple[str, str, list]] = {}
+        self._compiled: dict[tuple, tuple[str, str, list, type]] = {}
 
     def rows(self, *values) -> list[tuple]:
         """The query's rows for these values (a list or tuple of text fills an ``__in``)."""
+        alias, sql, params, _ = self._ready(values)
+        with connections[alias].cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+    def instances(self, *values) -> list:
+        """The query's model objects for these values, each field converted as the ORM does."""
+        alias, sql, params, model = self._ready(values)
+        return list(model._default_manager.raw(sql, params, using=alias))
+
+    def _ready(self, values) -> tuple[str, str, list, type]:
         shape = tuple(_shape(v) for v in values)
         compiled = self._compiled.get(shape)
         if compiled is None:
             compiled = self._compiled[shape] = self._compile(shape)
-        alias, sql, slots = compiled
-        params = [_fill(slot, values) for slot in slots]
-        with connections[alias].cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchall()
+        alias, sql, slots, model = compiled
+        return alias, sql, [_fill(slot, values) for slot in slots], model
 
     def first(self, *values) -> tuple | None:
         found = self.rows(*values)
@@ -52,7 +62,7 @@ class Prepared:
     def found(self, *values) -> bool:
         return self.first(*values) is not None
 
-    def _compile(self, shape: tuple) -> tuple[str, str, list]:
+    def _compile(self, shape: tuple) -> tuple[str, str, list, type]:
         marks = [_placeholder(i, kind) for i, kind in enumerate(shape)]
         query = self._build(*marks)
         sql, params = query.query.get_compiler(query.db).as_sql()
@@ -72,7 +82,7 @@ class Prepared:
         if missing:
             unused = sorted(missing, key=repr)
             raise ValueError(f"prepared query: placeholders {unused} not in its SQL")
-        return query.db, sql, slots
+        return query.db, sql, slots, query.model
 
 
 class _Constant:

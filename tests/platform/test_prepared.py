@@ -84,3 +84,25 @@ def test_a_value_the_query_does_not_use_is_refused(db):
     prepared = Prepared(lambda name, unused: Tag.objects.filter(name=name).values_list("pk"))
     with pytest.raises(ValueError, match="not in its SQL"):
         prepared.rows("red", "blue")
+
+
+def test_instances_are_the_orms_objects_with_every_field_converted(db):
+    from django.utils import timezone
+
+    from hermes_ui.endpoint_status.models import EndpointProbe
+
+    checked = timezone.now().replace(microsecond=123000)
+    EndpointProbe.objects.create(
+        endpoint="one", endpoint_fp="f1", checked_at=checked, reachable=True,
+        key_accepted=None, features={"sessions": True}, operations=["list"],
+    )  # fmt: skip
+    EndpointProbe.objects.create(endpoint="two", endpoint_fp="f2", checked_at=checked)
+    prepared = Prepared(lambda eps: EndpointProbe.objects.filter(endpoint__in=eps))
+    [one] = prepared.instances(["one"])
+    orm = EndpointProbe.objects.get(endpoint="one")
+    fields = ("pk", "endpoint", "checked_at", "reachable", "key_accepted", "features", "operations")
+    assert [getattr(one, f) for f in fields] == [getattr(orm, f) for f in fields]
+    assert one.checked_at == checked and one.reachable is True
+    assert one.features == {"sessions": True}
+    assert sorted(p.endpoint for p in prepared.instances(["one", "two", "three"])) == ["one", "two"]
+    assert prepared.instances(["x' OR '1'='1"]) == []
