@@ -173,8 +173,6 @@ TEMPLATES = [
                 "hermes_ui.web.context.navigation",
                 "hermes_ui.endpoint_status.context.session_api_banner",
             ],
-            # {% load static %} resolves each file's URL once (web/templatetags/static_urls.py).
-            "libraries": {"static": "hermes_ui.web.templatetags.static_urls"},
             # {% url %} reverses each name and plain values once (web/templatetags/url_memo.py).
             "builtins": ["hermes_ui.web.templatetags.url_memo"],
         },

@@ -1,10 +1,10 @@
-"""``{% load static %}`` with each file's URL worked out once per process.
+"""``{% load static_urls %}``: Django's ``{% static %}`` with each file's URL worked out once.
 
 Django's ``{% static %}`` asks ``apps.is_installed`` (a walk over every app)
 and the storage for each tag on each page; the session page has a dozen. The
 answer for one path only changes with the static settings, so it is kept
-until they change (tests override them). Registered in place of Django's
-library (``TEMPLATES`` ``libraries``), so templates keep ``{% load static %}``.
+until they change (tests override them). The project's templates load this
+library instead of Django's ``static``; the tags are the same.
 """
 
 from functools import lru_cache
