@@ -11,7 +11,10 @@ Hermes round trips; no network hop to the dashboard), a support user:
    support does all day), each against the raw ``GET /api/sessions/<id>`` +
    ``GET /api/sessions/<id>/messages`` one after the other (plain httpx, no
    JSON decoding), taken in turn, median of 11; with the page's database
-   queries and HTML size (targets: 2.5x and 1.5x, 150 KB);
+   queries and HTML size (targets: 2.5x and 1.5x, 150 KB). A page's time ends
+   when its answer is ready, as a browser sees it; the work Django runs once a
+   server has sent the last byte (``web.after_response``: the read watermark)
+   is reported beside it;
 2. the dashboard's floor: the cheapest authenticated page (``/mentions/``,
    empty), and what it is made of (its queries); and the 10-message page
    without any feature's region (what the regions add is the difference);

@@ -93,3 +93,19 @@ def test_a_delete_that_cannot_reach_redis_fails_for_erasure_to_see(redis_at):
         cache.delete("k")
     with pytest.raises(redis.RedisError):
         cache.delete_many(["k", "j"])
+
+
+def test_sign_ins_hold_while_redis_is_away(redis_at, users):
+    """Sign-in sessions are rows with Redis in front (cached_db): without Redis, the rows."""
+    from django.contrib.sessions.models import Session
+    from django.test import Client
+
+    from tests.conftest import PASSWORD
+
+    client = Client()
+    answer = client.post("/accounts/login/", {"username": "support", "password": PASSWORD})
+    assert answer.status_code == 302
+    assert Session.objects.filter(session_key=client.cookies["sessionid"].value).exists()
+    for _ in range(2):
+        redis_link._down_until = 0.0  # Redis is really tried each time
+        assert client.get("/mentions/").status_code == 200
