@@ -1,10 +1,10 @@
 """``{% chat_box %}``: the chat region of a session page, from the page's own context."""
 
 from django import template
-from django.templatetags.static import static
 from django.utils.html import format_html
 
 from hermes_ui.chat import box
+from hermes_ui.web.templatetags.static_urls import static
 
 register = template.Library()
 

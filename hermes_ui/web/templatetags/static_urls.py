@@ -20,14 +20,15 @@ register.tag("get_media_prefix", django_static.get_media_prefix)
 
 
 @lru_cache(maxsize=1024)
-def _url(path: str) -> str:
+def static(path: str) -> str:
+    """A static file's URL, as Django's ``static()`` (for Python code that draws HTML)."""
     return django_static.StaticNode.handle_simple(path)
 
 
 class StaticNode(django_static.StaticNode):
     @classmethod
     def handle_simple(cls, path):
-        return _url(path)
+        return static(path)
 
 
 @register.tag("static")
@@ -39,4 +40,4 @@ def do_static(parser, token):
 @receiver(setting_changed)
 def _forget(*, setting, **kwargs):
     if setting in {"STATIC_URL", "STATIC_ROOT", "STORAGES", "INSTALLED_APPS"}:
-        _url.cache_clear()
+        static.cache_clear()
