@@ -100,7 +100,10 @@ def _fill(slot, values):
 
 
 _STR_MARK = "\x1fprepared-{}-{}\x1f"
-_INT_MARK = -7_300_000_000_000  # far from any id or count a query is asked with
+# Far from any id or count a query is asked with, and inside a 32-bit integer column's
+# range: Django answers "no row" without SQL for a value out of it (PostgreSQL's ``integer``,
+# as ``auth_user.id``), which would leave the placeholder out of the compiled query.
+_INT_MARK = -2_000_000_000
 
 
 def _shape(value):

@@ -106,3 +106,18 @@ def test_instances_are_the_orms_objects_with_every_field_converted(db):
     assert one.features == {"sessions": True}
     assert sorted(p.endpoint for p in prepared.instances(["one", "two", "three"])) == ["one", "two"]
     assert prepared.instances(["x' OR '1'='1"]) == []
+
+
+def test_a_number_placeholder_fits_a_32_bit_id_column(db):
+    """PostgreSQL's ``integer`` (``auth_user.id``): Django answers a value out of its range
+    with "no row" and no SQL, which would drop the placeholder from the compiled query."""
+    from django.contrib.auth import get_user_model
+    from django.db.backends.base.operations import BaseDatabaseOperations
+
+    from hermes_ui.platform import prepared as module
+
+    low, high = BaseDatabaseOperations.integer_field_ranges["IntegerField"]
+    assert low <= module._INT_MARK - 1000 <= module._INT_MARK <= high
+    user = get_user_model().objects.create_user("someone")
+    found = Prepared(lambda pk: get_user_model().objects.filter(pk=pk)).instances(user.pk)
+    assert [u.username for u in found] == ["someone"]
