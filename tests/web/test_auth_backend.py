@@ -30,3 +30,20 @@ def test_a_deactivated_or_deleted_user_is_signed_out_at_the_next_page(users, log
     users["reviewer"].delete()
     answer = other.get("/mentions/")
     assert answer.status_code == 302 and "/accounts/login/" in answer["Location"]
+
+
+def test_logging_out_removes_the_session_row_and_its_cached_copy(users):
+    from django.contrib.sessions.backends.cached_db import KEY_PREFIX
+    from django.contrib.sessions.models import Session
+    from django.core.cache import caches
+
+    client = Client()
+    client.post("/accounts/login/", {"username": "support", "password": PASSWORD})
+    key = client.cookies["sessionid"].value
+    assert client.get("/mentions/").status_code == 200
+    assert Session.objects.filter(session_key=key).exists()
+    assert caches["sessions"].get(KEY_PREFIX + key) is not None
+    client.post("/accounts/logout/")
+    assert not Session.objects.filter(session_key=key).exists()
+    assert caches["sessions"].get(KEY_PREFIX + key) is None
+    assert client.get("/mentions/").status_code == 302
