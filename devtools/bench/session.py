@@ -181,6 +181,10 @@ def _measure() -> None:
         page(sid, **query)
         return answered[-1]
 
+    def floor_ready(_sid):
+        client.get("/mentions/")
+        return answered[-1]
+
     say(
         f"each figure: median of {ROUNDS}, the page and the raw calls taken in turn; raw = "
         "GET /api/sessions/<id> then GET .../messages, plain httpx; the page through Django's "
@@ -222,9 +226,7 @@ def _measure() -> None:
         f"its latest turns (?at=latest, the last 100): {ours:.1f} ms vs raw {theirs:.1f} ms: "
         f"{ours / theirs:.2f}x; {size:.0f} KB of HTML"
     )
-    floor, theirs = _paired(
-        lambda s: client.get("/mentions/") and answered[-1], raw_calls, short[5:]
-    )
+    floor, theirs = _paired(floor_ready, raw_calls, short[5:])
     made_of = _queries(lambda: client.get("/mentions/"))
     say(
         f"floor, the cheapest authenticated page (/mentions/, empty): {floor:.1f} ms "

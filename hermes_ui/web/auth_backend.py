@@ -19,5 +19,4 @@ class ModelBackend(DjangoModelBackend):
         if not isinstance(user_id, int) or isinstance(user_id, bool):
             return super().get_user(user_id)
         found = _USER.instances(user_id)
-        user = found[0] if found else None
-        return user if user is not None and self.user_can_authenticate(user) else None
+        return found[0] if found and self.user_can_authenticate(found[0]) else None
