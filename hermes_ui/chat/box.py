@@ -52,15 +52,39 @@ def context(
     endpoint,
     session_id: str,
     *,
-    resolved_id: str | None = None,
-    session: Session | None = None,
     form: ChatForm | None = None,
-    turn: Turn | None = None,
     notice: dict | None = None,
     error=None,
+    **where,
+) -> dict:
+    """The whole box: ``state()`` and the form for the next turn (``where``: its
+    ``resolved_id``, ``session``, ``turn`` and ``live_tip``)."""
+    data = state(request, endpoint, session_id, **where)
+    form = form or ChatForm(initial={"form_key": mint_key()})
+    return {
+        **data,
+        "form": form,
+        "notice": notice,
+        **(error_context(error, endpoint) if error is not None else {"error": None}),
+        "options_open": any(name in form.errors for name in _OPTIONAL_FIELDS),
+    }
+
+
+def state(
+    request,
+    endpoint,
+    session_id: str,
+    *,
+    resolved_id: str | None = None,
+    session: Session | None = None,
+    turn: Turn | None = None,
     live_tip: str | None = None,
 ) -> dict:
-    """``live_tip``: a compressed session's tip Hermes' own read did not resolve
+    """What the box shows without its form: the latest turn from here, where the next
+    one goes (``post_url``, also the form's own page) and whether it can be sent. The
+    session page shows this much and opens the form on demand.
+
+    ``live_tip``: a compressed session's tip Hermes' own read did not resolve
     (hermes-agent 0.15); turns are then posted to the tip itself."""
     if live_tip:
         resolved_id = live_tip
@@ -82,14 +106,12 @@ def context(
         target_note = (
             f"Turns go to the compression tip {resolved_id}, where this transcript continues."
         )
-    form = form or ChatForm(initial={"form_key": mint_key()})
     probe = last_probe(endpoint)  # both capability questions from one read
     return {
         "endpoint": endpoint,
         "session_id": session_id,
         "turn": view,
         "busy": bool(view and view.running),
-        "form": form,
         "post_url": links.session_url(endpoint.id, post_to, "session_chat"),
         "can_chat": has_role(request.user, SUPPORT),
         # Gated on the capability the endpoint last reported, never on its version.
@@ -97,7 +119,4 @@ def context(
         "session_key_offered": reports(endpoint, SESSION_KEY_HEADER, probe),
         "closed_text": closed_text,
         "target_note": target_note,
-        "notice": notice,
-        **(error_context(error, endpoint) if error is not None else {"error": None}),
-        "options_open": any(name in form.errors for name in _OPTIONAL_FIELDS),
     }

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PLACES = ("actions", "side", "main")
-# Keys the page itself uses (find, messages, start/latest); a panel cannot take them.
-_PAGE_KEYS = {"n", "p", "j", "k", "/", "?"}
+# Keys the page itself uses (find, messages, write a message); a panel cannot take them.
+_PAGE_KEYS = {"n", "p", "j", "k", "w", "/", "?"}
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,16 @@
       region.appendChild(slot);
     }
   }, true);
+  // "Write a message…" (key w) replaces the chat region with the whole box: its text box
+  // takes the focus once it has arrived.
+  let writing = false;
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("#chat-open")) writing = true;
+  }, true);
+  document.addEventListener("htmx:afterSettle", function () {
+    const box = writing && document.querySelector("#chat-form textarea[name=message]");
+    if (box) { writing = false; box.focus(); }
+  });
   let current = -1;
   function moveMessage(step) {
     const all = Array.from(document.querySelectorAll("#messages article.msg"));
@@ -68,6 +78,8 @@
       return;
     }
     if (key.length !== 1) return;
+    const write = key === "w" && document.getElementById("chat-open");
+    if (write) { event.preventDefault(); write.click(); return; }
     const panel = document.querySelector('details.side-panel[data-panel-key="' + key + '"]');
     if (!panel) return;
     event.preventDefault();

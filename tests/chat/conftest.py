@@ -67,3 +67,10 @@ def peer_messages(peer, session_id: str) -> dict:
     response = httpx.get(url, headers=peer.auth_headers, timeout=10)
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def open_chat(page) -> None:
+    """In a browser on a session page: "Write a message…" opens the chat form (in place
+    with JavaScript, on its own page without), as a person does before typing."""
+    page.click("#chat-open")
+    page.wait_for_selector("#chat-form textarea[name=message]")

@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from hermes_ui.web.links import session_url
 from tests.browser import log_in, screenshot, wait_for_js
-from tests.chat.conftest import new_session, peer_messages
+from tests.chat.conftest import new_session, open_chat, peer_messages
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -14,6 +14,7 @@ def test_a_turn_streams_into_the_page_and_finishes(page, dashboard, hermes_peer)
     session_id = new_session(hermes_peer, "browser-chat")
     log_in(page, dashboard.base_url, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
+    open_chat(page)
     page.fill("#chat-form textarea[name=message]", "grow please [[slow:8]]")
     page.click("#chat-send")
 
@@ -47,6 +48,7 @@ def test_an_empty_message_is_refused_inline(page, dashboard, hermes_peer):
     session_id = new_session(hermes_peer, "browser-chat")
     log_in(page, dashboard.base_url, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
+    open_chat(page)
     with page.expect_response(lambda r: r.request.method == "POST") as refused:
         page.click("#chat-send")
     assert refused.value.status == 400  # an honest refusal, which htmx still swaps in
@@ -64,6 +66,8 @@ def test_a_second_tab_gets_the_busy_refusal_in_place(page, dashboard, hermes_pee
     page.goto(url)
     other = page.context.new_page()
     other.goto(url)
+    open_chat(page)
+    open_chat(other)  # both forms open before either sends
     page.fill("#chat-form textarea[name=message]", "hold the line [[slow:6]]")
     page.click("#chat-send")
     page.wait_for_selector(".turn-state[data-state=streaming]")
@@ -84,6 +88,7 @@ def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(page, dashboar
     session_id = new_session(hermes_peer, "browser-chat")
     log_in(page, dashboard.base_url, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
+    open_chat(page)
     page.fill("#chat-form textarea[name=message]", "reload me [[slow:10]]")
     page.click("#chat-send")
     wait_for_js(page, "document.querySelector('.turn .answer')?.textContent.includes('slow3')")
@@ -101,6 +106,7 @@ def test_cancel_in_the_page_says_it_is_not_a_rollback(page, dashboard, hermes_pe
     session_id = new_session(hermes_peer, "browser-chat")
     log_in(page, dashboard.base_url, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
+    open_chat(page)
     page.fill("#chat-form textarea[name=message]", "stop me [[slow:20]]")
     page.click("#chat-send")
     wait_for_js(page, "document.querySelector('.turn .answer')?.textContent.includes('slow2')")
@@ -112,3 +118,24 @@ def test_cancel_in_the_page_says_it_is_not_a_rollback(page, dashboard, hermes_pe
     # it may come a moment after the frame that shows the cancelled state.
     expect(page.locator("#chat-send")).to_be_enabled(timeout=10_000)
     screenshot(page, "chat-cancelled")
+
+
+def test_the_form_opens_on_demand_with_its_key_and_takes_the_focus(page, dashboard, hermes_peer):
+    session_id = new_session(hermes_peer, "browser-chat")
+    log_in(page, dashboard.base_url, "support")
+    url = dashboard.base_url + session_url("local", session_id)
+    page.goto(url)
+    page.wait_for_selector("#chat-open")
+    assert page.locator("#chat textarea").count() == 0  # no empty text box on every view
+    wait_for_js(page, "!!window.htmx")
+    page.keyboard.press("w")
+    page.wait_for_selector("#chat-form textarea[name=message]")
+    wait_for_js(page, "document.activeElement && document.activeElement.name === 'message'")
+    assert page.url == url  # opened in place
+    assert page.get_by_text("is not a rollback").first.is_visible()  # the warning comes with it
+    page.keyboard.type("w is typed here, not a shortcut")
+    assert (
+        page.locator("#chat-form textarea[name=message]").input_value()
+        == "w is typed here, not a shortcut"
+    )
+    screenshot(page, "chat-opened")

@@ -50,7 +50,9 @@ def test_a_rotation_during_a_turn_is_told_and_the_next_turn_follows_it(
     assert f'id="turn-{turn.pk}-rotated"' in page
     assert session_url("local", rotated) in page
     # The form now posts to the new session, and even a post to the old id lands there.
-    assert f'action="{session_url("local", rotated, "session_chat")}"' in page
+    form_url = session_url("local", rotated, "session_chat")
+    assert f'id="chat-open" href="{form_url}"' in page
+    assert f'action="{form_url}"' in support.get(form_url, headers={"HX-Request": "true"}).text
     send(support, session_id, "after the rotation")
     after = finished(Turn.objects.latest("pk").pk)
     assert after.requested_session_id == session_id

@@ -98,7 +98,7 @@ def test_a_closed_session_is_refused_and_says_why(chat_db, on_peer, login):
     support = login("support")
     page = support.get(session_url("local", ids.CUSTOM_END)).content.decode()
     assert 'id="chat-closed"' in page and ids.CUSTOM_END_REASON in page
-    assert 'id="chat-form"' not in page
+    assert 'id="chat-open"' not in page
     before = len(peer_messages(on_peer, ids.CUSTOM_END)["data"])
     result = send(support, ids.CUSTOM_END, "please continue")
     assert result.status_code == 409  # the htmx answer is a conflict, swapped in place
@@ -120,7 +120,7 @@ def test_an_operator_can_allow_chat_on_closed_sessions(chat_db, on_peer, login, 
         timeout=10,
     )
     support = login("support")
-    assert 'id="chat-form"' in support.get(session_url("local", session_id)).content.decode()
+    assert 'id="chat-open"' in support.get(session_url("local", session_id)).content.decode()
     send(support, session_id, "still here")
     assert finished(only_turn().pk).state == "completed"
 

@@ -81,11 +81,29 @@ def test_durability_finds_the_rows_of_this_turn_only():
 def test_the_session_page_box_keeps_a_plain_form_for_no_javascript(db, mock_hermes, login):
     mock_hermes[("GET", "/api/sessions/peer-demo")] = response("030_get")
     mock_hermes[("GET", "/api/sessions/peer-demo/messages")] = response("090_messages")
-    page = login("support").get(session_url("local", "peer-demo")).content.decode()
+    support = login("support")
+    page = support.get(session_url("local", "peer-demo")).content.decode()
     action = session_url("local", "peer-demo", "session_chat")
-    assert f'method="post" action="{action}" hx-post="{action}"' in page
-    assert 'name="form_key"' in page and "csrfmiddlewaretoken" in page
-    assert "htmx-ext-sse-2.2.4.js" in page
+    # The session page opens the form on demand: a plain link to the form's own page ...
+    assert f'id="chat-open" href="{action}" hx-get="{action}"' in page
+    assert 'id="chat-form"' not in page and "htmx-ext-sse-2.2.4.js" in page
+    # ... which holds the plain form, posted without JavaScript.
+    form_page = support.get(action).content.decode()
+    assert f'method="post" action="{action}" hx-post="{action}"' in form_page
+    assert 'name="form_key"' in form_page and "csrfmiddlewaretoken" in form_page
+    assert "htmx-ext-sse-2.2.4.js" in form_page
+
+
+def test_the_form_opened_in_place_is_the_whole_box_with_a_new_key(db, mock_hermes, login):
+    support = login("support")
+    action = session_url("local", "peer-demo", "session_chat")
+    keys = set()
+    for _ in range(2):
+        box = support.get(action, headers={"HX-Request": "true"}).content.decode()
+        assert box.lstrip().startswith('<section class="chat-box" id="chat"')  # replaces #chat
+        assert "<html" not in box and 'id="chat-form"' in box and "chat-warning" in box
+        keys.add(box.split('name="form_key" value="')[1].split('"')[0])
+    assert len(keys) == 2  # each opening is a new form: its own idempotency key
 
 
 def test_an_id_ending_in_chat_opens_its_own_page(db, mock_hermes, login):
@@ -93,7 +111,8 @@ def test_an_id_ending_in_chat_opens_its_own_page(db, mock_hermes, login):
     mock_hermes[("GET", "/api/sessions/peer-demo%2Fchat")] = response("030_get")
     mock_hermes[("GET", "/api/sessions/peer-demo%2Fchat/messages")] = response("090_messages")
     page = login("support").get(session_url("local", "peer-demo/chat"))
-    assert page.status_code == 200 and 'id="chat-form"' in page.content.decode()
+    form_url = session_url("local", "peer-demo/chat", "session_chat")
+    assert page.status_code == 200 and f'id="chat-open" href="{form_url}"' in page.content.decode()
 
 
 def test_a_get_on_the_chat_route_is_the_chat_form_of_that_session(db, mock_hermes, login):

@@ -97,13 +97,15 @@ def test_the_chat_box_follows_the_reported_capability(mock_endpoint, login):
     with use_transport(httpx.MockTransport(_caps_without_streaming)):
         assert capabilities.offers(mock_endpoint, capabilities.STREAMING)  # never asked yet
         page = client.get("/e/local/sessions/peer-demo/").content.decode()
-        assert 'id="chat-form"' in page
+        assert 'id="chat-open"' in page  # the form is offered (it opens on demand)
         client.get(reverse("endpoint_list"))  # a view records nothing
         assert capabilities.offers(mock_endpoint, capabilities.STREAMING)
         client.post(reverse("endpoint_probe"))
         assert not capabilities.offers(mock_endpoint, capabilities.STREAMING)
         page = client.get("/e/local/sessions/peer-demo/").content.decode()
-    assert 'id="chat-unsupported"' in page and 'id="chat-form"' not in page
+    assert 'id="chat-unsupported"' in page and 'id="chat-open"' not in page
+    form_page = client.get("/e/local/chat/peer-demo/").content.decode()
+    assert 'id="chat-unsupported"' in form_page and 'id="chat-form"' not in form_page
 
 
 @pytest.fixture
@@ -224,8 +226,8 @@ def _caps_without_session_key(request: httpx.Request) -> httpx.Response:
 def test_the_memory_scope_field_follows_the_reported_header(mock_endpoint, login):
     client = login("support")
     with use_transport(httpx.MockTransport(_caps_without_session_key)):
-        page = client.get("/e/local/sessions/peer-demo/").content.decode()
+        page = client.get("/e/local/chat/peer-demo/").content.decode()  # the form's page
         assert 'name="session_key"' in page  # never asked: the contract's fields
         client.post(reverse("endpoint_probe"))
-        page = client.get("/e/local/sessions/peer-demo/").content.decode()
+        page = client.get("/e/local/chat/peer-demo/").content.decode()
     assert 'name="session_key"' not in page and 'name="system_message"' in page

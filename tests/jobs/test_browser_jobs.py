@@ -7,7 +7,7 @@ import pytest
 
 from hermes_ui.web.links import session_url
 from tests.browser import assert_no_csp_violations, log_in, screenshot, watched_context
-from tests.chat.conftest import new_session, peer_messages
+from tests.chat.conftest import new_session, open_chat, peer_messages
 from tests.waiting import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
@@ -22,6 +22,8 @@ def test_without_javascript_a_turn_waits_on_a_page_that_refreshes_itself(
     session_id = new_session(hermes_peer, "browser-plain")
     log_in(page, base, "support")
     page.goto(base + session_url("local", session_id))
+    open_chat(page)  # without JS: the form's own page
+    assert page.url.endswith(session_url("local", session_id, "session_chat"))
     page.fill("#chat-form textarea[name=message]", "no script here [[slow:15]]")
     page.click("#chat-send")
     # The POST answered at once: the job's page, reloading itself every 2 s.

@@ -1,4 +1,6 @@
-"""``{% chat_box %}``: the chat region of a session page, from the page's own context."""
+"""``{% chat_box %}``: the chat region of a session page, from the page's own context:
+the latest turn sent from here and a button that opens the form (the form's own
+page without JavaScript), not an empty text box on every view."""
 
 from django import template
 from django.utils.html import format_html
@@ -18,7 +20,7 @@ def chat_box(context):
     # any other box needs nothing from the transcript, so the session page draws it
     # while the transcript is still on its way (a value still to come is a callable).
     moved = session is not None and session.compressed
-    data = box.context(
+    data = box.state(
         request,
         context["endpoint"],
         session_id,
@@ -29,7 +31,7 @@ def chat_box(context):
     # Rendered in the page's own context (the box's values pushed on top) rather
     # than with render_to_string: that would build a second request context and
     # run every context processor again for one region of the same page.
-    box_template = context.template.engine.get_template("chat/box.html#box")
+    box_template = context.template.engine.get_template("chat/box.html#region")
     with context.push(data):
         html = box_template.render(context)
     # The SSE extension is only needed where a turn can stream: here.
