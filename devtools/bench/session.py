@@ -16,8 +16,10 @@ Hermes round trips; no network hop to the dashboard), a support user:
    server has sent the last byte (``web.after_response``: the read watermark)
    is reported beside it;
 2. the dashboard's floor: the cheapest authenticated page (``/mentions/``,
-   empty), and what it is made of (its queries); and the 10-message page
-   without any feature's region (what the regions add is the difference);
+   empty), and what it is made of (its queries); the 10-message page
+   without any feature's region (what the regions add is the difference); and
+   the floor followed by the page's own two reads, a lower bound of any
+   session page in this stack;
 3. in Chromium (Debian's, through Playwright; the dashboard under uvicorn):
    from a click on "Latest turns" on the 3,000-message page to its last
    message in view (median of 5; target 1 s), and the document's elements per
@@ -235,7 +237,26 @@ def _measure() -> None:
         f"role badge, unread mentions) and {len(made_of)} queries: "
         + ", ".join(_what(q) for q in made_of)
     )
+    _least(ep, say, floor_ready, raw_calls, short[5:])
     _in_chromium(ep, say, password)
+
+
+def _least(ep, say, floor_ready, raw_calls, sessions) -> None:
+    """What no session page in this stack can go under: the floor (the cheapest page)
+    and then the page's own two reads, before anything of the session is drawn."""
+    from hermes_ui.hermes import client_for
+    from hermes_ui.sessions import reading
+
+    def both(sid):
+        floor_ready(sid)
+        reading.session_and_messages(client_for(ep), sid)
+
+    ours, theirs = _paired(both, raw_calls, sessions)
+    say(
+        f"  the floor then the page's own two reads, nothing of the session drawn: "
+        f"{ours:.1f} ms vs raw {theirs:.1f} ms: {ours / theirs:.2f}x (a lower bound of the "
+        "10-message page here)"
+    )
 
 
 def _without_regions(say, page, raw_calls) -> None:
