@@ -27,6 +27,12 @@ def _session(session_id: str) -> str:
     return "/e/{ep}/sessions/" + quote(session_id, safe="") + "/"
 
 
+def _chat(session_id: str) -> str:
+    from urllib.parse import quote
+
+    return "/e/{ep}/chat/" + quote(session_id, safe="") + "/"
+
+
 SHOTS = [
     Shot("index", "support", "/e/{ep}/index/", "#results"),
     Shot("browse", "support", "/e/{ep}/sessions/", "#results"),
@@ -36,7 +42,8 @@ SHOTS = [
         "lineage", "support", "/e/{ep}/lineage/" + demo_ids.DELEGATE_PARENT + "/", "#lineage-graph"
     ),
     Shot("changes", "reviewer", _session(demo_ids.TOOL_SESSION), "#change-actions"),
-    Shot("chat", "support", _session(demo_ids.TOOL_SESSION), "#chat"),
+    # The chat form opens on demand; its own page shows it as "Write a message…" opens it.
+    Shot("chat", "support", _chat(demo_ids.TOOL_SESSION), "#chat-form"),
     Shot("notes", "support", _session(demo_ids.TOOL_SESSION), "#notes-region", opens="notes"),
     Shot("triage", "admin", "/tags/", "#new-tag-form"),
     Shot("export", "support", _session(demo_ids.TOOL_SESSION), "#export-box", opens="export"),

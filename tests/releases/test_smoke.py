@@ -70,7 +70,10 @@ def test_compression_names_the_live_tip_and_chats_there(
     assert (resolved == ids.COMPRESSION_ROOT) is (release_peer.version == "0.15.2")
     if resolved == ids.COMPRESSION_ROOT:
         assert 'id="live-tip"' in html
-        assert f'action="{session_url("local", ids.COMPRESSION_TIP, "session_chat")}"' in html
+        form_url = session_url("local", ids.COMPRESSION_TIP, "session_chat")
+        assert f'id="chat-open" href="{form_url}"' in html  # the form it opens posts there
+        opened = support.get(form_url, headers={"HX-Request": "true"}).content.decode()
+        assert f'action="{form_url}"' in opened
     else:
         assert 'id="resolved-note"' in html
 
