@@ -59,13 +59,21 @@ def context(
 ) -> dict:
     """The whole box: ``state()`` and the form for the next turn (``where``: its
     ``resolved_id``, ``session``, ``turn`` and ``live_tip``)."""
-    data = state(request, endpoint, session_id, **where)
+    data = with_form(state(request, endpoint, session_id, **where), form)
+    data["notice"] = notice
+    if error is not None:
+        data.update(error_context(error, endpoint))
+    return data
+
+
+def with_form(data: dict, form: ChatForm | None = None) -> dict:
+    """``state()`` with the form for the next turn (a new one: its own idempotency key)."""
     form = form or ChatForm(initial={"form_key": mint_key()})
     return {
         **data,
         "form": form,
-        "notice": notice,
-        **(error_context(error, endpoint) if error is not None else {"error": None}),
+        "notice": None,
+        "error": None,
         "options_open": any(name in form.errors for name in _OPTIONAL_FIELDS),
     }
 

@@ -95,7 +95,11 @@ def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(page, dashboar
     page.reload()
     # The reloaded page shows the answer so far at once, then keeps growing.
     assert "slow" in page.locator(".turn .answer").first.text_content()
+    # A running turn keeps the whole box (the form opens on demand otherwise): its Send
+    # waits for the turn, whose last frame hands it back.
+    assert page.locator("#chat-send").is_disabled()
     page.wait_for_selector(".turn-state[data-state=completed]", timeout=20_000)
+    expect(page.locator("#chat-send")).to_be_enabled(timeout=10_000)
     final = page.locator(".turn .answer").first.text_content().strip()
     assert final == " ".join(f"slow{i}" for i in range(1, 11))
     users = [r for r in peer_messages(hermes_peer, session_id)["data"] if r["role"] == "user"]

@@ -31,7 +31,13 @@ def chat_box(context):
     # Rendered in the page's own context (the box's values pushed on top) rather
     # than with render_to_string: that would build a second request context and
     # run every context processor again for one region of the same page.
-    box_template = context.template.engine.get_template("chat/box.html#region")
+    # The form opens on demand, but a turn still running keeps the whole box: its last
+    # frame hands the form's Send button back (out of band), which needs the form here.
+    if data["busy"]:
+        data, part = box.with_form(data), "chat/box.html#box"
+    else:
+        part = "chat/box.html#region"
+    box_template = context.template.engine.get_template(part)
     with context.push(data):
         html = box_template.render(context)
     # The SSE extension is only needed where a turn can stream: here.
