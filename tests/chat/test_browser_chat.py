@@ -131,6 +131,7 @@ def test_the_form_opens_on_demand_with_its_key_and_takes_the_focus(page, dashboa
     page.goto(url)
     page.wait_for_selector("#chat-open")
     assert page.locator("#chat textarea").count() == 0  # no empty text box on every view
+    assert "w write a message" in page.locator("#session-keys").text_content()
     wait_for_js(page, "!!window.htmx")
     page.keyboard.press("w")
     page.wait_for_selector("#chat-form textarea[name=message]")
