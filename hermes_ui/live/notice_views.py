@@ -105,10 +105,12 @@ async def _poll_once(topic: str, wants, after: int | None):
 
 async def _follow(topic: str, wants, after: int | None):
     feed, queue = await notice_feed.join(topic, wants)
+    # The queue carries what comes after the feed's id at joining: read it now,
+    # before a yield lets the feed take a newer notice into the queue.
+    reached = feed.last_id
     try:
         yield f"retry: {RETRY_MS}\n\n"
         # Subscribed first, then what was missed: nothing falls between the two.
-        reached = feed.last_id
         if after is not None:
             texts, reached = await _db(_missed)(topic, wants, after)
             for text in texts:

@@ -106,6 +106,9 @@ async def _poll_once(endpoint_id: str, after: int | None):
 
 async def _follow(endpoint_id: str, session_id: str, after: int | None):
     feed, queue = await fanout.join(endpoint_id, session_id)
+    # What the queue will carry starts after the feed's id at joining; read it
+    # now, before any await lets the feed take a newer event into the queue.
+    joined = feed.last_id
     try:
         yield f"retry: {RETRY_MS}\n\n"
         # Subscribed first, then the summary: nothing falls between the two.
@@ -113,7 +116,7 @@ async def _follow(endpoint_id: str, session_id: str, after: int | None):
         if text:
             yield text
         else:
-            reached = feed.last_id
+            reached = joined
         if feed.paused:
             yield frame("status", {"paused": True, "reason": feed.paused})
         while True:

@@ -69,6 +69,12 @@ def test_a_live_stream_follows_new_notices_with_their_ids(mock_endpoint, users, 
         chunks = answer.streaming_content
         await _until(chunks, lambda t: "retry:" in t)
         await sync_to_async(_requested)(7, users["support"].pk)
+        # The feed takes the notice while the stream is still paused after its
+        # first frame (as under load): the stream must still send it.
+        (feed,) = notice_feed._feeds[asyncio.get_running_loop()].values()
+        async with asyncio.timeout(5):
+            while feed.last_id < await sync_to_async(notices.last_id)():
+                await asyncio.sleep(0.01)
         return await _until(chunks, lambda t: "event: notice" in t and ": keepalive" in t, 5)
 
     text = async_to_sync(run)()

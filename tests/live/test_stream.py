@@ -101,6 +101,29 @@ def test_an_open_stream_receives_new_events_and_keepalives(mock_endpoint, login,
     assert ": keepalive" in text
 
 
+def test_a_stream_without_a_cursor_sends_what_the_feed_took_before_it_resumed(
+    mock_endpoint, login, monkeypatch
+):
+    monkeypatch.setattr(fanout, "TICK", 0.05)
+    answer = login("support").get(URL)
+
+    async def run():
+        chunks = answer.streaming_content
+        await _until(chunks, lambda t: "retry:" in t)
+        sent = (await sync_to_async(channel.publish)("local", [["s8", [c.NEW]]])).id
+        # The feed takes the event while the stream is still paused after its
+        # first frame (as under load): the stream must still send it.
+        (feed,) = fanout._feeds[asyncio.get_running_loop()].values()
+        async with asyncio.timeout(5):
+            while feed.last_id < sent:
+                await asyncio.sleep(0.01)
+        return await _until(chunks, lambda t: "event: changes" in t, 5), sent
+
+    text, sent = async_to_sync(run)()
+    (event,) = frames(text, "changes")
+    assert event["id"] == sent and event["changes"] == [["s8", [c.NEW]]]
+
+
 def test_a_failing_poll_pauses_the_page_and_a_good_one_resumes_it(
     mock_endpoint, login, monkeypatch
 ):
