@@ -51,6 +51,10 @@ class DashboardServer:
             "HERMES_API_KEY": peer.key,
             "HERMES_ENDPOINT_ID": "local",
             "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
+            # uvicorn's --timeout-graceful-shutdown: a page's live stream never finishes
+            # by itself, so each stop waited out the whole default grace (20 s; the
+            # harness kills after 10).
+            "HERMES_UI_SHUTDOWN_GRACE_SECONDS": "1",
             **(extra_env or {}),
         }
         self.log_path = data_dir / "uvicorn.log"
@@ -75,7 +79,12 @@ class DashboardServer:
             self.manage("shell", "-c", _PREPARE)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
-            uvicorn_argv("127.0.0.1", self.port, self.workers),
+            uvicorn_argv(
+                "127.0.0.1",
+                self.port,
+                self.workers,
+                grace=int(self.env["HERMES_UI_SHUTDOWN_GRACE_SECONDS"]),
+            ),
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -33,7 +33,7 @@ def check_workers(workers: int) -> None:
         )
 
 
-def uvicorn_argv(host: str, port: int, workers: int = 1) -> list[str]:
+def uvicorn_argv(host: str, port: int, workers: int = 1, grace: int | None = None) -> list[str]:
     # The access log is off because URLs can carry search text. X-Forwarded-For
     # is believed from HERMES_UI_TRUSTED_PROXIES only: the client address it
     # gives is what the login limits count (see README, Security).
@@ -42,7 +42,8 @@ def uvicorn_argv(host: str, port: int, workers: int = 1) -> list[str]:
     trusted = ",".join(settings.HERMES_UI_TRUSTED_PROXIES)
     argv += ["--proxy-headers", "--forwarded-allow-ips", trusted]
     # On SIGTERM requests already begun get this long to finish (see supervise).
-    argv += ["--timeout-graceful-shutdown", str(settings.HERMES_UI_SHUTDOWN_GRACE_SECONDS)]
+    grace = settings.HERMES_UI_SHUTDOWN_GRACE_SECONDS if grace is None else grace
+    argv += ["--timeout-graceful-shutdown", str(grace)]
     return [*argv, "--workers", str(workers)] if workers > 1 else argv
 
 
