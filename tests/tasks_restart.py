@@ -39,6 +39,13 @@ print(job.pk)
 """
 
 
+_PREPARE = """
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+call_command("create_user", "support", role="support", password="x" * 20)
+"""
+
+
 def manage(env: dict, *args: str) -> str:
     done = subprocess.run(
         [sys.executable, str(REPO / "manage.py"), *args],
@@ -75,8 +82,7 @@ def run_scenario(env: dict, query: Callable[[str], list], peer, log_dir: Path) -
         "HERMES_UI_TASK_STALE_SECONDS": STALE_SECONDS,
         "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
     }
-    manage(env, "migrate", "-v", "0")
-    manage(env, "create_user", "support", "--role", "support", "--password", "x" * 20)
+    manage(env, "shell", "-c", _PREPARE)  # one process: Django starts once
     client = HermesClient(Endpoint("local", peer.base_url, peer.key))
     ids = [f"restart-{secrets.token_hex(4)}" for _ in range(SESSIONS)]
     try:

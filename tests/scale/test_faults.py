@@ -39,8 +39,9 @@ from tests.waiting import until
 
 PAGE_DEADLINE = 3.0
 BREAKER_RETRY = 3.0
-# How long PostgreSQL stays stopped (before it is started again).
-DB_OUTAGE = 8.0
+# How long PostgreSQL stays stopped (before it is started again): the pool's
+# wait (2 s) and then some.
+DB_OUTAGE = 5.0
 # What "answers within the deadline" allows on a loaded 2-core machine.
 MARGIN = 2.0
 
@@ -102,8 +103,8 @@ def _hammer_the_broken_endpoints(server, hang: FaultServer, trickle: FaultServer
 
     # Three timeouts open each breaker.
     until(lambda: opened("hang") and opened("trickle"), 30, "a breaker never opened")
-    # Stay open a few trial periods, then heal both servers.
-    time.sleep(3 * BREAKER_RETRY)
+    # Stay open two trial periods, then heal both servers.
+    time.sleep(2 * BREAKER_RETRY)
     healed_at = time.monotonic()
     hang.heal()
     trickle.heal()
