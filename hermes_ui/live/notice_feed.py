@@ -5,12 +5,18 @@ polled for a notice: the features write them) and without the pause (no
 Hermes behind them). Each stream gives the feed a ``wants(row)`` predicate
 (its queue, or a non-admin's own requests): a stream only ever receives the
 ids it was let see.
+
+Notices are written by every web worker, so on PostgreSQL a notice can
+commit after one with a higher id (its id was taken first): the feed keeps
+the ids it skipped over as gaps for ``GAP_SECONDS`` and asks for them again
+each tick, so a notice that commits late is still sent, once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import weakref
 from collections.abc import Callable
 
@@ -22,6 +28,10 @@ from hermes_ui.platform.db_steps import released
 log = logging.getLogger("hermes_ui.live")
 
 TICK = 0.5
+# How long an id skipped over may still commit (an insert is one short transaction),
+# and how many such ids a feed keeps asking for.
+GAP_SECONDS = 10.0
+MAX_GAPS = 500
 
 
 def _db(fn):
@@ -35,23 +45,41 @@ class NoticeFeed:
         self.queues: dict[asyncio.Queue, Callable] = {}
         self.task: asyncio.Task | None = None
         self.closing = False
+        self.gaps: dict[int, float] = {}  # id skipped over -> until when to ask for it
 
     async def run(self) -> None:
         try:
             while self.queues:
                 try:
-                    rows = await _db(notices.after)(self.topic, self.last_id)
+                    rows = await _db(notices.after)(self.topic, self.last_id, also=self.gaps)
                 except Exception:  # the database is away: try again next tick
                     log.warning("live notices topic=%s: database unavailable", self.topic)
                     rows = []
-                for row in rows:
-                    self.last_id = max(self.last_id, row.id)
+                for row in self.take(rows, time.monotonic()):
                     for queue, wants in list(self.queues.items()):
                         if wants(row):
                             queue.put_nowait(row)
                 await asyncio.sleep(TICK)
         finally:
             self.closing = True
+
+    def take(self, rows, now: float) -> list:
+        """The rows not sent before; the ids skipped over become gaps, expired ones dropped."""
+        new = []
+        for row in rows:
+            if self.gaps.pop(row.id, None) is not None:
+                new.append(row)  # committed late
+            elif row.id > self.last_id:
+                first = max(self.last_id + 1, row.id - MAX_GAPS)
+                self.gaps.update(dict.fromkeys(range(first, row.id), now + GAP_SECONDS))
+                self.last_id = row.id
+                new.append(row)
+        for gap, until in list(self.gaps.items()):
+            if until <= now:
+                del self.gaps[gap]
+        if len(self.gaps) > MAX_GAPS:  # the newest kept
+            self.gaps = dict(sorted(self.gaps.items())[-MAX_GAPS:])
+        return new
 
 
 _feeds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -4,7 +4,9 @@
 else of their own only, as the queue shows them) and
 ``GET /e/<ep>/review/<queue>/live/`` (reviewers; the queue must exist on the
 endpoint). Frames: ``notice`` (``{"id", "kind", <ids>}``, with the notice id
-as the SSE id, so a reconnect's ``Last-Event-ID`` resumes without a gap),
+as the SSE id, so a reconnect's ``Last-Event-ID`` resumes without a gap; a
+notice that committed after a higher one, from another worker, comes without
+an SSE id, so the cursor stays the highest),
 ``since`` (``{"reset": true}``: the cursor is older than the notices kept),
 ``poll`` (this worker is at ``HERMES_UI_LIVE_MAX_STREAMS``: reconnect in
 30 s), and a keepalive comment every 15 s. The page fetches what it shows
@@ -84,20 +86,20 @@ def _response(topic: str, wants, after: int | None) -> StreamingHttpResponse:
     return response
 
 
-def _missed(topic: str, wants, after: int) -> tuple[list[str], int]:
-    """Frames of the notices after ``after`` this stream may hear of, and the id reached."""
+def _missed(topic: str, wants, after: int) -> tuple[list[str], set[int]]:
+    """Frames of the notices after ``after`` this stream may hear of, and the ids read."""
     texts = []
     if notices.reset(after):
         texts.append(frame("since", {"reset": True}))
     rows = notices.after(topic, after, limit=SINCE_LIMIT)
     texts.extend(frame("notice", notices.frame_data(r), r.id) for r in rows if wants(r))
-    return texts, max([after, *(r.id for r in rows)])
+    return texts, {r.id for r in rows}
 
 
 async def _poll_once(topic: str, wants, after: int | None):
     yield f"retry: {POLL_SECONDS * 1000}\n\n"
     if after is not None:
-        texts, _reached = await _db(_missed)(topic, wants, after)
+        texts, _read = await _db(_missed)(topic, wants, after)
         for text in texts:
             yield text
     yield frame("poll", {"seconds": POLL_SECONDS})
@@ -105,23 +107,28 @@ async def _poll_once(topic: str, wants, after: int | None):
 
 async def _follow(topic: str, wants, after: int | None):
     feed, queue = await notice_feed.join(topic, wants)
-    # The queue carries what comes after the feed's id at joining: read it now,
-    # before a yield lets the feed take a newer notice into the queue.
-    reached = feed.last_id
+    # The queue carries each notice the feed takes from now on, once; what was
+    # missed is read after joining, so a notice may come both ways.
+    read: set[int] = set()
+    top = after or 0
     try:
         yield f"retry: {RETRY_MS}\n\n"
-        # Subscribed first, then what was missed: nothing falls between the two.
         if after is not None:
-            texts, reached = await _db(_missed)(topic, wants, after)
+            texts, read = await _db(_missed)(topic, wants, after)
             for text in texts:
                 yield text
+            top = max([top, *read])
         while True:
             try:
                 row = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
             except TimeoutError:
                 yield ": keepalive\n\n"
                 continue
-            if row.id > reached:
-                yield frame("notice", notices.frame_data(row), row.id)
+            if row.id in read:
+                continue  # already sent as missed
+            # One that committed late (below an id sent) goes without an SSE id:
+            # the browser's Last-Event-ID stays the highest it has.
+            yield frame("notice", notices.frame_data(row), row.id if row.id > top else None)
+            top = max(top, row.id)
     finally:
         notice_feed.leave(feed, queue)

@@ -13,7 +13,7 @@ so a notice written after an erasure cannot bring the erased id back.
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Max, Min
+from django.db.models import Max, Min, Q
 from django.utils import timezone
 
 from hermes_ui.live.models import LiveNotice
@@ -71,8 +71,11 @@ def last_id() -> int:
     return LiveNotice.objects.aggregate(top=Max("id"))["top"] or 0
 
 
-def after(topic: str, notice_id: int, limit: int = 500) -> list[LiveNotice]:
-    rows = LiveNotice.objects.filter(topic=topic, id__gt=notice_id).order_by("id")
+def after(topic: str, notice_id: int, limit: int = 500, also=()) -> list[LiveNotice]:
+    """The topic's notices after ``notice_id``, and those of the ids ``also`` (the
+    feed's gaps: ids below it that may still commit), oldest first."""
+    wanted = Q(id__gt=notice_id) | Q(id__in=list(also)) if also else Q(id__gt=notice_id)
+    rows = LiveNotice.objects.filter(wanted, topic=topic).order_by("id")
     return list(rows[:limit])
 
 

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.urls import reverse
+from django.utils import timezone
 
 from hermes_ui.live import notice_feed, notice_views, notices
 from hermes_ui.platform import events
@@ -133,3 +134,56 @@ def test_past_the_stream_cap_a_browser_is_told_to_poll(mock_endpoint, users, log
     assert text.startswith("retry: 30000")
     assert [f["request_id"] for f in frames(text, "notice")] == [4]
     assert frames(text, "poll") == [{"seconds": 30}]
+
+
+def _notice(notice_id: int, request_id: int, requester: int):
+    from hermes_ui.live.models import LiveNotice
+
+    return LiveNotice.objects.create(
+        id=notice_id,
+        topic=notices.DELETIONS,
+        kind="requested",
+        created_at=timezone.now(),
+        ids={"request_id": request_id},
+        users=[requester],
+    )
+
+
+def test_a_notice_that_commits_after_a_higher_one_is_still_sent_once(
+    mock_endpoint, users, login, monkeypatch
+):
+    """On PostgreSQL two workers' notices can commit out of id order: the one with
+    the lower id, committed second, reaches an open stream too (without an SSE id)."""
+    monkeypatch.setattr(notice_feed, "TICK", 0.05)
+    base = notices.last_id() + 10
+    answer = login("admin").get(URL)
+    support = users["support"].pk
+
+    async def run():
+        chunks = answer.streaming_content
+        await _until(chunks, lambda t: "retry:" in t)
+        await sync_to_async(_notice)(base + 2, 2, support)  # id base+1 not yet committed
+        text = await _until(chunks, lambda t: 'request_id":2' in t, 5)
+        await sync_to_async(_notice)(base + 1, 1, support)  # ... now it is
+        text += await _until(chunks, lambda t: 'request_id":1' in t, 5)
+        await sync_to_async(_notice)(base + 3, 3, support)
+        return text + await _until(chunks, lambda t: 'request_id":3' in t, 5)
+
+    text = async_to_sync(run)()
+    assert [f["request_id"] for f in frames(text, "notice")] == [2, 1, 3]
+    assert f"id: {base + 2}\n" in text and f"id: {base + 3}\n" in text
+    assert f"id: {base + 1}\n" not in text  # the browser's cursor stays at base + 2
+
+
+def test_the_feed_asks_for_skipped_ids_until_they_expire():
+    from types import SimpleNamespace as Row
+
+    feed = notice_feed.NoticeFeed("deletions", last_id=10)
+    assert [r.id for r in feed.take([Row(id=11), Row(id=14)], now=0)] == [11, 14]
+    assert sorted(feed.gaps) == [12, 13] and feed.last_id == 14
+    assert [r.id for r in feed.take([Row(id=13)], now=1)] == [13]  # committed late
+    assert [r.id for r in feed.take([Row(id=13), Row(id=14)], now=2)] == []  # never twice
+    assert sorted(feed.gaps) == [12]
+    feed.take([], now=notice_feed.GAP_SECONDS + 0.5)
+    assert feed.gaps == {}
+    assert [r.id for r in feed.take([Row(id=12)], now=20)] == []  # too late: dropped
