@@ -17,12 +17,15 @@ PASSWORD = "browser-pass-12345"
 USERS = {"support": "support", "reviewer": "reviewer", "admin": "admin", "admin2": "admin"}
 
 
-# ``migrate``, then each of USERS with its role, as ``manage.py create_user`` would.
-_PREPARE = f"""
+def prepare_script(users: dict[str, str], password: str) -> str:
+    """For ``manage.py shell -c``: ``migrate``, then each of ``users`` (name: role) with
+    ``password``, as ``manage.py create_user`` would; one process, so Django starts once
+    (a process per command spent ~1.3 s starting Django each)."""
+    return f"""
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-for name, role in {USERS!r}.items():
-    call_command("create_user", name, role=role, password={PASSWORD!r})
+for name, role in {users!r}.items():
+    call_command("create_user", name, role=role, password={password!r})
 """
 
 
@@ -75,8 +78,7 @@ class DashboardServer:
         from hermes_ui.platform.serving import uvicorn_argv
 
         if prepare:
-            # One process: a process per command spent ~1.3 s starting Django each.
-            self.manage("shell", "-c", _PREPARE)
+            self.manage("shell", "-c", prepare_script(USERS, PASSWORD))
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             uvicorn_argv(

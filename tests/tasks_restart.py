@@ -19,6 +19,7 @@ from pathlib import Path
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
+from tests.browser import prepare_script
 from tests.tasks_worker import REPO, WorkerProcess
 from tests.waiting import until
 
@@ -36,13 +37,6 @@ ids = json.loads(sys.argv[-2])
 user = get_user_model().objects.get(username="support")
 job = close_job.start(get_endpoint("local"), user, ids, "resolved", sys.argv[-1])
 print(job.pk)
-"""
-
-
-_PREPARE = """
-from django.core.management import call_command
-call_command("migrate", verbosity=0)
-call_command("create_user", "support", role="support", password="x" * 20)
 """
 
 
@@ -82,7 +76,7 @@ def run_scenario(env: dict, query: Callable[[str], list], peer, log_dir: Path) -
         "HERMES_UI_TASK_STALE_SECONDS": STALE_SECONDS,
         "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
     }
-    manage(env, "shell", "-c", _PREPARE)  # one process: Django starts once
+    manage(env, "shell", "-c", prepare_script({"support": "support"}, "x" * 20))
     client = HermesClient(Endpoint("local", peer.base_url, peer.key))
     ids = [f"restart-{secrets.token_hex(4)}" for _ in range(SESSIONS)]
     try:

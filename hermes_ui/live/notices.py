@@ -74,7 +74,9 @@ def last_id() -> int:
 def after(topic: str, notice_id: int, limit: int = 500, also=()) -> list[LiveNotice]:
     """The topic's notices after ``notice_id``, and those of the ids ``also`` (the
     feed's gaps: ids below it that may still commit), oldest first."""
-    wanted = Q(id__gt=notice_id) | Q(id__in=list(also)) if also else Q(id__gt=notice_id)
+    wanted = Q(id__gt=notice_id)
+    if also:
+        wanted |= Q(id__in=list(also))
     rows = LiveNotice.objects.filter(wanted, topic=topic).order_by("id")
     return list(rows[:limit])
 

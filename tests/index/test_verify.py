@@ -261,7 +261,8 @@ def test_a_hermes_whose_gets_slow_down_makes_the_pauses_grow_then_recover(
             report = sync.sync(endpoint, full=False, verify=True)
         finally:
             watchdog.cancel()
-            stopped, _ = stopping.STOP.is_set(), stopping.STOP.clear()
+            stopped = stopping.STOP.is_set()
+            stopping.STOP.clear()
     took = [round(done - began, 3) for began, done in slow.gets]
     assert not stopped, f"the verify never recovered; GETs took {took}"
     assert not report.error_code and report.verified >= 60
