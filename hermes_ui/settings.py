@@ -485,6 +485,8 @@ LOGGING = {
         "redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"},
         # A 403 or 404 is one line (user id, URL pattern, reason), capped per client.
         "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
+        # A 503 or 504 answered on purpose is no ERROR; the outage is logged once.
+        "outages": {"()": "hermes_ui.platform.outages.ExpectedOutageFilter"},
     },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]},
@@ -498,6 +500,9 @@ LOGGING = {
     "loggers": {
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
+        # The pool logs each failed connection attempt; the outage itself is one line
+        # of ``hermes_ui.outages`` (``platform/outages.py``).
+        "psycopg.pool": {"level": "ERROR"},
         **{
             name: {"handlers": [], "propagate": True}
             for name in (
@@ -508,7 +513,7 @@ LOGGING = {
                 "uvicorn.error",
             )
         },
-        "django.request": {"handlers": [], "propagate": True, "filters": ["refusals"]},
+        "django.request": {"handlers": [], "propagate": True, "filters": ["refusals", "outages"]},
         "django.security.csrf": {"handlers": [], "propagate": True, "filters": ["refusals"]},
         # No access lines at all: a URL can carry search text (``?q=``), which
         # can be transcript text. uvicorn's --no-access-log alone is undone as

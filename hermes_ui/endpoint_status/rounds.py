@@ -17,6 +17,7 @@ from django.utils import timezone
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.platform.endpoints import Endpoint, all_endpoints
+from hermes_ui.platform.outages import log_failure
 
 log = logging.getLogger("hermes_ui.background")
 
@@ -37,7 +38,7 @@ def probe_quietly(endpoints: list[Endpoint] | None = None) -> list[probes.Probe]
     try:
         found = probes.refresh(due(all_endpoints() if endpoints is None else endpoints))
     except Exception:
-        log.exception("endpoint probes failed")
+        log_failure(log, "endpoint probes failed")
         return []
     for each in found:
         if each.no_session_api:

@@ -31,6 +31,7 @@ from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
+from hermes_ui.platform import outages
 from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.hermes")
@@ -198,6 +199,8 @@ class HermesClient:
             self._log_failure(operation, "transport")
             raise _transport_error(e.TransportFailure, "transport", operation, mutation) from None
         guard.succeeded()
+        if response.status_code not in _RETRYABLE_STATUS:
+            outages.hermes(self.endpoint.id).answered()
         # One line per call floods the console of ``make run``; operators who
         # want the trail turn it up with HERMES_UI_LOG_CALLS. Failures are
         # WARNING either way (``_log_failure``).
@@ -252,7 +255,9 @@ class HermesClient:
         return answer
 
     def _log_failure(self, operation: str, code: str) -> None:
-        log.warning("hermes op=%s endpoint=%s failed code=%s", operation, self.endpoint.id, code)
+        """A failed call: one WARNING when the endpoint's outage starts, the rest DEBUG."""
+        if not outages.hermes(self.endpoint.id).failed(code, f"op={operation}"):
+            log.debug("hermes op=%s endpoint=%s failed code=%s", operation, self.endpoint.id, code)
 
     # -- reads ------------------------------------------------------------
 

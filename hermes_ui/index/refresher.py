@@ -21,6 +21,7 @@ from django.db import close_old_connections, connections
 
 from hermes_ui.index import sync
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.outages import log_failure
 
 log = logging.getLogger("hermes_ui.index")
 
@@ -57,7 +58,7 @@ def sync_quietly(
     except Exception:
         # A background thread has nobody to show a traceback to; the state row
         # keeps the error code for the freshness line, the log keeps the rest.
-        log.exception("index sync endpoint=%s failed", endpoint.id)
+        log_failure(log, "index sync endpoint=%s failed", endpoint.id)
         return None
     finally:
         connections.close_all()

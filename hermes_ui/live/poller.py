@@ -37,6 +37,7 @@ from hermes_ui.live import changes as c
 from hermes_ui.live import channel
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.endpoints import Endpoint, all_endpoints
+from hermes_ui.platform.outages import log_failure
 
 log = logging.getLogger("hermes_ui.live")
 
@@ -140,7 +141,7 @@ def run(stop: threading.Event, interval: float | None = None) -> None:
         try:
             poller.round()
         except Exception:
-            log.exception("live poll failed")
+            log_failure(log, "live poll failed")
         finally:
             release_connections()
         stop.wait(max(0.0, interval - (time.monotonic() - started)))

@@ -10,21 +10,18 @@ an outage starts and once when it ends, not once per request.
 from __future__ import annotations
 
 import functools
-import logging
-import threading
 import time
 
 from django.conf import settings
 
-log = logging.getLogger("hermes_ui.redis")
+from hermes_ui.platform.outages import Outage
 
 DOWN_SECONDS = 2.0
 # A Redis that hangs must not hold a page: each command fails after this long.
 SOCKET_TIMEOUT = 0.5
 
-_lock = threading.Lock()
 _down_until = 0.0
-_outage_since: float | None = None
+OUTAGE = Outage("redis", "serving without the cache and shared state", "hermes_ui.redis")
 
 
 def configured() -> bool:
@@ -38,29 +35,14 @@ def available() -> bool:
 
 def failed(exc: BaseException, where: str) -> None:
     """Record a failed Redis command; the first of an outage is logged."""
-    global _down_until, _outage_since
-    with _lock:
-        _down_until = time.monotonic() + DOWN_SECONDS
-        first = _outage_since is None
-        if first:
-            _outage_since = time.time()
-    if first:
-        log.warning(
-            "redis unreachable (%s in %s): serving without the cache and shared state",
-            type(exc).__name__,
-            where,
-        )
+    global _down_until
+    _down_until = time.monotonic() + DOWN_SECONDS
+    OUTAGE.failed(exc, where)
 
 
 def answered() -> None:
     """Record a command Redis answered; ends an outage (logged once)."""
-    global _outage_since
-    if _outage_since is None:
-        return
-    with _lock:
-        since, _outage_since = _outage_since, None
-    if since is not None:
-        log.warning("redis is back after %.0f s", time.time() - since)
+    OUTAGE.answered()
 
 
 @functools.cache

@@ -1,15 +1,16 @@
 """The dashboard's processes: uvicorn workers, the index refresher and the task workers,
-started and stopped together.
+supervised together.
 
 ``manage.py serve`` (production) and the demo command (``make run``) both run
 uvicorn, one ``index_refresher`` process and task workers (``task_worker``:
-``HERMES_UI_TASK_WORKERS`` under serve, one for the demo) as children and stop
-all of them when any one exits, on Ctrl-C or on SIGTERM. A SIGTERM lets
-requests in flight finish within a grace period, and then exits 0.
+``HERMES_UI_TASK_WORKERS`` under serve, one for the demo) as children. A child
+that exits is restarted with back-off; Ctrl-C or SIGTERM stops all of them,
+letting requests in flight finish within a grace period, and then exits 0.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -19,6 +20,8 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.management.base import CommandError
+
+log = logging.getLogger("hermes_ui.serving")
 
 
 def check_workers(workers: int) -> None:
@@ -71,6 +74,66 @@ def child_env(extra: dict | None = None) -> dict:
 # left for its own shutdown before a child that has not exited is killed.
 KILL_MARGIN = 5.0
 CLEAN_STOP = {0, -signal.SIGTERM, -signal.SIGINT}
+# A child that exits within STARTUP_SECONDS of its start, QUICK_FAILURES times in a
+# row, cannot start (a configuration error): that stops the whole set.
+STARTUP_SECONDS = 10.0
+QUICK_FAILURES = 5
+# The first restart comes after this long, each further one in a row after twice as
+# long, up to MAX_BACKOFF.
+FIRST_BACKOFF = 0.5
+MAX_BACKOFF = 30.0
+
+
+class Child:
+    """One supervised command: its current process, restarted with back-off when it exits."""
+
+    def __init__(self, argv: list[str], env: dict):
+        self.argv, self.env = argv, env
+        self.name = _name(argv)
+        self.quick_failures = 0
+        self.restart_at: float | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.argv, env=self.env)
+        self.started = time.monotonic()
+        self.restart_at = None
+
+    def exited(self) -> bool:
+        """Did the process end by itself (and is no restart planned yet)?"""
+        return self.restart_at is None and self.process.poll() is not None
+
+    def plan_restart(self) -> bool:
+        """Schedule a restart with back-off; False when it keeps failing at start-up."""
+        now = time.monotonic()
+        ran = now - self.started
+        self.quick_failures = self.quick_failures + 1 if ran < STARTUP_SECONDS else 1
+        code = self.process.returncode
+        if self.quick_failures >= QUICK_FAILURES:
+            log.error(
+                "%s exited with code %s %d times in a row within %.0f s of starting; "
+                "stopping everything (a configuration error?)",
+                self.name, code, self.quick_failures, STARTUP_SECONDS,
+            )  # fmt: skip
+            return False
+        delay = min(FIRST_BACKOFF * 2 ** (self.quick_failures - 1), MAX_BACKOFF)
+        log.warning(
+            "%s (pid %d) exited with code %s after %.1f s; restarting it in %.1f s",
+            self.name, self.process.pid, code, ran, delay,
+        )  # fmt: skip
+        self.restart_at = now + delay
+        return True
+
+    def due(self) -> bool:
+        return self.restart_at is not None and time.monotonic() >= self.restart_at
+
+
+def _name(argv: list[str]) -> str:
+    if "uvicorn" in argv:
+        return "the web server (uvicorn)"
+    if "django" in argv:
+        return argv[argv.index("django") + 1]
+    return os.path.basename(argv[-1] if argv else "?")
 
 
 def supervise(
@@ -79,12 +142,17 @@ def supervise(
     started: Callable[[Callable[[], bool]], None] | None = None,
     grace: float | None = None,
 ) -> int:
-    """Run the commands; when one exits (or we are told to stop), stop the others.
+    """Run the commands, restart one that exits, and stop them all when told to.
+
+    A child that exits by itself is started again after a growing pause (and
+    the log says so); the others, the web server above all, run on. Only a
+    child failing ``QUICK_FAILURES`` times in a row right after starting (a
+    configuration error), SIGTERM or Ctrl-C stops the whole set.
 
     ``started``, if given, is called once the children run, with a function
-    that says whether they all still do and no stop was asked for: the demo
-    waits with it for the first index sync before printing its banner. Ctrl-C
-    or SIGTERM while it runs stops everything as usual.
+    that says whether the set still runs (no stop asked for, nobody given
+    up): the demo waits with it for the first index sync before printing its
+    banner. Ctrl-C or SIGTERM while it runs stops everything as usual.
 
     Stopping sends each child SIGTERM and waits ``grace`` seconds
     (HERMES_UI_SHUTDOWN_GRACE_SECONDS) plus ``KILL_MARGIN`` for it to exit;
@@ -92,36 +160,46 @@ def supervise(
     gives it the same grace). Returns 0 when we were told to stop and every
     child stopped cleanly (uvicorn re-raises the SIGTERM it caught, so "killed
     by SIGTERM" is clean too): a process manager sees no failure. A child that
-    exited by itself, failed while stopping, or had to be killed gives a
-    non-zero code.
+    kept failing at start-up, failed while stopping, or had to be killed
+    gives a non-zero code.
     """
     grace = settings.HERMES_UI_SHUTDOWN_GRACE_SECONDS if grace is None else grace
-    children = [subprocess.Popen(argv, env=env) for argv in argvs]
+    children = [Child(argv, env) for argv in argvs]
     stopping: list[int] = []
+    gave_up: list[subprocess.Popen] = []
     # Kept until every child is gone: a second SIGTERM during the grace
     # period must not kill this process and orphan its children.
     previous = signal.signal(signal.SIGTERM, lambda *_: stopping.append(signal.SIGTERM))
 
     def running() -> bool:
-        return not stopping and all(child.poll() is None for child in children)
+        return not stopping and not gave_up
 
-    exited_first: list[subprocess.Popen] = []
+    def tend() -> None:
+        for child in children:
+            if child.exited() and not stopping and not child.plan_restart():
+                gave_up.append(child.process)
+            elif child.due() and running():
+                child.start()
+
     killed: list[subprocess.Popen] = []
     try:
         if started is not None:
-            started(running)
+            started(lambda: (tend(), running())[1])
         while running():
+            tend()
             time.sleep(0.2)
     except KeyboardInterrupt:
         stopping.append(signal.SIGINT)
     finally:
-        exited_first = [child for child in children if child.poll() is not None]
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        killed = _wait_or_kill(children, grace + KILL_MARGIN)
+        processes = [child.process for child in children]
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        killed = _wait_or_kill(processes, grace + KILL_MARGIN)
         signal.signal(signal.SIGTERM, previous)
-    return _exit_code(children, exited_first, killed, grace, asked=bool(stopping))
+    # A child waiting for its restart already had its exit dealt with.
+    stopped = [child.process for child in children if child.restart_at is None]
+    return _exit_code(stopped, gave_up, killed, grace)
 
 
 def _wait_or_kill(children: list[subprocess.Popen], seconds: float) -> list[subprocess.Popen]:
@@ -142,13 +220,10 @@ def _wait_or_kill(children: list[subprocess.Popen], seconds: float) -> list[subp
     return killed
 
 
-def _exit_code(children, exited_first, killed, grace: float, *, asked: bool) -> int:
-    for child in exited_first:
-        # A child that ended by itself: that is what the process manager must see. Unless
-        # we were told to stop and it stopped cleanly: a process manager that signals the
-        # whole group (systemd's default, Ctrl-C) reaches the children first.
-        if child.returncode and not (asked and child.returncode in CLEAN_STOP):
-            return _shell_code(child.returncode)
+def _exit_code(children, gave_up, killed, grace: float) -> int:
+    for child in gave_up:
+        # A child that could not start: that is what the process manager must see.
+        return _shell_code(child.returncode) if child.returncode else 1
     if killed:
         print(
             f"{len(killed)} process(es) did not stop within {grace:g} s of SIGTERM "

@@ -24,6 +24,7 @@ from hermes_ui.deletion import review as deletion_review
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.hermes import HermesError
 from hermes_ui.platform.endpoints import Endpoint, get_endpoint
+from hermes_ui.platform.outages import log_failure
 from hermes_ui.retention import evaluate
 from hermes_ui.retention.models import RetentionRule, RetentionRun
 from hermes_ui.web.roles import ADMIN, role_of
@@ -170,7 +171,7 @@ def run_due_quietly(ep: Endpoint) -> None:
     try:
         run_due(ep)
     except Exception:
-        log.exception("retention rules of endpoint=%s failed", ep.id)
+        log_failure(log, "retention rules of endpoint=%s failed", ep.id)
 
 
 def batch_of(run: RetentionRun) -> DeletionBatch | None:

@@ -12,6 +12,7 @@ import logging
 from django_tasks import task
 
 from hermes_ui.platform.endpoints import configured
+from hermes_ui.platform.outages import log_failure
 from hermes_ui.review import rules
 
 log = logging.getLogger("hermes_ui.review")
@@ -34,4 +35,4 @@ def enqueue_for(endpoint) -> None:
     try:
         run_rules.enqueue(endpoint.id, endpoint.fingerprint)
     except Exception:
-        log.exception("review rules endpoint=%s could not be queued", endpoint.id)
+        log_failure(log, "review rules endpoint=%s could not be queued", endpoint.id)

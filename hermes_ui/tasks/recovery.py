@@ -21,8 +21,12 @@ from hermes_ui.tasks.liveness import alive_ids
 log = logging.getLogger("hermes_ui.tasks")
 
 
-def requeue_orphans() -> list[str]:
-    """READY again every RUNNING task whose worker is gone; the ids requeued."""
+def requeue_orphans(own: str = "") -> list[str]:
+    """READY again every RUNNING task whose worker is gone; the ids requeued.
+
+    ``own`` is a live worker that runs nothing now: a database outage cut its
+    task short, so what it left RUNNING is an orphan too.
+    """
     running = list(
         DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING).values_list(
             "id", "worker_ids", "started_at"
@@ -34,12 +38,15 @@ def requeue_orphans() -> list[str]:
     requeued = []
     for pk, worker_ids, started_at in running:
         owner = worker_ids[-1] if worker_ids else ""
-        if owner in alive:
+        if owner in alive and owner != own:
             continue
         changed = DBTaskResult.objects.filter(
             pk=pk, status=TaskResultStatus.RUNNING, started_at=started_at
         ).update(status=TaskResultStatus.READY)
         if changed:
             requeued.append(str(pk))
-            log.warning("task=%s of dead worker=%s put back in the queue", pk, owner)
+            if owner == own:
+                log.warning("task=%s cut short by a database outage put back in the queue", pk)
+            else:
+                log.warning("task=%s of dead worker=%s put back in the queue", pk, owner)
     return requeued

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 from django.db import DatabaseError
@@ -21,11 +22,15 @@ from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Worker
 
 from hermes_ui.platform.db_steps import release_connections
+from hermes_ui.platform.outages import DATABASE, database_ready, database_unreachable, log_failure
 from hermes_ui.tasks import recovery
 from hermes_ui.tasks.liveness import BEAT_SECONDS
 from hermes_ui.tasks.models import WorkerBeat
 
 log = logging.getLogger("hermes_ui.tasks")
+
+# The longest wait between two looks at a database that went away (seconds).
+MAX_PAUSE = 5.0
 
 # ``hook(worker_id)`` on every beat: what a feature renews for the tasks this worker runs.
 BEAT_HOOKS: list[Callable[[str], None]] = []
@@ -77,7 +82,7 @@ class Heart:
             try:
                 beat(self.worker_id)
             except Exception:  # the next beat tries again; only a stale row means dead
-                log.exception("task worker=%s heartbeat failed", self.worker_id)
+                log_failure(log, "task worker=%s heartbeat failed", self.worker_id)
 
 
 class TaskWorker(Worker):
@@ -97,11 +102,39 @@ class TaskWorker(Worker):
         os._exit(1)
 
 
+def run_through_outages(worker: TaskWorker, pause: Callable[[float], None] = time.sleep) -> None:
+    """``worker.run()``, waiting out database outages instead of ending with them.
+
+    An outage is logged once; the worker looks again with a growing pause
+    (at most ``MAX_PAUSE``), then puts back in the queue the task the outage
+    cut short and runs on. A stop signal during the pause ends it as usual.
+    """
+    while True:
+        try:
+            worker.run()
+            return
+        except Exception as exc:
+            if not database_unreachable(exc) or not worker.running:
+                raise
+            DATABASE.failed(exc, f"task worker={worker.worker_id}")
+        release_connections()
+        wait = 0.25
+        while not database_ready(f"task worker={worker.worker_id}"):
+            pause(wait)
+            wait = min(wait * 2, MAX_PAUSE)
+        try:
+            recovery.requeue_orphans(own=worker.worker_id)
+        except DatabaseError:
+            continue  # gone again: the next run() finds out and waits once more
+        finally:
+            release_connections()
+
+
 def forget(worker_id: str) -> None:
     try:
         WorkerBeat.objects.filter(worker=worker_id).delete()
     except DatabaseError:  # the row then goes stale, as a crashed worker's does
-        log.exception("task worker=%s could not remove its heartbeat row", worker_id)
+        log_failure(log, "task worker=%s could not remove its heartbeat row", worker_id)
     finally:
         release_connections()
 

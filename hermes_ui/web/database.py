@@ -14,18 +14,14 @@ from __future__ import annotations
 
 import sys
 
-from django.db import InterfaceError, OperationalError, connections
+from django.db import connections
 from django.template.loader import render_to_string
 
+from hermes_ui.platform.outages import DATABASE, database_unreachable, waited_for_pool
 from hermes_ui.web.errors import whole_page
 
 SAFE_METHODS = ("GET", "HEAD")
 _FLAG = "hermes_ui_database_unreachable"
-
-
-def unreachable(exc: BaseException | None) -> bool:
-    """Is ``exc`` the database being unreachable (rather than a bug in a query)?"""
-    return isinstance(exc, OperationalError | InterfaceError) or _waited_for_pool(exc)
 
 
 def outage_response(request):
@@ -34,17 +30,14 @@ def outage_response(request):
 
     response = HttpResponse(render_to_string("errors/database.html"), status=503)
     response["Retry-After"] = "5"
-    setattr(response, _FLAG, "waited" if _waited_for_pool(sys.exc_info()[1]) else "died")
+    exc = sys.exc_info()[1]
+    DATABASE.failed(exc, "a page")
+    setattr(response, _FLAG, "waited" if waited_for_pool(exc) else "died")
     return whole_page(request, response)
 
 
-def _waited_for_pool(exc: BaseException | None) -> bool:
-    """No connection came from the pool in time (Django wraps psycopg_pool's PoolTimeout)."""
-    return any(type(e).__name__ == "PoolTimeout" for e in (exc, getattr(exc, "__cause__", None)))
-
-
 def current_exception_is_outage() -> bool:
-    return unreachable(sys.exc_info()[1])
+    return database_unreachable(sys.exc_info()[1])
 
 
 class DatabaseOutageMiddleware:

@@ -62,7 +62,7 @@ def breaker_settings(settings):
 def redis_state(monkeypatch):
     """This test's Redis outages end with it (``redis_link`` keeps them per process)."""
     monkeypatch.setattr(redis_link, "_down_until", 0.0)
-    monkeypatch.setattr(redis_link, "_outage_since", None)
+    monkeypatch.setattr(redis_link.OUTAGE, "_since", None)
     # Each Breaker object re-reads the shared state on every call.
     monkeypatch.setattr(breaker, "REFRESH_SECONDS", 0.0)
 

@@ -9,6 +9,7 @@ import pytest
 
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform import outages
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.fakes import raising
@@ -448,14 +449,22 @@ def test_each_call_is_logged_at_debug_unless_log_calls_is_on(settings, caplog, l
     assert line.getMessage().startswith("hermes op=sessions_list endpoint=local status=200 ms=")
 
 
-def test_failed_calls_stay_warnings_with_log_calls_off(settings, caplog):
+def test_an_endpoint_outage_is_one_warning_and_its_end_one_info(settings, caplog, monkeypatch):
     settings.HERMES_UI_LOG_CALLS = False
-    client, _ = make({("GET", "/api/sessions"): db_unavailable}, read_retries=0)
-    with caplog.at_level(logging.INFO, logger="hermes_ui.hermes"), pytest.raises(e.Unavailable):
+    monkeypatch.setattr(outages, "_endpoints", {})
+    answers = [db_unavailable(None)] * 3 + [response("120_list")]
+    client, _ = make({("GET", "/api/sessions"): lambda request: answers.pop(0)}, read_retries=0)
+    with caplog.at_level(logging.INFO, logger="hermes_ui.hermes"):
+        for _ in range(3):
+            with pytest.raises(e.Unavailable):
+                client.list_sessions()
         client.list_sessions()
-    [line] = call_lines(caplog)
-    assert line.levelno == logging.WARNING
-    assert "failed code=session_db_unavailable" in line.getMessage()
+    lines = call_lines(caplog)
+    assert [line.levelno for line in lines] == [logging.WARNING, logging.INFO]
+    assert "endpoint=local unreachable (session_db_unavailable in op=sessions_list)" in (
+        lines[0].getMessage()
+    )
+    assert "endpoint=local is back after" in lines[1].getMessage()
 
 
 def test_error_repr_never_contains_provider_text():

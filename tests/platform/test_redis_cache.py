@@ -18,7 +18,7 @@ QUIET = 0.2  # redis_link.DOWN_SECONDS for these tests
 def redis_at(settings, monkeypatch):
     """Point REDIS_URL and both caches at ``redis://127.0.0.1:<port>``; nobody listens yet."""
     monkeypatch.setattr(redis_link, "_down_until", 0.0)
-    monkeypatch.setattr(redis_link, "_outage_since", None)
+    monkeypatch.setattr(redis_link.OUTAGE, "_since", None)
     monkeypatch.setattr(redis_link, "DOWN_SECONDS", QUIET)
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"

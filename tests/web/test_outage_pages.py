@@ -183,7 +183,7 @@ def test_not_ready_while_redis_is_unreachable(anonymous, settings, monkeypatch):
     from hermes_ui.platform import redis_link
 
     monkeypatch.setattr(redis_link, "_down_until", 0.0)
-    monkeypatch.setattr(redis_link, "_outage_since", None)
+    monkeypatch.setattr(redis_link.OUTAGE, "_since", None)
     settings.REDIS_URL = unreachable_url().replace("http://", "redis://") + "/0"
     ready = anonymous.get("/readyz")
     assert ready.status_code == 503

@@ -24,6 +24,7 @@ from hermes_ui.index import stopping
 from hermes_ui.index.refresher import sync_quietly
 from hermes_ui.live import poller as live_poller
 from hermes_ui.platform.endpoints import all_endpoints
+from hermes_ui.platform.outages import database_ready, log_failure
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task
 
@@ -31,12 +32,19 @@ log = logging.getLogger("hermes_ui.background")
 
 # With index refresh off, the worker still wakes this often to apply retention.
 RETENTION_ROUND_SECONDS = 3600.0
+# The longest wait between two looks at a database that went away.
+MAX_PAUSE = 5.0
 
 
 def run(interval: float, stop: threading.Event, *, once: bool = False) -> int:
     """Rounds now and every ``interval`` seconds (hourly when 0) until ``stop``; rounds run."""
-    rounds = 0
+    rounds, pause = 0, 0.25
     while not stop.is_set():
+        if not database_ready("index refresher"):
+            stop.wait(pause)  # an outage is waited out, said once, with a growing pause
+            pause = min(pause * 2, MAX_PAUSE)
+            continue
+        pause = 0.25
         probe_rounds.probe_quietly()  # a Hermes without the session API is known at once
         if interval > 0 or once:
             for endpoint in filter(probe_rounds.has_session_api, all_endpoints()):
@@ -58,7 +66,7 @@ def purge_quietly() -> None:
         if counts["turns"] or counts["events"]:
             log.info("turn retention purged turns=%d events=%d", counts["turns"], counts["events"])
     except Exception:
-        log.exception("turn retention failed")
+        log_failure(log, "turn retention failed")
     finally:
         connections.close_all()
 

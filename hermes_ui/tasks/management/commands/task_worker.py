@@ -1,7 +1,8 @@
 """``manage.py task_worker``: run background tasks until stopped, with a heartbeat row.
 
 ``make run`` starts one beside the web process, ``make serve`` starts
-``HERMES_UI_TASK_WORKERS``. SIGTERM or Ctrl-C lets the running task finish
+``HERMES_UI_TASK_WORKERS``. A database outage is waited out, not fatal.
+SIGTERM or Ctrl-C lets the running task finish
 (a second one stops it at once: the task is then recovered by the next
 worker, see ``hermes_ui.tasks.recovery``).
 """
@@ -13,7 +14,7 @@ import logging
 from django.core.management.base import BaseCommand
 from django.utils.crypto import get_random_string
 
-from hermes_ui.tasks.worker import Heart, make_worker
+from hermes_ui.tasks.worker import Heart, make_worker, run_through_outages
 
 
 class Command(BaseCommand):
@@ -35,7 +36,7 @@ class Command(BaseCommand):
         with Heart(worker_id):
             worker.configure_signals()
             try:
-                worker.run()
+                run_through_outages(worker)
             except SystemExit as stop:  # the framework's own exit from its signal handler
                 if stop.code:
                     raise
