@@ -87,6 +87,8 @@ SAFE_KEYS = {
     "subject",
     "issuer",
     "account",
+    # retention: the username of a rule's last editor (who may not review its batches).
+    "editor",
 }
 TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

@@ -20,7 +20,8 @@ class RetentionRule(models.Model):
     age_days = models.PositiveIntegerField()
     active = models.BooleanField(default=True)
     version = models.PositiveIntegerField(default=1)
-    # The admin who last changed the rule files its batches: a second admin approves.
+    # The admin who last changed the rule files its daily batches; they never approve
+    # a batch of the rule, whoever filed it (``DeletionBatch.selected_by``).
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -120,7 +120,7 @@ def run_now(request, endpoint, rule):
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
     try:
-        run = runs.file(ep, rule)
+        run = runs.file(ep, rule, request.user)
     except runs.RunRefused as refusal:
         messages.error(request, str(refusal))
         return redirect(_rule_url(rule))
