@@ -20,7 +20,7 @@ from hermes_ui.deletion.forms import RequestForm
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.review import items, queues
-from hermes_ui.tags import region, tagging
+from hermes_ui.tags import protection, region, tagging
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.failures import status_for
 from hermes_ui.web.roles import REVIEWER, SUPPORT
@@ -112,6 +112,9 @@ def _tagging(request, endpoint: str, session_id: str, body: TagChange, op: str):
     common.session_id(session_id)
     _write_key(request)
     tag = _tag(body.tag)
+    refusal = protection.removal_refusal(request.user, tag) if op == tagging.REMOVE else None
+    if refusal:
+        raise ApiError(403, "keep_tag_admin_only", refusal)
 
     def perform():
         region.ensure_exists(ep, session_id)
