@@ -69,6 +69,10 @@ def test_a_reviewer_cannot_strip_a_keep_tag_on_the_page(kept, tags_indexed, logi
     assert refused.status_code == 403 and "only an admin" in refused.content.decode()
     htmx = reviewer.post(url, {"op": "remove", "tag": kept.pk}, headers={"HX-Request": "true"})
     assert htmx.status_code == 403 and 'id="session-tags"' in htmx.content.decode()
+    # The region offers the reviewer no remove button for it, and says why.
+    region = htmx.content.decode()
+    assert f'data-locked="{kept.pk}"' in region
+    assert f'name="tag" value="{kept.pk}"' not in region and f'value="{other.pk}"' in region
     assert protected(tags_indexed, "par")
     # An ordinary tag is still the reviewer's to remove, and adding a keep tag is fine.
     assert reviewer.post(url, {"op": "remove", "tag": other.pk}).status_code == 302
