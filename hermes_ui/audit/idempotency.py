@@ -72,6 +72,22 @@ def effective_key(form_key: str, inputs: dict) -> str:
     return f"{form_key}.{json_digest(inputs, 16)}"
 
 
+def used_for_another(
+    capability: str, endpoint_id: str, form_key: str, user, session_id: str
+) -> bool:
+    """Whether this person already used ``form_key`` for a session other than ``session_id``.
+
+    A key names one intended change: answering another session's request with its
+    outcome (or filing it as new) would hide that the caller reused it by mistake.
+    """
+    if not session_id or not getattr(user, "is_authenticated", False):
+        return False
+    used = IdempotencyRecord.objects.filter(
+        capability=capability, endpoint=endpoint_id, user=user, key__startswith=f"{form_key}."
+    ).values_list("session_id", flat=True)
+    return any(other and other != session_id for other in used)
+
+
 def run_once(
     *,
     capability: str,

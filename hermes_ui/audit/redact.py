@@ -87,6 +87,11 @@ SAFE_KEYS = {
     "subject",
     "issuer",
     "account",
+    # retention: the username of a rule's last editor (who may not review its batches),
+    # and the name of a keep tag added, removed, or taken off sessions (admins' words
+    # for a protection; other tags are audited by id only).
+    "editor",
+    "keep_tag",
 }
 TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

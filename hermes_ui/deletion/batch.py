@@ -55,14 +55,16 @@ def create(
     on_filed=None,
     on_session=None,
     cascades: bool = True,
+    selected_by=None,
 ) -> DeletionBatch:
     """Snapshot and consequences for every selected session, from one read of the lists.
 
     ``on_filed(batch)`` is called once the batch exists, ``on_session()`` after
     each selected session (a background job's progress). ``cascades=False``
     (an endpoint seen not to cascade) makes a selected delegate of another a
-    member of its own. Raises ``HermesError`` when the lists cannot be read
-    (nothing is recorded then).
+    member of its own. ``selected_by``: who chose the selection, when not ``user``
+    (a retention rule's last editor); they may not review it either. Raises
+    ``HermesError`` when the lists cannot be read (nothing is recorded then).
     """
     lists = deletion_request.lists_now(endpoint)
     covered = _covered(endpoint, ids, lists) if cascades else {}
@@ -70,6 +72,7 @@ def create(
         **endpoint.scope(),
         requester=user,
         requester_name=user.get_username(),
+        selected_by=selected_by,
         reason=reason,
         created_at=clock.now(),
     )

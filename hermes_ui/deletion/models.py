@@ -42,6 +42,11 @@ class DeletionBatch(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     requester_name = models.CharField(max_length=150)
+    # Who chose which sessions it covers when that was not the requester's choice
+    # alone (a retention rule's last editor): like the requester, they may not review it.
+    selected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reason = models.TextField()
     created_at = models.DateTimeField()
     # [{"id": ..., "why": "delegate_of" | "open_request" | "gone" | "unreadable", "other": ...}]

@@ -1,14 +1,16 @@
 """The deletion policy: who may review and execute, on which grounds, and for how long.
 
 * Any role may request a deletion, with a reason.
-* Only an admin reviews, and never the requester (four eyes). The review
+* Only an admin reviews, and never the requester (four eyes), nor whoever
+  chose a batch's sessions for the requester (a retention rule's last
+  editor, ``DeletionBatch.selected_by``). The review
   records one of the rules below and a comment as evidence.
 * An approval is valid for ``APPROVAL_VALIDITY`` after it was given.
 * Any admin may execute a valid approval: the approver, another admin, or
   the requester when the requester is an admin. The second pair of eyes is
   the approval itself; execution adds the check that the session still
-  matches what the approver saw. An approval given by the requester never
-  counts, whatever the database says.
+  matches what the approver saw. An approval given by the requester (or by
+  the batch's selector) never counts, whatever the database says.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from hermes_ui.deletion import clock, events
-from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.platform.endpoints import Endpoint, configured
 from hermes_ui.web.roles import ADMIN, has_role
 
@@ -71,6 +73,17 @@ def is_requester(request: DeletionRequest, user) -> bool:
     return request.requester_id is not None and request.requester_id == user.pk
 
 
+def selected_by(request: DeletionRequest) -> int | None:
+    """The pk of who chose the request's batch for its requester, if anyone did."""
+    if request.batch_id is None:
+        return None
+    return (
+        DeletionBatch.objects.filter(pk=request.batch_id)
+        .values_list("selected_by", flat=True)
+        .first()
+    )
+
+
 def may_view(request: DeletionRequest, user) -> bool:
     return is_admin(user) or is_requester(request, user)
 
@@ -82,6 +95,13 @@ def review_refusal(request: DeletionRequest, user) -> Refusal | None:
         return Refusal(
             "self_approval",
             "You asked for this deletion, so another admin must review it (four-eyes rule).",
+            403,
+        )
+    if selected_by(request) == user.pk:
+        return Refusal(
+            "self_approval",
+            "You chose what this request deletes (you last changed the retention rule that "
+            "filed it), so another admin must review it (four-eyes rule).",
             403,
         )
     if request.status != Status.PENDING:
@@ -133,7 +153,10 @@ def execution_refusal(request: DeletionRequest, user) -> Refusal | None:
             f"This request is {request.get_status_display()}; only an approved request "
             "can be executed.",
         )
-    if request.approver_id is None or request.approver_id == request.requester_id:
+    if request.approver_id is None or request.approver_id in (
+        request.requester_id,
+        selected_by(request),
+    ):
         return Refusal(
             "self_approval",
             "This approval was not given by a second person, so it does not count. "

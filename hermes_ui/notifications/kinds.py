@@ -15,7 +15,7 @@ from django.db.models import Q
 
 from hermes_ui.notifications.models import DIGEST, IMMEDIATE
 from hermes_ui.platform import events
-from hermes_ui.web.roles import ADMIN, ROLES
+from hermes_ui.web.roles import ADMIN, ROLES, has_role, role_of
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,20 @@ BY_EVENT = {
 }
 # Told to every active admin but the one who caused it; the rest to the people named.
 TO_ADMINS = {events.DELETION_REQUESTED, events.WEBHOOK_DISABLED}
+
+
+ADMIN_KINDS = {BY_EVENT[name].key for name in TO_ADMINS}
+
+
+def refusal(user, kind_keys) -> str:
+    """Why ``user`` may no longer be mailed notices of ``kind_keys`` ("" if they may):
+    mails go to people active, and still in the role, when they are sent."""
+    if not user.is_active:
+        return "recipient_inactive"
+    needed = ADMIN if set(kind_keys) & ADMIN_KINDS else None
+    if role_of(user) is None or (needed and not has_role(user, needed)):
+        return "recipient_role"
+    return ""
 
 
 def with_role():

@@ -22,12 +22,15 @@ register without importing the deletion feature.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.db.models import Q
+from django.db.models import F, Q, TextField
+from django.db.models.functions import Cast
+from django.db.models.lookups import Contains
 
 if TYPE_CHECKING:
     from django.db.models import Model
@@ -100,6 +103,36 @@ def mine(scope: Endpoint) -> Q:
     # Rows stamped before endpoint identities existed carry no fingerprint;
     # erasing them too errs on the side of the data subject.
     return Q(endpoint=scope.id, endpoint_fp__in=[scope.fingerprint, ""])
+
+
+def strings(value) -> Iterator[str]:
+    """Every string inside a JSON value (the ids an event or a task's arguments carry)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings(item)
+
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_.:-]+$")
+_NARROW_AT_MOST = 100
+
+
+def text_names(field: str, ids: list[str]) -> Q:
+    """Rows whose ``field`` (text, or JSON read as text) contains one of ``ids``: a
+    narrowing for the database, never the decision (the caller parses what it reads).
+
+    An id JSON would escape, or too many ids, narrow nothing (``Q()``: every row).
+    """
+    if not ids or len(ids) > _NARROW_AT_MOST or not all(_PLAIN.match(i) for i in ids):
+        return Q()
+    found = Q()
+    for session_id in ids:
+        found |= Q(Contains(Cast(F(field), TextField()), session_id))
+    return found
 
 
 def after_commit(step: Callable[[], Counts | None]) -> None:

@@ -122,15 +122,20 @@ def _chunks(ids: list[str]):
         yield ids[start : start + CHUNK]
 
 
+def is_keep_tag(tag) -> bool:
+    """Whether ``tag`` protects its sessions (``tags.protection`` asks before a removal)."""
+    return KeepTag.objects.filter(tag_id=tag.pk).exists()
+
+
 def direct_protection(ep: Endpoint, ids: list[str], since: datetime) -> dict[str, str]:
     """Session id -> the first reason it is protected for, of the direct reasons."""
     why: dict[str, str] = {}
-    keep = list(KeepTag.objects.values_list("tag_name", flat=True))
+    keep = list(KeepTag.objects.values_list("tag_id", flat=True))
     scope = ep.scope()
     for chunk in _chunks(ids):
         if keep:
             tagged = SessionTag.objects.filter(
-                **scope, session_id__in=chunk, tag__name__in=keep
+                **scope, session_id__in=chunk, tag_id__in=keep
             ).values_list("session_id", flat=True)
             for sid in tagged:
                 why.setdefault(sid, "keep_tag")

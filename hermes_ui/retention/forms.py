@@ -63,6 +63,4 @@ class KeepTagForm(forms.Form):
     """Add or remove one tag from the tags that protect sessions."""
 
     op = forms.ChoiceField(choices=[("add", "Protect"), ("remove", "Stop protecting")])
-    tag = forms.ModelChoiceField(
-        queryset=Tag.objects.all(), label="Tag", empty_label=None, to_field_name="name"
-    )
+    tag = forms.ModelChoiceField(queryset=Tag.objects.all(), label="Tag", empty_label=None)

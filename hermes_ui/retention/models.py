@@ -11,6 +11,8 @@ rule it applied.
 from django.conf import settings
 from django.db import models
 
+from hermes_ui.tags.models import Tag
+
 
 class RetentionRule(models.Model):
     endpoint = models.CharField(max_length=40)
@@ -20,7 +22,8 @@ class RetentionRule(models.Model):
     age_days = models.PositiveIntegerField()
     active = models.BooleanField(default=True)
     version = models.PositiveIntegerField(default=1)
-    # The admin who last changed the rule files its batches: a second admin approves.
+    # The admin who last changed the rule files its daily batches; they never approve
+    # a batch of the rule, whoever filed it (``DeletionBatch.selected_by``).
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -61,17 +64,19 @@ class RuleVersion(models.Model):
 
 
 class KeepTag(models.Model):
-    """A tag whose sessions no retention rule proposes (admins choose them)."""
+    """A tag whose sessions no retention rule proposes (admins choose them).
 
-    tag_name = models.CharField(max_length=60, unique=True)
+    Held by the tag's id, so renaming the tag on ``/tags/`` keeps the protection."""
+
+    tag = models.OneToOneField(Tag, on_delete=models.CASCADE, related_name="+")
     added_by_name = models.CharField(max_length=150)
     added_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["tag_name"]
+        ordering = ["tag__name"]
 
     def __str__(self):
-        return f"keep tag {self.tag_name}"
+        return f"keep tag #{self.tag_id}"
 
 
 class RetentionRun(models.Model):

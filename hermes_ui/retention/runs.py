@@ -49,12 +49,15 @@ def rules_of(ep: Endpoint):
     return RetentionRule.objects.filter(endpoint=ep.id, endpoint_fp__in=[ep.fingerprint, ""])
 
 
-def file(ep: Endpoint, rule: RetentionRule) -> RetentionRun:
+def file(ep: Endpoint, rule: RetentionRule, presser=None) -> RetentionRun:
     """Evaluate ``rule`` now and file its batch (none when nothing is proposed).
 
-    Raises ``RunRefused`` when the rule has nobody to file for it, ``HermesError``
-    when Hermes cannot be read (nothing is recorded then)."""
-    requester = rule.updated_by
+    The admin who pressed "File a batch now" (``presser``) requests the batch;
+    the daily run files it for the rule's last editor. Either way the rule's
+    last editor chose what it matches, so neither may approve it. Raises
+    ``RunRefused`` when nobody may file it, ``HermesError`` when Hermes cannot be
+    read (nothing is recorded then)."""
+    requester = presser or rule.updated_by
     if requester is None or not requester.is_active or role_of(requester) != ADMIN:
         raise RunRefused(
             "The admin who last changed this rule is no longer an active admin; "
@@ -63,7 +66,9 @@ def file(ep: Endpoint, rule: RetentionRule) -> RetentionRun:
     found = evaluate.evaluate(ep, rule)
     batch = None
     if found.proposed_ids:
-        batch = deletion_batch.create(ep, found.proposed_ids, requester, reason_text(rule))
+        batch = deletion_batch.create(
+            ep, found.proposed_ids, requester, reason_text(rule), selected_by=rule.updated_by
+        )
     with transaction.atomic():
         run = RetentionRun.objects.create(
             rule=rule,
@@ -89,6 +94,7 @@ def file(ep: Endpoint, rule: RetentionRule) -> RetentionRun:
             "count": run.proposed,
             "protected": len(run.protected),
             "superseded": superseded,
+            "editor": rule.updated_by.get_username() if rule.updated_by else "",
         },
     )
     return run

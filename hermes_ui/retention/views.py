@@ -30,8 +30,8 @@ def overview(request):
         "gone": [(ep, pruning.gone(ep)) for ep in endpoints],
         "prune_days": pruning.PRUNE_DAYS,
         "rules": rules,
-        "keep": KeepTag.objects.all(),
-        "tags": Tag.objects.exclude(name__in=KeepTag.objects.values("tag_name")),
+        "keep": KeepTag.objects.select_related("tag"),
+        "tags": Tag.objects.exclude(pk__in=KeepTag.objects.values("tag_id")),
         "keep_form": KeepTagForm(),
     }
     return render(request, "retention/overview.html", context)
@@ -44,16 +44,18 @@ def keep_tags(request):
     if not form.is_valid():
         messages.error(request, "Choose a tag of the managed list.")
         return redirect("retention")
-    name = form.cleaned_data["tag"].name
+    tag = form.cleaned_data["tag"]
     if form.cleaned_data["op"] == "add":
         KeepTag.objects.get_or_create(
-            tag_name=name, defaults={"added_by_name": request.user.get_username()}
+            tag=tag, defaults={"added_by_name": request.user.get_username()}
         )
-        messages.success(request, f"Sessions tagged “{name}” are now protected from retention.")
+        messages.success(request, f"Sessions tagged “{tag.name}” are now protected from retention.")
     else:
-        KeepTag.objects.filter(tag_name=name).delete()
-        messages.success(request, f"Tag “{name}” no longer protects sessions.")
-    _audit(request.user, "", "retention.keep_tag", op=form.cleaned_data["op"])
+        KeepTag.objects.filter(tag=tag).delete()
+        messages.success(request, f"Tag “{tag.name}” no longer protects sessions.")
+    # Which protection changed, by name too: the trail must show what was unprotected.
+    op = form.cleaned_data["op"]
+    _audit(request.user, "", "retention.keep_tag", id=tag.pk, keep_tag=tag.name, op=op)
     return redirect("retention")
 
 
@@ -120,7 +122,7 @@ def run_now(request, endpoint, rule):
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
     try:
-        run = runs.file(ep, rule)
+        run = runs.file(ep, rule, request.user)
     except runs.RunRefused as refusal:
         messages.error(request, str(refusal))
         return redirect(_rule_url(rule))
@@ -150,7 +152,8 @@ def run_page(request, endpoint, run):
 
 def summary(run: RetentionRun) -> dict:
     """What an approver sees of a run: counts per source, oldest and newest, a sample,
-    the protected ones (from the batch's snapshots, which the deletion feature keeps)."""
+    the protected ones (from the batch's snapshots, which the deletion feature keeps),
+    and the proposed ones the rule's previous run spared (their protection went since)."""
     batch = runs.batch_of(run)
     members = list(batch.members.all()) if batch else []
     rows = [m.snapshot.get("row") or {} for m in members]
@@ -171,7 +174,24 @@ def summary(run: RetentionRun) -> dict:
         "protected": [
             {**p, "detail": evaluate.WHY.get(p.get("why"), p.get("why"))} for p in run.protected
         ],
+        "unprotected": unprotected(run, [m.session_id for m in members]),
     }
+
+
+def unprotected(run: RetentionRun, proposed: list[str]) -> list[dict]:
+    """The proposed sessions the rule's previous run spared, with the reason it gave then."""
+    previous = (
+        RetentionRun.objects.filter(rule_id=run.rule_id, pk__lt=run.pk)
+        .order_by("-pk")
+        .values_list("protected", flat=True)
+        .first()
+    )
+    spared = {p["id"]: p["why"] for p in previous or []}
+    return [
+        {"id": sid, "why": spared[sid], "detail": evaluate.WHY.get(spared[sid], spared[sid])}
+        for sid in proposed
+        if sid in spared
+    ]
 
 
 def batch_panel(batch, user):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hermes_ui.hermes import client_for
 from hermes_ui.index import queries
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.tags import tagging
+from hermes_ui.tags import protection, tagging
 from hermes_ui.tags.forms import AddTagForm
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.roles import ADMIN, REVIEWER, has_role
@@ -16,11 +16,16 @@ def context(request, ep: Endpoint, session_id: str, *, error: str = "") -> dict:
     tags = tagging.of_session(ep, session_id)
     can_tag = has_role(request.user, REVIEWER)
     addable = list(Tag.objects.exclude(pk__in=[t.pk for t in tags])) if can_tag else []
+    # Keep tags this person may not take off: no remove button for them.
+    locked = (
+        {t.pk for t in tags if protection.removal_refusal(request.user, t)} if can_tag else set()
+    )
     return {
         "endpoint": ep,
         "session_id": session_id,
         "session_tags": tags,
         "can_tag": can_tag,
+        "locked": locked,
         "can_manage_tags": has_role(request.user, ADMIN),
         "add_form": AddTagForm(addable) if addable else None,
         "tags_error": error,

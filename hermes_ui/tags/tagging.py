@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.exceptions import PermissionDenied
 from django.db import DEFAULT_DB_ALIAS, transaction
 
 from hermes_ui.audit.models import Outcome
@@ -16,6 +17,7 @@ from hermes_ui.audit.trail import record
 from hermes_ui.platform import events
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.platform.prepared import Prepared
+from hermes_ui.tags import protection
 from hermes_ui.tags.models import SessionTag, Tag
 
 ADD, REMOVE = "add", "remove"
@@ -62,9 +64,23 @@ def of_sessions(ep: Endpoint, ids: list[str]) -> dict[str, list[tuple[str, str]]
     return found
 
 
+class AdminOnly(PermissionDenied):
+    """Removing a tag that protects sessions (``protection``) needs the admin role."""
+
+
 def change(ep: Endpoint, user, op: str, tag: Tag, ids: list[str]) -> Changed:
-    """Add ``tag`` to (or remove it from) ``ids``; one audit event for the change."""
+    """Add ``tag`` to (or remove it from) ``ids``; one audit event for the change.
+
+    Raises ``AdminOnly`` for a removal ``protection.removal_refusal`` refuses.
+    """
     ids = list(dict.fromkeys(ids))
+    evidence = {}
+    if op == REMOVE and protection.protects(tag):
+        refusal = protection.removal_refusal(user, tag)
+        if refusal:
+            raise AdminOnly(refusal)
+        # A protection taken away is audited by the tag's name, not only its id.
+        evidence["keep_tag"] = tag.name
     with transaction.atomic():
         having = _having(ep, tag, ids)
         if op == ADD:
@@ -85,7 +101,13 @@ def change(ep: Endpoint, user, op: str, tag: Tag, ids: list[str]) -> Changed:
             endpoint=ep.id,
             outcome=Outcome.SUCCESS,
             session_id=ids[0] if len(ids) == 1 else "",
-            evidence={"id": tag.pk, "count": len(changed), "sessions": changed, "op": op},
+            evidence={
+                "id": tag.pk,
+                "count": len(changed),
+                "sessions": changed,
+                "op": op,
+                **evidence,
+            },
         )
     if op == ADD and changed:
         events.emit(

@@ -22,7 +22,8 @@ def fan_out(event: str, endpoint: str, ids: dict, counts: dict, at: str) -> int:
 
 @task()
 def sweep() -> int:
-    from hermes_ui.webhooks import rounds
+    from hermes_ui.webhooks import erase, rounds
 
     task_rounds.schedule(sweep, settings.HERMES_UI_ROUND_SECONDS)
+    erase.prune()
     return rounds.recover()

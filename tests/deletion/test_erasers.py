@@ -1,13 +1,15 @@
 """Erasure by registration: no model keeps session data that a deletion would not erase.
 
-The rule: a model holds session ids when it has a string field named
-``*_id`` (Hermes session ids are strings; the dashboard's own keys are
-integers and foreign keys: ``session_id``, ``target_session_id``,
-``parent_id``, ``first_id``...), or when it is listed in ``IDS_IN_JSON``
-(ids inside a JSON field, which no field name reveals). Each such model is
-covered by a registered eraser (``hermes_ui.platform.erasers.register(..., models=[...])``
-in its app's ``AppConfig.ready()``) or listed in ``KEEPS_IDS_ONLY`` with the
-reason it may outlive the session.
+The rule: a model may hold session ids in a string field named ``*_id``
+(Hermes session ids are strings; the dashboard's own keys are integers and
+foreign keys: ``session_id``, ``target_session_id``, ``parent_id``,
+``first_id``...) and in **every** JSON or text field (an event's ids, a task's
+stored arguments, a delivery's signed body: no field name reveals them). Each
+model with such a field is covered by a registered eraser
+(``hermes_ui.platform.erasers.register(..., models=[...])`` in its app's
+``AppConfig.ready()``), listed in ``KEEPS_IDS_ONLY`` with the reason it may
+outlive the session, or each such field is listed in ``NO_SESSION_IDS`` with
+the reason it cannot hold one.
 """
 
 import pytest
@@ -18,14 +20,6 @@ from hermes_ui.deletion import erasure
 from hermes_ui.deletion.models import DeletionRequest
 from hermes_ui.platform import erasers
 from hermes_ui.platform.endpoints import Endpoint
-
-IDS_IN_JSON = {
-    "jobs.Job": "result rows: the session ids a bulk close touched, a chat turn's page link; "
-    "params: the selection's ids its task works on",
-    "deletion.DeletionBatch": "skipped: the ids a bulk deletion request did not take",
-    "live.LiveEvent": "changes: the ids (and change kinds) of one live-update event",
-    "live.LiveWatch": "sessions: the session pages a worker's browsers have open",
-}
 
 # Records that keep ids, codes, counts and fingerprints, never a session's
 # content: they are the dashboard's account of what was done, so they outlive
@@ -40,21 +34,47 @@ KEEPS_IDS_ONLY = {
     "the audit trail's evidence holds too), counts and links, never transcript text",
     "verification.VerificationReport": "the integration check's report: ids of the scratch "
     "sessions the check itself created, keys, statuses and digests, never a title",
+    "observed.Observation": "what a release was seen to do (a DELETE that did not cascade): "
+    "the ids of the delegates that showed it, with the case number, as the audit trail keeps",
     # Not session ids at all, only fields the rule's name pattern catches:
     "socialaccount.SocialApp": "the OpenID provider's configuration: provider and client ids",
     "api_tokens.ApiToken": "a personal API token: its key id names the token, not a session",
 }
 
+# JSON and text fields that cannot hold a session id, and why.
+NO_SESSION_IDS = {
+    "sessions.Session.session_data": "a sign-in's own data: a webhook secret shown once, the "
+    "single sign-on logout address",
+    "axes.AccessAttempt.get_data": "a failed login's query string (the login page's)",
+    "axes.AccessAttempt.post_data": "a failed login's form, without the password",
+    "index.IndexSyncState.last_report": "a sync's counts and timings",
+    "index.IndexSyncState.progress": "a running sync's counts",
+    "endpoint_status.EndpointProbe.features": "what an endpoint's capabilities report",
+    "endpoint_status.EndpointProbe.operations": "which session routes an endpoint answers",
+    "review.Rubric.description": "an admin's description of a rubric",
+    "review.RubricVersion.fields": "a rubric's field definitions",
+    "socialaccount.SocialAccount.extra_data": "the identity provider's claims about a person",
+    "socialaccount.SocialToken.token": "the identity provider's token",
+    "socialaccount.SocialToken.token_secret": "the identity provider's token secret",
+    "webhooks.Webhook.events": "the event names a webhook subscribes to",
+    "django_tasks_database.DBTaskResult.task_path": "the task's dotted path",
+    "django_tasks_database.DBTaskResult.worker_ids": "the ids of the workers that ran it",
+    "django_tasks_database.DBTaskResult.exception_class_path": "an exception's dotted path",
+    "django_tasks_database.DBTaskResult.traceback": "a failed task's stack",
+}
+
 
 def id_fields(model) -> list[str]:
-    """The fields by which a model names a session (see the rule above)."""
-    named = [
+    """The fields by which a model may name a session (see the rule above)."""
+    return [
         field.name
         for field in model._meta.concrete_fields
-        if isinstance(field, models.CharField) and field.name.endswith("_id")
+        if (isinstance(field, models.CharField) and field.name.endswith("_id"))
+        or (
+            isinstance(field, models.JSONField | models.TextField)
+            and f"{model._meta.label}.{field.name}" not in NO_SESSION_IDS
+        )
     ]
-    in_json = [IDS_IN_JSON[model._meta.label]] if model._meta.label in IDS_IN_JSON else []
-    return named + in_json
 
 
 def uncovered(registered) -> list[str]:
@@ -80,7 +100,8 @@ def test_every_model_holding_session_ids_is_erased_or_kept_for_a_stated_reason()
 def test_the_lists_name_installed_models_that_hold_ids_and_no_eraser_covers():
     installed = {model._meta.label: model for model in apps.get_models()}
     covered = {model for eraser in erasers.registered() for model in eraser.models}
-    assert set(IDS_IN_JSON) <= set(installed)
+    fields = {f"{m._meta.label}.{f.name}" for m in installed.values() for f in m._meta.fields}
+    assert set(NO_SESSION_IDS) <= fields, set(NO_SESSION_IDS) - fields
     for label in KEEPS_IDS_ONLY:
         assert label in installed, f"{label} is in KEEPS_IDS_ONLY but not installed"
         assert id_fields(installed[label]), f"{label} holds no session ids: drop it from the list"
@@ -92,7 +113,19 @@ def test_a_model_whose_eraser_is_not_registered_is_named():
     without = [eraser for eraser in erasers.registered() if eraser.name != "verdicts"]
     missing = uncovered(without)
     assert len(missing) == 1 and missing[0].startswith("compare.Verdict holds session ids")
-    assert "(first_id, second_id, preferred_id)" in missing[0]
+    assert "(first_id, second_id, preferred_id, reason)" in missing[0]
+
+
+def test_the_scan_finds_ids_in_json_and_text_fields_whatever_their_names():
+    """Before webhook deliveries and task records had erasers, the scan missed them."""
+    covered = [
+        e for e in erasers.registered() if e.name not in ("webhook_deliveries", "task_records")
+    ]
+    missing = "\n".join(uncovered(covered))
+    assert "webhooks.Delivery holds session ids (body)" in missing
+    assert "django_tasks_database.DBTaskResult holds session ids (args_kwargs, return_value)" in (
+        missing
+    )
 
 
 def test_the_result_page_lists_the_registered_kinds_in_registration_order():

@@ -230,3 +230,36 @@ def test_users_without_an_address_or_a_role_are_not_told(people, titled, smtp_in
     run_ready()
     assert smtp_inbox.recipients() == {"support@example.test"}
     assert Notice.objects.get().mode == IMMEDIATE
+
+
+def test_mails_go_only_to_people_still_active_and_in_the_role_when_sent(
+    people, titled, smtp_inbox, settings
+):
+    from hermes_ui.web.roles import set_role
+
+    settings.HERMES_UI_DIGEST_HOUR = 7
+    day = timezone.now().replace(hour=9, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    assigned = events.Event(
+        events.REVIEW_QUEUE_ASSIGNED,
+        endpoint="local",
+        actor=people["admin"].pk,
+        users=(people["reviewer"].pk, people["support"].pk),
+        ids={"queue_id": 11},
+    )
+    outbox.notify(assigned, day)  # a digest line for each
+    asked = events.Event(
+        events.DELETION_REQUESTED, endpoint="local", actor=people["admin"].pk, ids={"batch_id": 4}
+    )
+    outbox.notify(asked, day)  # an immediate mail to admin2, the other admin
+    # Before anything is sent: the reviewer leaves, admin2 is no admin any more.
+    people["reviewer"].is_active = False
+    people["reviewer"].save(update_fields=["is_active"])
+    set_role(people["admin2"], "support")
+    outbox.digests(day + timedelta(hours=23))
+    run_ready()
+    assert smtp_inbox.recipients() == {"support@example.test"}
+    unsent = Mail.objects.exclude(state=Mail.SENT)
+    assert {(m.user.username, m.state, m.last_error) for m in unsent} == {
+        ("reviewer", Mail.FAILED, "recipient_inactive"),
+        ("admin2", Mail.FAILED, "recipient_role"),
+    }

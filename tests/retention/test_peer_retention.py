@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]
 def protect(endpoint, ids, users):
     """Tag, queue and note the sessions the seed names for it."""
     keep = Tag.objects.create(name="legal-hold")
-    KeepTag.objects.create(tag_name="legal-hold", added_by_name="admin")
+    KeepTag.objects.create(tag=keep, added_by_name="admin")
     for sid in (ids["keep"], ids["dchild"]):
         SessionTag.objects.create(**endpoint.scope(), session_id=sid, tag=keep)
     rubric = Rubric.objects.create(name="retention rubric")

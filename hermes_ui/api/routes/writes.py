@@ -1,8 +1,9 @@
-"""Writes: tags, review queue items, deletion requests. Each needs the ``write`` scope and
-an ``Idempotency-Key`` header, and runs through ``audit.idempotency.run_once`` as the
-pages' forms do: a repeat of (key, body) by the same person returns the first outcome
-and changes nothing again. A deletion is only *requested* here; approving and executing
-it stays in the browser, with a second admin."""
+"""Writes: tags, review queue items, deletion requests. Each needs the ``write`` scope
+and an ``Idempotency-Key`` header (checked before anything the body names), and runs
+through ``audit.idempotency.run_once`` as the pages' forms do: a repeat of (key, body) by
+the same person returns the first outcome and changes nothing again; a key reused for
+another session is refused (422). A deletion is only *requested* here; approving and
+executing it stays in the browser, with a second admin."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hermes_ui.deletion.forms import RequestForm
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.review import items, queues
-from hermes_ui.tags import region, tagging
+from hermes_ui.tags import protection, region, tagging
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.failures import status_for
 from hermes_ui.web.roles import REVIEWER, SUPPORT
@@ -41,8 +42,9 @@ class DeletionAsk(Schema):
     reason: str
 
 
-def _replayed(request, capability: str, ep, inputs: dict, perform, session_id: str = ""):
-    """Run ``perform()`` once per (person, key, inputs); answer its result as JSON."""
+def _write_key(request) -> str:
+    """The write's ``Idempotency-Key``, once the token may write: checked before anything
+    the body names, so a token that may not write learns nothing (whether a tag exists)."""
     require_write(request)
     key = request.headers.get("Idempotency-Key", "")
     if not key:
@@ -53,6 +55,19 @@ def _replayed(request, capability: str, ep, inputs: dict, perform, session_id: s
     if not idempotency.valid_key(key):
         raise bad_request(
             "The Idempotency-Key must be 16-64 letters, digits, - or _.", "bad_idempotency_key"
+        )
+    return key
+
+
+def _replayed(request, capability: str, ep, inputs: dict, perform, session_id: str = ""):
+    """Run ``perform()`` once per (person, key, inputs); answer its result as JSON."""
+    key = _write_key(request)
+    if idempotency.used_for_another(capability, ep.id, key, request.user, session_id):
+        raise ApiError(
+            422,
+            "idempotency_key_reused",
+            "This Idempotency-Key was already used for another session; send a new key "
+            "for each intended change. Nothing was done.",
         )
 
     def run(_effective_key):
@@ -95,7 +110,11 @@ def _tag(text: str) -> Tag:
 def _tagging(request, endpoint: str, session_id: str, body: TagChange, op: str):
     ep = common.endpoint(request, endpoint, REVIEWER)
     common.session_id(session_id)
+    _write_key(request)
     tag = _tag(body.tag)
+    refusal = protection.removal_refusal(request.user, tag) if op == tagging.REMOVE else None
+    if refusal:
+        raise ApiError(403, "keep_tag_admin_only", refusal)
 
     def perform():
         region.ensure_exists(ep, session_id)
@@ -131,6 +150,7 @@ def tag_remove(request, endpoint: str, session_id: str, body: TagChange):
 def queue_add(request, endpoint: str, queue_id: int, body: QueueItems):
     """Sessions (or, with ``message_id``, one message of one session); each is added once."""
     ep = common.endpoint(request, endpoint, REVIEWER)
+    _write_key(request)
     queue = queues.get(ep, queue_id)
     if not queues.workable(request.user, [queue]):
         raise PermissionDenied("This queue is assigned to other reviewers.")
@@ -165,6 +185,7 @@ def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
     the browser. The API never executes a deletion."""
     ep = common.endpoint(request, endpoint, SUPPORT)
     common.session_id(session_id)
+    _write_key(request)
     form = RequestForm({"reason": body.reason})
     if not form.is_valid():
         raise bad_request(" ".join(m for errors in form.errors.values() for m in errors))
@@ -183,4 +204,5 @@ def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
             },
         )
 
-    return _replayed(request, "api.deletion_request", ep, {"reason": reason}, perform, session_id)
+    inputs = {"reason": reason, "session_id": session_id}
+    return _replayed(request, "api.deletion_request", ep, inputs, perform, session_id)

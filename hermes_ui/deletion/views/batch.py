@@ -45,7 +45,7 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
         "reviewing": reviewing,
         "can_review": admin
         and reviewing is None
-        and batch.requester_id != request.user.pk
+        and request.user.pk not in (batch.requester_id, batch.selected_by_id)
         and any(m.status == Status.PENDING for m in members),
         "can_execute": admin
         and not batch.started_at

@@ -30,7 +30,11 @@ def bulk_tags(request, endpoint):
     if not form.is_valid():
         return render(request, TEMPLATE, {**context, "form": form}, status=400)
     data = form.cleaned_data
-    done = tagging.change(ep, request.user, data["op"], data["tag"], context["selection"].ids)
+    try:
+        done = tagging.change(ep, request.user, data["op"], data["tag"], context["selection"].ids)
+    except tagging.AdminOnly as refusal:
+        form.add_error(None, str(refusal))
+        return render(request, TEMPLATE, {**context, "form": form}, status=403)
     verb = "added to" if done.op == tagging.ADD else "removed from"
     messages.success(
         request,

@@ -32,7 +32,13 @@ def session_tags(request, endpoint, session_id):
             return render(request, "tags/_region.html", data, status=400)
         return bad_id(request, ep, region.form_error(form))
     data = form.cleaned_data
-    tagging.change(ep, request.user, data["op"], data["tag"], [session_id])
+    try:
+        tagging.change(ep, request.user, data["op"], data["tag"], [session_id])
+    except tagging.AdminOnly as refusal:
+        if not request.htmx:
+            raise  # the 403 page, with the reason
+        data = region.context(request, ep, session_id, error=str(refusal))
+        return render(request, "tags/_region.html", data, status=403)
     if request.htmx:
         return render(request, "tags/_region.html", region.context(request, ep, session_id))
     return redirect(session_url(ep.id, session_id))
