@@ -11,12 +11,10 @@ class RetentionConfig(AppConfig):
     def ready(self):
         from hermes_ui.deletion import holds, panels
         from hermes_ui.platform import erasers
-        from hermes_ui.retention import erase, evaluate, runs, views
+        from hermes_ui.retention import erase, runs, views
         from hermes_ui.retention.models import RetentionRun
-        from hermes_ui.tags import protection
 
         holds.register(runs.hold)
-        protection.register(evaluate.is_keep_tag)
         panels.register(views.batch_panel)
         erasers.register(
             "retention_runs",

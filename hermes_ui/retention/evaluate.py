@@ -122,11 +122,6 @@ def _chunks(ids: list[str]):
         yield ids[start : start + CHUNK]
 
 
-def is_keep_tag(tag) -> bool:
-    """Whether ``tag`` protects its sessions (``tags.protection`` asks before a removal)."""
-    return KeepTag.objects.filter(tag_id=tag.pk).exists()
-
-
 def direct_protection(ep: Endpoint, ids: list[str], since: datetime) -> dict[str, str]:
     """Session id -> the first reason it is protected for, of the direct reasons."""
     why: dict[str, str] = {}

@@ -68,7 +68,7 @@ class KeepTag(models.Model):
 
     Held by the tag's id, so renaming the tag on ``/tags/`` keeps the protection."""
 
-    tag = models.OneToOneField(Tag, on_delete=models.CASCADE, related_name="+")
+    tag = models.OneToOneField(Tag, on_delete=models.CASCADE, related_name="keep")
     added_by_name = models.CharField(max_length=150)
     added_at = models.DateTimeField(auto_now_add=True)
 

@@ -2,27 +2,19 @@
 
 A keep tag protects its sessions from retention, so taking it off unprotects
 them: a reviewer may add it, only an admin removes it, on the session page, in
-bulk and through the API. Retention cannot be imported from here (it sits
-above tags), so it registers which tags protect from its ``AppConfig.ready()``.
+bulk and through the API. Retention sits above tags, so this asks through the
+keep tag's reverse relation (``Tag.keep``) instead of importing it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from hermes_ui.tags.models import Tag
 from hermes_ui.web.roles import ADMIN, has_role
-
-_checks: list[Callable] = []
-
-
-def register(check: Callable) -> None:
-    """``check(tag) -> bool``: whether removing ``tag`` from a session takes protection away."""
-    if check not in _checks:
-        _checks.append(check)
 
 
 def protects(tag) -> bool:
-    return any(check(tag) for check in _checks)
+    """Whether removing ``tag`` from a session takes a retention protection away."""
+    return Tag.objects.filter(pk=tag.pk, keep__isnull=False).exists()
 
 
 def removal_refusal(user, tag) -> str | None:

@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
             field=models.OneToOneField(
                 null=True,
                 on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
+                related_name="keep",
                 to="tags.tag",
             ),
         ),
@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
             model_name="keeptag",
             name="tag",
             field=models.OneToOneField(
-                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="tags.tag"
+                on_delete=django.db.models.deletion.CASCADE, related_name="keep", to="tags.tag"
             ),
         ),
         migrations.AlterModelOptions(name="keeptag", options={"ordering": ["tag__name"]}),
