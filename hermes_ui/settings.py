@@ -436,7 +436,7 @@ HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, mini
 HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)
 
 # --- Notifications and webhooks (hermes_ui/notifications, hermes_ui/webhooks) ------
-# Django's own mail settings; without EMAIL_HOST mails are printed (console backend).
+# Django's own mail settings; without EMAIL_HOST mails are printed, masked.
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
@@ -448,7 +448,8 @@ if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 else:
     EMAIL_HOST = "localhost"
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    # Printed, masked as the log is (hermes_ui/notifications/printed_mail.py).
+    EMAIL_BACKEND = "hermes_ui.notifications.printed_mail.EmailBackend"
 # Links in mails: the dashboard's address as people reach it.
 HERMES_UI_BASE_URL = env_url("HERMES_UI_BASE_URL", "http://127.0.0.1:8000")
 # Webhook deliveries: seconds one attempt may take; the first retry's delay (doubling,

@@ -29,10 +29,9 @@ def _session_routes() -> list[str]:
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 walk(pattern.url_patterns)
-            elif isinstance(pattern, URLPattern) and str(pattern.pattern).startswith(
-                "e/<str:endpoint>/"
-            ):
-                if str(pattern.pattern).endswith("<path:session_id>/"):
+            elif isinstance(pattern, URLPattern):
+                route = str(pattern.pattern)
+                if route.startswith("e/<str:endpoint>/") and route.endswith("<path:session_id>/"):
                     found.append(pattern.name)
 
     walk(get_resolver().url_patterns)

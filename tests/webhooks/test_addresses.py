@@ -15,7 +15,7 @@ REFUSED = [
     "10.1.2.3",  # private
     "100.64.0.1",  # shared address space (CGNAT)
     "169.254.169.254",  # link-local (cloud metadata)
-    "0.0.0.0",  # unspecified
+    "0.0.0.0",  # unspecified  # noqa: S104 (an address to refuse, not to bind)
     "224.0.0.1",  # multicast
     "239.255.255.250",  # multicast (SSDP)
     "240.0.0.1",  # reserved
