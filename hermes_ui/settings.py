@@ -393,6 +393,17 @@ if not 0.1 <= HERMES_UI_LIVE_SECONDS <= 3600:  # also refuses nan and inf
         f"HERMES_UI_LIVE_SECONDS must be between 0.1 and 3600, got {HERMES_UI_LIVE_SECONDS}"
     )
 HERMES_UI_LIVE_MAX_STREAMS = env_int("HERMES_UI_LIVE_MAX_STREAMS", 1000, minimum=0)
+# How often an open stream re-checks its listener's login, account and role (at most
+# 30 s), and how many streams one person holds on a worker (one more ends the oldest).
+HERMES_UI_LIVE_RECHECK_SECONDS = env_float("HERMES_UI_LIVE_RECHECK_SECONDS", 30.0, minimum=0.1)
+if not 0.1 <= HERMES_UI_LIVE_RECHECK_SECONDS <= 30:  # also refuses nan and inf
+    raise ImproperlyConfigured(
+        "HERMES_UI_LIVE_RECHECK_SECONDS must be between 0.1 and 30, "
+        f"got {HERMES_UI_LIVE_RECHECK_SECONDS}"
+    )
+HERMES_UI_LIVE_STREAMS_PER_PERSON = env_int(
+    "HERMES_UI_LIVE_STREAMS_PER_PERSON", 5, minimum=1, maximum=1000
+)
 HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
 # How hard a sync may press on Hermes (hermes_ui/index/pacing.py, docs/scale.md):
 # list calls slower than the target make it pause between calls, pauses start at
