@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
+from django.contrib.sessions.models import Session
+from django.core.cache import caches
 from django.utils import timezone
 
 from hermes_ui.index.models import IndexedSession
@@ -49,7 +53,13 @@ def _deactivate(client, users):
     users["support"].save()
 
 
-@pytest.mark.parametrize("change", [_sign_out, _deactivate])
+def _expire(client, users):
+    gone = timezone.now() - timedelta(seconds=1)
+    Session.objects.filter(session_key=client.cookies["sessionid"].value).update(expire_date=gone)
+    caches[settings.SESSION_CACHE_ALIAS].clear()  # as the cached copy's own timeout would
+
+
+@pytest.mark.parametrize("change", [_sign_out, _expire, _deactivate])
 def test_a_change_stream_ends_within_the_interval_once_its_person_may_not_listen(
     empty_hermes, users, login, quick, change
 ):
