@@ -17,7 +17,6 @@ through its own role-checked view.
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponseBadRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
@@ -29,19 +28,15 @@ from hermes_ui.live.views import (
     POLL_SECONDS,
     RETRY_MS,
     _cursor,
+    _db,
     ending,
     frame,
 )
-from hermes_ui.platform.db_steps import released
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import queues
 from hermes_ui.web.roles import REVIEWER, SUPPORT, role_required
 
 SINCE_LIMIT = 500
-
-
-def _db(fn):
-    return sync_to_async(released(fn), thread_sensitive=False)
 
 
 @require_GET
