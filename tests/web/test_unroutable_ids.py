@@ -9,11 +9,14 @@ keep answering 200.
 """
 
 import string
+from urllib.parse import quote
 
+import httpx
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from hermes_ui.endpoint_status.models import EndpointProbe
+from hermes_ui.hermes.ids import MAX_ENCODED_ID, UNROUTABLE
 from hermes_ui.web.links import session_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
@@ -97,3 +100,23 @@ def test_an_id_hermes_cannot_route_is_refused_before_the_call(peer_endpoint, log
     assert answer.status_code == 400
     text = answer.content.decode()
     assert "cannot" in text and "Hermes has no session API" not in text
+
+
+def test_hermes_routes_every_id_but_the_refused_ones(hermes_peer):
+    """The rule in ``hermes.ids`` as measured: every other character reaches the session
+    API (a JSON answer), a brace or an over-long request line does not."""
+    chars = [chr(n) for n in range(1, 128) if chr(n) not in "\r\n\x00"] + ["é", "会", "😀"]
+    headers = {"Authorization": f"Bearer {hermes_peer.key}"}
+    with httpx.Client(base_url=hermes_peer.base_url, headers=headers, timeout=30) as raw:
+
+        def reaches_the_api(session_id: str) -> bool:
+            for suffix in ("", "/messages"):
+                answer = raw.get(f"/api/sessions/{quote(session_id, safe='')}{suffix}")
+                if not answer.headers["content-type"].startswith("application/json"):
+                    return False
+            return True
+
+        refused = [ch for ch in chars if not reaches_the_api(f"a{ch}b")]
+        assert refused == list(UNROUTABLE)
+        assert reaches_the_api("x" * MAX_ENCODED_ID)
+        assert not reaches_the_api("x" * 9000)
