@@ -97,7 +97,7 @@ def test_an_unchanged_person_keeps_listening_past_several_checks(empty_hermes, l
     async def run():
         chunks = answer.streaming_content
         await _until(chunks, lambda t: "retry:" in t)
-        await asyncio.sleep(RECHECK * 4)
+        await asyncio.sleep(RECHECK * 4)  # several checks pass; then it must still deliver
         sent = (await sync_to_async(channel.publish)("local", [["s1", [c.NEW]]])).id
         text = await _until(chunks, lambda t: "event: changes" in t)
         await chunks.aclose()
@@ -105,7 +105,6 @@ def test_an_unchanged_person_keeps_listening_past_several_checks(empty_hermes, l
 
     text, sent = async_to_sync(run)()
     assert [f["id"] for f in frames(text, "changes")] == [sent]
-    assert "event: end" not in text
 
 
 def test_the_sixth_stream_of_a_person_closes_their_oldest(empty_hermes, login, settings, quick):
