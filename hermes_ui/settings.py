@@ -393,6 +393,17 @@ if not 0.1 <= HERMES_UI_LIVE_SECONDS <= 3600:  # also refuses nan and inf
         f"HERMES_UI_LIVE_SECONDS must be between 0.1 and 3600, got {HERMES_UI_LIVE_SECONDS}"
     )
 HERMES_UI_LIVE_MAX_STREAMS = env_int("HERMES_UI_LIVE_MAX_STREAMS", 1000, minimum=0)
+# How often an open stream re-checks its listener's login, account and role (at most
+# 30 s), and how many streams one person holds on a worker (one more ends the oldest).
+HERMES_UI_LIVE_RECHECK_SECONDS = env_float("HERMES_UI_LIVE_RECHECK_SECONDS", 30.0, minimum=0.1)
+if not 0.1 <= HERMES_UI_LIVE_RECHECK_SECONDS <= 30:  # also refuses nan and inf
+    raise ImproperlyConfigured(
+        "HERMES_UI_LIVE_RECHECK_SECONDS must be between 0.1 and 30, "
+        f"got {HERMES_UI_LIVE_RECHECK_SECONDS}"
+    )
+HERMES_UI_LIVE_STREAMS_PER_PERSON = env_int(
+    "HERMES_UI_LIVE_STREAMS_PER_PERSON", 5, minimum=1, maximum=1000
+)
 HERMES_INDEX_FULL_SWEEP_SECONDS = env_int("HERMES_INDEX_FULL_SWEEP_SECONDS", 900, minimum=30)
 # How hard a sync may press on Hermes (hermes_ui/index/pacing.py, docs/scale.md):
 # list calls slower than the target make it pause between calls, pauses start at
@@ -436,7 +447,7 @@ HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, mini
 HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)
 
 # --- Notifications and webhooks (hermes_ui/notifications, hermes_ui/webhooks) ------
-# Django's own mail settings; without EMAIL_HOST mails are printed (console backend).
+# Django's own mail settings; without EMAIL_HOST mails are printed, masked.
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1, maximum=65535)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
@@ -448,7 +459,8 @@ if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 else:
     EMAIL_HOST = "localhost"
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    # Printed, masked as the log is (hermes_ui/notifications/printed_mail.py).
+    EMAIL_BACKEND = "hermes_ui.notifications.printed_mail.EmailBackend"
 # Links in mails: the dashboard's address as people reach it.
 HERMES_UI_BASE_URL = env_url("HERMES_UI_BASE_URL", "http://127.0.0.1:8000")
 # Webhook deliveries: seconds one attempt may take; the first retry's delay (doubling,

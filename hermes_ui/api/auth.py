@@ -26,12 +26,12 @@ class TokenAuth(HttpBearer):
         found = tokens.authenticate(token)
         if found is None:
             return None
-        wait = rate.over_limit(found.pk)
+        wait = rate.over_limit(found.user_id)
         if wait is not None:
             raise ApiError(
                 429,
                 "rate_limited",
-                f"This token made too many requests; try again in {wait} s.",
+                f"Your tokens made too many requests; try again in {wait} s.",
                 headers={"Retry-After": str(wait)},
             )
         tokens.note_use(found)

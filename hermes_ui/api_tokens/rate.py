@@ -1,5 +1,6 @@
-"""Requests per token per minute, counted in Django's cache (Redis with REDIS_URL,
-so every worker counts into one window)."""
+"""Requests per person per minute, all their tokens together, counted in Django's
+cache (Redis with REDIS_URL, so every worker counts into one window): a person
+may mint any number of tokens, and more tokens must not mean more requests."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from django.core.cache import cache
 WINDOW = 60  # seconds
 
 
-def over_limit(token_id: int) -> int | None:
-    """Count one request of the token; the seconds to wait when it is over the limit."""
+def over_limit(user_id: int) -> int | None:
+    """Count one request of the person; the seconds to wait when they are over the limit."""
     now = time.time()
     window = int(now // WINDOW)
-    key = f"api-rate:{token_id}:{window}"
+    key = f"api-rate:user:{user_id}:{window}"
     cache.add(key, 0, WINDOW + 5)
     try:
         count = cache.incr(key)

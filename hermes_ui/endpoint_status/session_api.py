@@ -5,20 +5,15 @@ hermes-agent before 0.15 runs an API server without the session routes:
 lists none of the contract's nine operations. Every endpoint-scoped page then
 names that cause in one sentence with a link to the endpoints page, instead of
 a 502, a "bad_request" or advice that cannot help. The state comes from the
-probes (at start-up, by the refresher, by "Probe now") and from a page that
-met the plain 404 itself (``record_absent``).
+probes only (at start-up, by the refresher, by "Probe now", and when a list
+call met the plain 404): never from what one session's route answered.
 """
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.urls import reverse
-from django.utils import timezone
 
-from hermes_ui.endpoint_status import stored
-from hermes_ui.endpoint_status.models import EndpointProbe
-from hermes_ui.hermes import HermesError
-from hermes_ui.hermes.client import probe_client
+from hermes_ui.endpoint_status import probes, stored
 from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, missing_operations
 from hermes_ui.platform.endpoints import Endpoint, all_endpoints
 
@@ -78,29 +73,12 @@ def absent_endpoints(endpoints: list[Endpoint] | None = None) -> list[dict]:
     return found
 
 
-def record_absent(endpoint: Endpoint) -> dict:
-    """A page met the plain 404: remember it (with the version /health gives, if any)."""
-    version = ""
-    client = probe_client(endpoint, settings.HERMES_PROBE_TIMEOUT)
-    try:
-        version = str(client.health().get("version") or "")[:60]
-    except HermesError:
-        pass
-    finally:
-        client.close()
-    EndpointProbe.objects.update_or_create(
-        **endpoint.scope(),
-        defaults={
-            "checked_at": timezone.now(),
-            "reachable": True,
-            "version": version,
-            "error_code": NO_SESSION_API,
-        },
-    )
-    stored.forget()
-    return notice(endpoint, version)
-
-
 def explain(error, endpoint: Endpoint) -> dict:
-    """For ``web.failures``: a page met the plain 404; its banner names the cause."""
-    return {"absent": absent(endpoint) or record_absent(endpoint)}
+    """For ``web.failures``: a list call met the plain 404. Only the endpoint's probe
+    concludes that it has no session API (its answer is kept for the gate): what
+    one request met is that request's failure."""
+    found = absent(endpoint)
+    if found is None:
+        probes.store(probes.probe(endpoint))
+        found = absent(endpoint)
+    return {"absent": found} if found else {}

@@ -700,7 +700,15 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
     if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
         code = payload["error"].get("code")
         provider_message = payload["error"].get("message")
-    elif status == 404 and _session_route(response):
+    elif status == 404 and _session_route(response) == "one":
+        return e.Unrouted(
+            "Hermes did not route this session id: it answered a plain 404, not its session API.",
+            code="session_unrouted",
+            operation=operation,
+            outcome=e.Outcome.REJECTED,
+            status=status,
+        )
+    elif status == 404 and _session_route(response) == "list":
         return e.NoSessionApi(
             "Hermes has no session API at this address: it answers a plain 404 for "
             "/api/sessions (it needs hermes-agent 0.15 or newer).",
@@ -737,13 +745,16 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
     return error
 
 
-def _session_route(response: httpx.Response) -> bool:
+def _session_route(response: httpx.Response) -> str:
+    """``"list"`` for ``/api/sessions`` itself, ``"one"`` for a session's own route."""
     try:
         path = response.request.url.path
     except RuntimeError:  # a response built without its request
-        return False
+        return ""
     # The base URL may carry a prefix of its own (a reverse proxy's /hermes/...).
-    return path.endswith("/api/sessions") or "/api/sessions/" in path
+    if path.endswith("/api/sessions"):
+        return "list"
+    return "one" if "/api/sessions/" in path else ""
 
 
 def _malformed(operation: str, mutation: bool, status: int | None = None) -> e.HermesError:

@@ -46,6 +46,11 @@ ADVICE = {
     "transport": "The dashboard could not reach Hermes. Is the server running?",
     "malformed_response": "Hermes answered with something that is not the expected JSON.",
     "invalid_input": "The input was refused before anything was sent to Hermes.",
+    "session_unrouted": (
+        "Hermes answered this session's address with a plain 404 instead of its session "
+        "API: the id cannot be routed, or the server has no session API (the endpoints "
+        "page says which)."
+    ),
     "endpoint_unresponsive": (
         "The dashboard stopped waiting for this Hermes after repeated timeouts and tries it "
         "again every few seconds. Pages of other endpoints are not affected."
@@ -123,9 +128,18 @@ class Conflict(HermesError):
 
 
 class NoSessionApi(HermesError):
-    """The server has no session routes at all: ``/api/sessions...`` answers a plain
+    """The server has no session routes at all: ``/api/sessions`` answers a plain
     ``404: Not Found`` (hermes-agent before 0.15), where a session API answers 404 in
     JSON with a code. Not ``NotFound``: no session is missing, the API is."""
+
+
+class Unrouted(HermesError):
+    """One session's route answered a plain ``404: Not Found`` (no session API error).
+
+    That request's failure only, never a verdict on the endpoint: any caller can
+    choose the id, and whether the endpoint has a session API is the probe's to
+    say. Not ``NotFound`` either: nothing proves that the session is gone.
+    """
 
 
 class PayloadTooLarge(HermesError):

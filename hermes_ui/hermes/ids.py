@@ -6,6 +6,11 @@ from urllib.parse import quote
 
 MAX_ID_LENGTH = 256
 _PATH_FORBIDDEN = re.compile(r"[\r\n\x00]")
+# Hermes' router (aiohttp's ``{session_id}`` pattern, ``[^{}/]+``) matches no path
+# segment holding a brace, percent-encoded or not, and refuses a request line over
+# 8190 bytes: such a request never reaches the session API. Measured on 0.19.0.
+UNROUTABLE = "{}"
+MAX_ENCODED_ID = 6000
 
 
 class IdError(ValueError):
@@ -29,6 +34,13 @@ def encode_path_id(session_id: str) -> str:
     ``/api/fork``; their dots are percent-encoded so they stay one segment.
     """
     encoded = quote(check_path_id(session_id), safe="")
+    if any(ch in session_id for ch in UNROUTABLE):
+        raise IdError("Hermes cannot route a session id holding '{' or '}'.")
+    if len(encoded) > MAX_ENCODED_ID:
+        raise IdError(
+            f"Hermes cannot route a session id this long (at most {MAX_ENCODED_ID:,} "
+            "characters once percent-encoded)."
+        )
     if encoded in {".", ".."}:
         return encoded.replace(".", "%2E")
     return encoded
@@ -56,6 +68,8 @@ def check_new_id(raw: str | None) -> str | None:
         raise IdError("A session id cannot contain control characters.")
     if ".." in value or "/" in value or "\\" in value:
         raise IdError("A session id cannot contain '..', '/' or '\\'.")
+    if any(ch in value for ch in UNROUTABLE):
+        raise IdError("A session id cannot contain '{' or '}': Hermes could not route it.")
     if len(value) >= 2 and value[0].isalpha() and value[1] == ":":
         # The provider's own test: any letter (not only ASCII) then a colon.
         raise IdError("A session id cannot start with a drive prefix such as 'C:'.")

@@ -10,7 +10,7 @@ The regular full sweep is a *verify sweep* (``sweeps``): the incremental
 refresh below, then one ``session_get`` per indexed session, one at a time,
 paced by ``get_pacing``, in batches of ``VERIFY_BATCH`` whose last id is kept
 so a stopped one resumes there (``_verify``). A JSON 404 vanishes a row as an
-unseen, confirmed row does below; a plain 404 (``no_session_api``) stops it.
+unseen, confirmed row does below; a plain 404 (``session_unrouted``) stops it.
 
 A *list sweep* (the first index, then every ``HERMES_INDEX_LIST_SWEEP_SECONDS``)
 pages the whole administrative list (``include_children=true``,
@@ -428,7 +428,7 @@ class _Run:
         """Read every indexed session by GET, in id order, from where the last verify
         stopped: a JSON 404 vanishes it (and re-reads its children), a changed
         counter makes its transcript due, a plain 404 (no session route) stops
-        the sweep with ``no_session_api`` before anything is marked gone."""
+        the sweep with ``session_unrouted`` before anything is marked gone."""
         report = self.report
         present = IndexedSession.objects.filter(**self.endpoint.scope(), vanished_at__isnull=True)
         report.verify_from = self.cursor

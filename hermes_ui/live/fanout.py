@@ -26,7 +26,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui.live import channel, transcripts
+from hermes_ui.live import channel, listeners, transcripts
 from hermes_ui.platform.db_steps import released
 
 log = logging.getLogger("hermes_ui.live")
@@ -72,7 +72,7 @@ class Feed:
         self.closing = False  # its loop has ended: a new subscriber needs a new feed
 
     def subscribe(self, session_id: str = "") -> asyncio.Queue:
-        queue: asyncio.Queue = asyncio.Queue()
+        queue = listeners.new_queue()
         self.queues.add(queue)
         if session_id:
             self.sessions[session_id] += 1
@@ -87,7 +87,7 @@ class Feed:
 
     def send(self, item: tuple[str, dict]) -> None:
         for queue in self.queues:
-            queue.put_nowait(item)
+            listeners.offer(queue, item)
 
     async def run(self) -> None:
         beat_at = 0.0

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from asgiref.sync import sync_to_async
 
-from hermes_ui.live import notices
+from hermes_ui.live import listeners, notices
 from hermes_ui.platform.db_steps import released
 
 log = logging.getLogger("hermes_ui.live")
@@ -58,7 +58,7 @@ class NoticeFeed:
                 for row in self.take(rows, time.monotonic()):
                     for queue, wants in list(self.queues.items()):
                         if wants(row):
-                            queue.put_nowait(row)
+                            listeners.offer(queue, row)
                 await asyncio.sleep(TICK)
         finally:
             self.closing = True
@@ -93,7 +93,7 @@ async def join(topic: str, wants: Callable) -> tuple[NoticeFeed, asyncio.Queue]:
         feed = feeds.get(topic)
         if feed is None or feed.closing:
             feed = feeds[topic] = NoticeFeed(topic, last_id)
-    queue: asyncio.Queue = asyncio.Queue()
+    queue = listeners.new_queue()
     feed.queues[queue] = wants
     if feed.task is None:
         feed.task = asyncio.create_task(feed.run())

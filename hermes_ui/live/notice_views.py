@@ -8,33 +8,35 @@ as the SSE id, so a reconnect's ``Last-Event-ID`` resumes without a gap; a
 notice that committed after a higher one, from another worker, comes without
 an SSE id, so the cursor stays the highest),
 ``since`` (``{"reset": true}``: the cursor is older than the notices kept),
-``poll`` (this worker is at ``HERMES_UI_LIVE_MAX_STREAMS``: reconnect in
-30 s), and a keepalive comment every 15 s. The page fetches what it shows
+``poll`` (this worker is at ``HERMES_UI_LIVE_MAX_STREAMS``, or the person
+opened more than their share: reconnect in 30 s), ``end`` (the person's
+login, account or role changed, or the client read too slowly: see
+``listeners``), and a keepalive comment every 15 s. The page fetches what it shows
 through its own role-checked view.
 """
 
 from __future__ import annotations
 
-import asyncio
-
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponseBadRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from hermes_ui.deletion import policy
-from hermes_ui.live import fanout, notice_feed, notices
-from hermes_ui.live.views import KEEPALIVE_SECONDS, POLL_SECONDS, RETRY_MS, _cursor, frame
-from hermes_ui.platform.db_steps import released
+from hermes_ui.live import fanout, listeners, notice_feed, notices
+from hermes_ui.live.views import (
+    KEEPALIVE_SECONDS,
+    POLL_SECONDS,
+    RETRY_MS,
+    _cursor,
+    _db,
+    ending,
+    frame,
+)
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import queues
 from hermes_ui.web.roles import REVIEWER, SUPPORT, role_required
 
 SINCE_LIMIT = 500
-
-
-def _db(fn):
-    return sync_to_async(released(fn), thread_sensitive=False)
 
 
 @require_GET
@@ -50,7 +52,7 @@ async def deletion_notices(request):
     else:
         pk = user.pk
         wants = lambda row: pk in row.users  # noqa: E731 (a small predicate)
-    return _response(notices.DELETIONS, wants, after)
+    return _response(notices.DELETIONS, wants, after, await listeners.listener(request))
 
 
 @require_GET
@@ -67,19 +69,19 @@ async def review_notices(request, endpoint, queue_id):
     def wants(row):
         return row.endpoint == ep.id and row.ids.get("queue_id") == pk
 
-    return _response(notices.REVIEW, wants, after)
+    return _response(notices.REVIEW, wants, after, await listeners.listener(request))
 
 
 def _everything(_row) -> bool:
     return True
 
 
-def _response(topic: str, wants, after: int | None) -> StreamingHttpResponse:
+def _response(topic: str, wants, after: int | None, who) -> StreamingHttpResponse:
     busy = fanout.open_streams() + notice_feed.open_streams()
     if busy >= settings.HERMES_UI_LIVE_MAX_STREAMS:
         body = _poll_once(topic, wants, after)
     else:
-        body = _follow(topic, wants, after)
+        body = _follow(topic, wants, after, who)
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -105,8 +107,9 @@ async def _poll_once(topic: str, wants, after: int | None):
     yield frame("poll", {"seconds": POLL_SECONDS})
 
 
-async def _follow(topic: str, wants, after: int | None):
+async def _follow(topic: str, wants, after: int | None, who):
     feed, queue = await notice_feed.join(topic, wants)
+    listeners.hold(who, queue)
     # The queue carries each notice the feed takes from now on, once; what was
     # missed is read after joining, so a notice may come both ways.
     read: set[int] = set()
@@ -118,17 +121,16 @@ async def _follow(topic: str, wants, after: int | None):
             for text in texts:
                 yield text
             top = max([top, *read])
-        while True:
-            try:
-                row = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
-            except TimeoutError:
+        async for row in listeners.items(queue, who, KEEPALIVE_SECONDS):
+            if row is None:
                 yield ": keepalive\n\n"
-                continue
-            if row.id in read:
-                continue  # already sent as missed
-            # One that committed late (below an id sent) goes without an SSE id:
-            # the browser's Last-Event-ID stays the highest it has.
-            yield frame("notice", notices.frame_data(row), row.id if row.id > top else None)
-            top = max(top, row.id)
+            elif isinstance(row, listeners.Ended):
+                yield ending(row.reason)
+            elif row.id not in read:  # else already sent as missed
+                # One that committed late (below an id sent) goes without an SSE id:
+                # the browser's Last-Event-ID stays the highest it has.
+                yield frame("notice", notices.frame_data(row), row.id if row.id > top else None)
+                top = max(top, row.id)
     finally:
+        listeners.let_go(who, queue)
         notice_feed.leave(feed, queue)

@@ -10,8 +10,15 @@ stream holds no page thread. Frames, each ``id:`` the last event it covers:
   ``"reset": true`` when that is too old to know;
 * ``status``: ``{"paused": bool, "reason": code}``;
 * ``poll``: this worker serves ``HERMES_UI_LIVE_MAX_STREAMS`` streams
-  already: the stream ends and the browser reconnects in 30 s (``retry``),
-  getting ``since`` then, which is polling.
+  already, or the person opened more than their share (``listeners``): the
+  stream ends and the browser reconnects in 30 s (``retry``), getting
+  ``since`` then, which is polling;
+* ``end``: ``{"reason"}``: the person's login, account or role changed
+  (``access_changed``; the reconnect is refused), or the client read too
+  slowly (``slow``; the reconnect resumes from ``Last-Event-ID``).
+
+``?session=`` names the session page being watched; it takes one of the
+endpoint's watched slots only when the session is indexed or Hermes has it.
 
 Keepalive comments every 15 s. The browser fetches anything it shows
 through the normal, role-checked pages.
@@ -19,7 +26,6 @@ through the normal, role-checked pages.
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from asgiref.sync import sync_to_async
@@ -27,8 +33,10 @@ from django.conf import settings
 from django.http import HttpResponseBadRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
+from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.live import channel, fanout
+from hermes_ui.index.models import IndexedSession
+from hermes_ui.live import channel, fanout, listeners
 from hermes_ui.platform.db_steps import released
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web.roles import SUPPORT, role_required
@@ -77,20 +85,47 @@ async def live_stream(request, endpoint):
     if fanout.open_streams() >= settings.HERMES_UI_LIVE_MAX_STREAMS:
         body = _poll_once(ep.id, after)
     else:
-        body = _follow(ep.id, session_id, after)
+        if session_id and not await _db(_exists)(ep, session_id):
+            session_id = ""  # no watched slot for a session nobody can open
+        body = _follow(ep.id, session_id, after, await listeners.listener(request))
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not buffer the stream
     return response
 
 
+def _db(fn):
+    return sync_to_async(released(fn), thread_sensitive=False)
+
+
+def _exists(ep, session_id: str) -> bool:
+    """In the index, or (a session made since the last sync) in Hermes."""
+    indexed = IndexedSession.objects.filter(
+        **ep.scope(), session_id=session_id, vanished_at__isnull=True
+    )
+    if indexed.exists():
+        return True
+    try:
+        client_for(ep).get_session(session_id)
+    except HermesError:
+        return False
+    return True
+
+
+def ending(reason: str) -> str:
+    """The last frames of a stream ``listeners`` ended: one of too many polls instead."""
+    if reason == "replaced":
+        return f"retry: {POLL_SECONDS * 1000}\n\n" + frame(
+            "poll", {"seconds": POLL_SECONDS, "reason": reason}
+        )
+    return frame("end", {"reason": reason})
+
+
 async def _since(endpoint_id: str, after: int | None) -> tuple[str, int]:
     """The ``since`` frame for a cursor ("" when none was given), and the id it reaches."""
     if after is None:
         return "", 0
-    summary = await sync_to_async(released(channel.since), thread_sensitive=False)(
-        endpoint_id, after
-    )
+    summary = await _db(channel.since)(endpoint_id, after)
     return frame("since", summary, summary["id"]), summary["id"]
 
 
@@ -98,17 +133,18 @@ async def _poll_once(endpoint_id: str, after: int | None):
     yield f"retry: {POLL_SECONDS * 1000}\n\n"
     text, _reached = await _since(endpoint_id, after)
     if not text:
-        last = await sync_to_async(released(channel.last_id), thread_sensitive=False)()
+        last = await _db(channel.last_id)()
         text = frame("since", {"id": last, "changes": [], "more": 0, "reset": False}, last)
     yield text
     yield frame("poll", {"seconds": POLL_SECONDS})
 
 
-async def _follow(endpoint_id: str, session_id: str, after: int | None):
+async def _follow(endpoint_id: str, session_id: str, after: int | None, who):
     feed, queue = await fanout.join(endpoint_id, session_id)
     # What the queue will carry starts after the feed's id at joining; read it
     # now, before any await lets the feed take a newer event into the queue.
     joined = feed.last_id
+    listeners.hold(who, queue)
     try:
         yield f"retry: {RETRY_MS}\n\n"
         # Subscribed first, then the summary: nothing falls between the two.
@@ -119,17 +155,16 @@ async def _follow(endpoint_id: str, session_id: str, after: int | None):
             reached = joined
         if feed.paused:
             yield frame("status", {"paused": True, "reason": feed.paused})
-        while True:
-            try:
-                kind, data = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
-            except TimeoutError:
+        async for item in listeners.items(queue, who, KEEPALIVE_SECONDS):
+            if item is None:
                 yield ": keepalive\n\n"
-                continue
-            if kind == "changes":
-                if data["id"] <= reached:
-                    continue  # already in the summary
-                yield frame("changes", data, data["id"])
+            elif isinstance(item, listeners.Ended):
+                yield ending(item.reason)
+            elif item[0] == "changes":
+                if item[1]["id"] > reached:  # else already in the summary
+                    yield frame("changes", item[1], item[1]["id"])
             else:
-                yield frame(kind, data)
+                yield frame(*item)
     finally:
+        listeners.let_go(who, queue)
         feed.unsubscribe(queue, session_id)

@@ -18,6 +18,7 @@ _STATUS = {
     "endpoint_unresponsive": 503,
     "endpoint_busy": 503,
     "no_session_api": 503,
+    "session_unrouted": 404,
 }
 
 _TITLES = {
@@ -31,6 +32,7 @@ _TITLES = {
     "endpoint_unresponsive": "Hermes is not answering",
     "endpoint_busy": "Hermes is busy",
     "no_session_api": "Hermes has no session API",
+    "session_unrouted": "Hermes did not route this session",
 }
 
 # code -> fn(error, endpoint) -> extra context: a feature above this layer explains a

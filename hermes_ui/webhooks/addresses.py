@@ -1,4 +1,5 @@
-"""Where a webhook may be sent: https to a public address, unless its host is allowed.
+"""Where a webhook may be sent: https to a globally routable unicast address, unless
+its host is allowed.
 
 Checked at every delivery, not only when the URL is saved: a name that
 resolved to a public address yesterday may resolve to 127.0.0.1 today. The
@@ -46,18 +47,58 @@ class Target:
         return self.host if self.port == default else f"{self.host}:{self.port}"
 
 
+# What Python 3.11's ``is_global`` lets through that is no globally routable unicast
+# address: each reaches (or stands for) another network, a gateway or nothing.
+_NOT_ROUTABLE = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "64:ff9b::/96",  # NAT64: an IPv4 host behind the gateway, internal ones included
+        "64:ff9b:1::/48",  # NAT64, local use
+        "2002::/16",  # 6to4: an embedded IPv4 address
+        "2001::/32",  # Teredo
+        "2001:db8::/32",  # documentation
+        "3fff::/20",  # documentation (RFC 9637)
+        "192.88.99.0/24",  # 6to4 relay anycast
+        "192.0.2.0/24",  # documentation (TEST-NET-1..3)
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+    )
+)
+# IPv6 global unicast (RFC 4291); anything outside it (multicast, mapped, NAT64 ...) is not.
+_V6_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+# Codes of URLs no retry can deliver to: the delivery fails at once.
+PERMANENT = frozenset({"no_host", "credentials", "scheme", "not_https", "port"})
+
+
+def routable(address: str) -> bool:
+    """Whether ``address`` is globally routable unicast (the only kind a webhook may reach)."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if ip.is_multicast or not ip.is_global:
+        return False
+    if ip.version == 6 and ip not in _V6_GLOBAL_UNICAST:
+        return False
+    return not any(ip in net for net in _NOT_ROUTABLE if net.version == ip.version)
+
+
 def allowed(host: str) -> bool:
     return host.lower() in {h.lower() for h in settings.HERMES_UI_WEBHOOK_ALLOW_HOSTS}
 
 
 def check_form(url: str) -> None:
-    """What can be told without resolving (on save): scheme, host, no credentials."""
+    """What can be told without resolving (on save and at every attempt): scheme, host,
+    port, no credentials."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if not host:
         raise Refused("no_host", "The URL needs a host.")
-    if parts.username or parts.password:
+    if "@" in parts.netloc:
         raise Refused("credentials", "Put no credentials in the URL; the secret signs the body.")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        raise Refused("port", "The port must be a number from 1 to 65535.")
     if parts.scheme not in ("https", "http"):
         raise Refused("scheme", "The URL must start with https://.")
     if parts.scheme != "https" and not allowed(host):
@@ -85,11 +126,12 @@ def resolve(url: str) -> Target:
         # Every address the name has must be public: a name with one public and
         # one private address could be answered with either at connect time.
         for address in addresses:
-            if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            if not routable(address):
                 raise Refused(
                     "refused_address",
-                    "The webhook's host resolves to a loopback, private or reserved "
-                    "address; list it in HERMES_UI_WEBHOOK_ALLOW_HOSTS to allow it.",
+                    "The webhook's host resolves to an address that is not globally "
+                    "routable unicast (loopback, private, multicast, NAT64, 6to4 and the "
+                    "like); list it in HERMES_UI_WEBHOOK_ALLOW_HOSTS to allow it.",
                 )
     path = parts.path or "/"
     if parts.query:

@@ -4,7 +4,8 @@ A delivery is claimed with a conditional update (one worker wins) and a
 lease: a worker killed mid-attempt leaves it "sending" with a lease that
 runs out, and the round (``rounds.py``) hands it to the queue again, with
 the same delivery id. Retries back off exponentially with jitter until
-``HERMES_UI_WEBHOOK_GIVE_UP_SECONDS`` after the event; then it is failed.
+``HERMES_UI_WEBHOOK_GIVE_UP_SECONDS`` after the event; then it is failed. A
+URL no retry can fix (a bad port, credentials) fails it at the first attempt.
 A webhook whose attempts have all failed for that long is disabled.
 """
 
@@ -151,7 +152,11 @@ def _failed(delivery: Delivery, code: int | None, outcome: str) -> None:
     now = timezone.now()
     give_up = timedelta(seconds=settings.HERMES_UI_WEBHOOK_GIVE_UP_SECONDS)
     with transaction.atomic():
-        if now - delivery.created_at >= give_up or outcome == "disabled":
+        if (
+            now - delivery.created_at >= give_up
+            or outcome == "disabled"
+            or outcome in addresses.PERMANENT
+        ):
             Delivery.objects.filter(pk=delivery.pk).update(
                 state=Delivery.FAILED,
                 last_code=code,

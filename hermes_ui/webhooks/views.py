@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from hermes_ui.audit.models import Outcome
@@ -41,6 +42,7 @@ def webhook_list(request):
     )
 
 
+@never_cache  # shows a generated secret once: no cache may keep a copy
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
 def webhook_detail(request, pk):

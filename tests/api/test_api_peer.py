@@ -254,7 +254,7 @@ def test_a_token_over_its_rate_is_429_with_retry_after(peer_endpoint, bearer, se
     limited = client.get("/api/v1/e/local/usage")
     assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
     assert 1 <= int(limited["Retry-After"]) <= 61
-    assert calm.get("/api/v1/e/local/usage").status_code == 200  # per token
+    assert calm.get("/api/v1/e/local/usage").status_code == 200  # per person
 
 
 # -- writes -------------------------------------------------------------------------------

@@ -49,7 +49,9 @@ def test_session_id_is_one_percent_encoded_segment(session_id, raw_path):
     assert rec.requests[0].url.raw_path.decode() == raw_path
 
 
-@pytest.mark.parametrize("bad", ["a\rb", "a\nb", "a\x00b"])
+# CR, LF, NUL; braces and very long ids, which Hermes' router answers with a plain
+# 404 or 400 instead of its session API (measured on 0.19.0).
+@pytest.mark.parametrize("bad", ["a\rb", "a\nb", "a\x00b", "{x}", "a}", "x" * 6001, "ü" * 1001])
 @pytest.mark.parametrize(
     "call",
     [
@@ -81,6 +83,7 @@ BAD_NEW_IDS = [
     "C:evil",
     "d:",
     "ü:drive",
+    "{x}",
 ]
 
 
@@ -346,6 +349,30 @@ def test_429_and_5xx_on_a_mutation_are_uncertain_and_never_retried(answer):
         client.create_session(idempotency_key="k", title="t")
     assert info.value.outcome is e.Outcome.UNCERTAIN
     assert len(rec.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.get_session("x"),
+        lambda c: c.get_messages("x"),
+        lambda c: c.delete_session("x", idempotency_key="k1"),
+        lambda c: c.fork_session("x", idempotency_key="k1"),
+    ],
+)
+def test_a_plain_404_on_one_sessions_route_is_that_requests_failure(call):
+    """Not "no session API" (a verdict on the whole endpoint), not "session gone"."""
+    client, _ = make(default="141_unknown_route")
+    with pytest.raises(e.Unrouted) as info:
+        call(client)
+    assert not isinstance(info.value, e.NotFound | e.NoSessionApi)
+    assert (info.value.code, info.value.status) == ("session_unrouted", 404)
+
+
+def test_a_plain_404_on_the_list_is_no_session_api():
+    client, _ = make(default="141_unknown_route")
+    with pytest.raises(e.NoSessionApi):
+        client.list_sessions()
 
 
 def test_chat_500_text_plain_is_uncertain():

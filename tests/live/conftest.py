@@ -12,7 +12,12 @@ def live_dashboard(tmp_path_factory, live_peer):  # noqa: F811 (the imported fix
     server = DashboardServer(
         tmp_path_factory.mktemp("live-ui"),
         live_peer,
-        extra_env={"HERMES_INDEX_REFRESH_SECONDS": "60", "HERMES_UI_LIVE_SECONDS": "0.5"},
+        extra_env={
+            "HERMES_INDEX_REFRESH_SECONDS": "60",
+            "HERMES_UI_LIVE_SECONDS": "0.5",
+            # The many-streams test opens 200 as one person.
+            "HERMES_UI_LIVE_STREAMS_PER_PERSON": "1000",
+        },
         refresher=True,
     ).start()
     yield server

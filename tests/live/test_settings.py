@@ -17,6 +17,9 @@ import pytest
         ("HERMES_UI_LIVE_SECONDS", "inf"),
         ("HERMES_UI_LIVE_MAX_STREAMS", "many"),
         ("HERMES_UI_LIVE_MAX_STREAMS", "-1"),
+        ("HERMES_UI_LIVE_RECHECK_SECONDS", "31"),
+        ("HERMES_UI_LIVE_RECHECK_SECONDS", "nan"),
+        ("HERMES_UI_LIVE_STREAMS_PER_PERSON", "0"),
     ],
 )
 def test_a_bad_live_setting_stops_start_up_naming_the_variable(name, value, tmp_path):

@@ -9,9 +9,11 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.utils import timezone
 
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.live import changes as c
 from hermes_ui.live import channel, fanout, views
 from hermes_ui.live.models import LiveStatus, LiveWatch
+from hermes_ui.platform.endpoints import get_endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 URL = "/e/local/live/"
@@ -71,6 +73,14 @@ def test_an_open_stream_receives_new_events_and_keepalives(mock_endpoint, login,
     monkeypatch.setattr(views, "KEEPALIVE_SECONDS", 0.3)
     monkeypatch.setattr(fanout, "TICK", 0.05)
     mark = channel.last_id()
+    now = timezone.now()
+    IndexedSession.objects.create(  # a watched slot is for a session that exists
+        **get_endpoint("local").scope(),
+        session_id="s9",
+        digest="x",
+        first_seen_at=now,
+        last_seen_at=now,
+    )
     answer = login("support").get(f"{URL}?after={mark}&session=s9")
 
     async def run():

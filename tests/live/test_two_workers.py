@@ -32,6 +32,8 @@ def two_workers(tmp_path, live_peer, redis_url):
             "REDIS_URL": redis_url,
             "HERMES_INDEX_REFRESH_SECONDS": "60",
             "HERMES_UI_LIVE_SECONDS": "0.5",
+            # One person opens them all; past their share the oldest would poll.
+            "HERMES_UI_LIVE_STREAMS_PER_PERSON": str(STREAMS),
         },
         refresher=True,
         workers=2,

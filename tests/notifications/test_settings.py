@@ -1,5 +1,6 @@
 """The mail and webhook settings are parsed strictly: a bad value stops start-up, naming it."""
 
+import io
 import os
 import subprocess
 import sys
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.core.mail import EmailMessage, get_connection
 
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.platform.env import env_email
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,9 +47,31 @@ def _settings(tmp_path, **env) -> subprocess.CompletedProcess:
 
 def test_without_a_mail_host_mails_are_printed_and_with_one_sent_by_smtp(tmp_path):
     printed = _settings(tmp_path)
-    assert printed.stdout.split() == ["django.core.mail.backends.console.EmailBackend", "25"]
+    assert printed.stdout.split() == ["hermes_ui.notifications.printed_mail.EmailBackend", "25"]
     sent = _settings(tmp_path, EMAIL_HOST="smtp.example.org", EMAIL_PORT="587")
     assert sent.stdout.split() == ["django.core.mail.backends.smtp.EmailBackend", "587"]
+
+
+def test_a_printed_mail_is_masked_as_a_log_line_is(tmp_path, settings):
+    """The backend the settings pick without EMAIL_HOST prints no key, token or raw mail."""
+    key = "hk-" + "7" * 30
+    settings.HERMES_ENDPOINTS = {"local": Endpoint("local", "http://127.0.0.1:9", key)}
+    backend = _settings(tmp_path).stdout.split()[0]
+    out = io.StringIO()
+    mail = EmailMessage(
+        subject="Deletion request #12",
+        body=f"Key {key}\nAuthorization: Bearer abcdefghijklmnop1234\nSee #12.",
+        from_email="hermes-ui@localhost",
+        to=["ada@example.org"],
+        headers={"List-Unsubscribe": "<http://127.0.0.1:8000/notifications/>"},
+    )
+    assert get_connection(backend, stream=out).send_messages([mail]) == 1
+    printed = out.getvalue()
+    assert key not in printed and "abcdefghijklmnop1234" not in printed
+    assert "Deletion request #12" in printed and "See #12." in printed
+    assert "ada@example.org" in printed
+    # Not the whole mail: no MIME headers of its own.
+    assert "Content-Transfer-Encoding" not in printed and "List-Unsubscribe" not in printed
 
 
 @pytest.mark.parametrize(

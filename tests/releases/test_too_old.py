@@ -6,8 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from hermes_ui.endpoint_status import rounds
-from hermes_ui.endpoint_status.models import EndpointProbe
+from hermes_ui.endpoint_status import rounds, session_api
 from hermes_ui.web.links import session_url
 from tests.peers import endpoint_for
 
@@ -38,14 +37,14 @@ def top_bar_urls(html: str) -> list[str]:
 
 
 def test_a_page_that_meets_the_plain_404_names_the_cause(too_old_peer, settings, login):
-    """Before any probe: the session list gets the plain 404 itself."""
-    endpoint_for(settings, too_old_peer)
+    """Before any probe: the session list gets the plain 404 itself and asks the probe."""
+    endpoint = endpoint_for(settings, too_old_peer)
     admin = login("admin")
     answer = admin.get(reverse("session_list", kwargs={"endpoint": "local"}))
     assert answer.status_code == 503
     assert_names_the_cause(answer, "session list")
-    # The page recorded it: the next page is answered before asking Hermes.
-    assert EndpointProbe.objects.get(endpoint="local").error_code == "no_session_api"
+    # The probe recorded it: the next page is answered before asking Hermes.
+    assert session_api.absent(endpoint) is not None
 
 
 def test_every_top_bar_page_and_a_session_page(too_old_peer, settings, login):

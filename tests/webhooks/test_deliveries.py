@@ -174,3 +174,14 @@ def test_a_successful_delivery_ends_the_failing_streak(hook_receiver):
     run_ready()
     hooked.refresh_from_db()
     assert hooked.active and hooked.failing_since is None
+
+
+def test_the_page_showing_the_secret_is_never_stored_by_a_cache(hook_receiver, login):
+    admin = login("admin")
+    answer = admin.post(
+        reverse("webhook_list"),
+        {"url": hook_receiver.url, "events": ["deletion.requested"], "active": "on"},
+    )
+    page = admin.get(answer["Location"])
+    assert Webhook.objects.get().secret in page.content.decode()
+    assert "no-store" in page["Cache-Control"]
