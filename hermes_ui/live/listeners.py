@@ -5,8 +5,10 @@ stay open for hours. So every ``HERMES_UI_LIVE_RECHECK_SECONDS`` (at most
 30 s) it asks again: the login session still there (not signed out, not
 expired, no password change since), the account active, the role the same;
 any change ends it. One person holds at most
-``HERMES_UI_LIVE_STREAMS_PER_PERSON`` streams on a worker: one more ends
-their oldest, which is told to poll. Queues are bounded: a client that
+``HERMES_UI_LIVE_STREAMS_PER_PERSON`` streams: one more ends their oldest,
+which is told to poll. Each worker counts its own; with Redis the count
+spans every worker (``slots``), and while Redis is down each worker's own
+count still holds. Queues are bounded: a client that
 stops reading is cut off when its queue fills, and its browser reconnects
 and resumes from ``Last-Event-ID``.
 """
@@ -24,6 +26,7 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
+from hermes_ui.live import slots
 from hermes_ui.platform.db_steps import released
 from hermes_ui.web.roles import role_of
 
@@ -120,17 +123,32 @@ _held: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def hold(who: Listener, queue: asyncio.Queue) -> None:
-    """Count one more stream of the person; past the cap their oldest is ended."""
+    """Count one more stream of the person; past the cap their oldest is ended.
+
+    Here at once for this worker's streams; with Redis also across workers,
+    a moment later (``slots``).
+    """
     mine = _held.setdefault(asyncio.get_running_loop(), {}).setdefault(who.user_id, [])
     mine.append(queue)
     while len(mine) > settings.HERMES_UI_LIVE_STREAMS_PER_PERSON:
         end(mine.pop(0), "replaced")
+    keeper = slots.keeper(_replaced)
+    if keeper is not None:
+        keeper.hold(who.user_id, queue)
 
 
 def let_go(who: Listener, queue: asyncio.Queue) -> None:
+    """Free the stream's slot (it ended, for whatever reason)."""
     held = _held.get(asyncio.get_running_loop(), {})
     mine = held.get(who.user_id, [])
     if queue in mine:
         mine.remove(queue)
     if not mine:
         held.pop(who.user_id, None)
+    keeper = slots.keeper(_replaced)
+    if keeper is not None:
+        keeper.let_go(queue)
+
+
+def _replaced(queue: asyncio.Queue) -> None:
+    end(queue, "replaced")
