@@ -1,0 +1,2 @@
+from tests.api.conftest import bearer  # noqa: F401 (fixture)
+from tests.peers import paging_endpoint, paging_peer  # noqa: F401 (fixtures)

@@ -1,0 +1,78 @@
+"""Transcripts longer than a page, on the paging peer: 0.19.0 with the newer /messages
+rules in front (devtools/peer/paging.py). A newer Hermes answers a plain read with
+only the newest 500 rows; every place of the dashboard must still see all of them."""
+
+import json
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from devtools.peer import demo_ids as ids
+from hermes_ui.index import sync
+from hermes_ui.web.links import session_url
+
+pytestmark = [pytest.mark.peer, pytest.mark.django_db]
+SID, TOTAL = ids.PAGED_SESSION, ids.PAGED_MESSAGES
+
+
+def raw(peer, session_id=SID, **params):
+    """One call to the paging peer, bypassing the dashboard."""
+    path = f"/api/sessions/{quote(session_id, safe='')}/messages"
+    headers = {"Authorization": f"Bearer {peer.key}"}
+    return httpx.get(peer.base_url + path, params=params, headers=headers, timeout=30)
+
+
+def test_the_paging_peer_pages_as_the_newer_handler_does(paging_peer):
+    plain = raw(paging_peer).json()
+    assert len(plain["data"]) == 500  # no limit: only the newest 500 rows
+    assert plain["data"][0]["content"].startswith(f"Message {TOTAL - 499} of")
+    assert plain["pagination"] == {"limit": 500, "offset": 0, "order": "latest", "returned": 500}
+    last = raw(paging_peer, order="oldest", limit=900, offset=1000).json()
+    assert last["pagination"] == {"limit": 500, "offset": 1000, "order": "oldest", "returned": 200}
+    assert last["data"][0]["content"] == f"Message 1001 of {TOTAL}."
+    latest = raw(paging_peer, order="latest", limit=10, offset=10).json()["data"]
+    assert [r["content"] for r in latest][-1] == f"Message {TOTAL - 10} of {TOTAL}."
+    for bad in ({"limit": "x"}, {"limit": 0}, {"offset": -1}, {"order": "newest"}):
+        answer = raw(paging_peer, **bad)
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "invalid_pagination"
+    # 0.19.0 behind it answers everything, without pagination.
+    behind = raw(paging_peer.upstream, order="oldest", limit=5).json()
+    assert len(behind["data"]) == TOTAL and "pagination" not in behind
+
+
+def test_the_session_page_shows_the_first_and_the_last_message(paging_endpoint, login):
+    client = login("support")
+    html = client.get(session_url("local", SID)).content.decode()
+    assert f"The password is {ids.PAGED_FIRST_WORD}." in html
+    assert "1,200 messages" in html
+    html = client.get(session_url("local", SID, at="latest")).content.decode()
+    assert f"Goodbye, {ids.PAGED_LAST_WORD}." in html
+    assert "from message 1,151 of 1,200" in html
+
+
+def test_search_finds_a_word_said_only_in_the_first_message(paging_endpoint, login):
+    report = sync.sync(paging_endpoint, full=True)
+    assert report.error_code == ""
+    html = login("reviewer").get("/e/local/index/", {"q": ids.PAGED_FIRST_WORD}).content.decode()
+    results = html.split('id="content-results"', 1)[1].split("</section>", 1)[0]
+    assert "1 matching message in 1 transcript" in results
+    assert f"<mark>{ids.PAGED_FIRST_WORD}</mark>" in results
+
+
+def test_the_json_export_holds_every_message(paging_endpoint, login):
+    answer = login("admin").get(session_url("local", SID, "session_export", format="json"))
+    assert answer.status_code == 200
+    (item,) = json.loads(b"".join(answer.streaming_content))["sessions"]
+    assert len(item["messages"]) == TOTAL
+    assert item["messages"][0]["content"].endswith(f"{ids.PAGED_FIRST_WORD}.")
+    assert len({row["id"] for row in item["messages"]}) == TOTAL
+
+
+def test_the_api_returns_every_message(paging_endpoint, bearer):
+    answer = bearer("admin").get(f"/api/v1/e/local/messages/{quote(SID)}?redact=false")
+    assert answer.status_code == 200
+    rows = answer.json()["data"]
+    assert len(rows) == TOTAL
+    assert rows[0]["content"].endswith(f"{ids.PAGED_FIRST_WORD}.")
+    assert rows[-1]["content"].endswith(f"{ids.PAGED_LAST_WORD}.")
