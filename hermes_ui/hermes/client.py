@@ -25,7 +25,7 @@ import tenacity
 from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui.hermes import breaker, bulkhead, deadline, wire
+from hermes_ui.hermes import breaker, bulkhead, deadline, messages, wire
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
@@ -301,8 +301,18 @@ class HermesClient:
         return _session_of(self._send("session_get", "GET", path, mutation=False), "session_get")
 
     def get_messages(self, session_id: str) -> dict:
+        """The whole active transcript, however the server pages it (``hermes.messages``)."""
+        return messages.read_whole(self, session_id)
+
+    def latest_messages(self, session_id: str, count: int) -> tuple[dict, bool]:
+        """At least the last ``count`` messages in one call, and whether that is all of them."""
+        return messages.read_latest(self, session_id, count)
+
+    def messages_page(self, session_id: str, *, order: str, limit: int, offset: int) -> dict:
+        """One ``session_messages`` call with paging parameters (0.19 and older ignore them)."""
         path = self._path(session_id, "/messages", operation="session_messages")
-        payload = self._send("session_messages", "GET", path, mutation=False)
+        params = {"order": order, "limit": limit, "offset": offset}
+        payload = self._send("session_messages", "GET", path, params=params, mutation=False)
         if not isinstance(payload.get("data"), list) or not isinstance(
             payload.get("session_id"), str
         ):

@@ -46,6 +46,10 @@ ADVICE = {
     "transport": "The dashboard could not reach Hermes. Is the server running?",
     "malformed_response": "Hermes answered with something that is not the expected JSON.",
     "invalid_input": "The input was refused before anything was sent to Hermes.",
+    "incomplete_transcript": (
+        "Hermes sends long transcripts in pages and one of them failed. Nothing was "
+        "shown, saved or exported as the whole transcript; try again in a moment."
+    ),
     "endpoint_unresponsive": (
         "The dashboard stopped waiting for this Hermes after repeated timeouts and tries it "
         "again every few seconds. Pages of other endpoints are not affected."

@@ -31,6 +31,7 @@ _TITLES = {
     "endpoint_unresponsive": "Hermes is not answering",
     "endpoint_busy": "Hermes is busy",
     "no_session_api": "Hermes has no session API",
+    "incomplete_transcript": "Hermes answered only part of the transcript",
 }
 
 # code -> fn(error, endpoint) -> extra context: a feature above this layer explains a
