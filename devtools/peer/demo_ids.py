@@ -139,3 +139,4 @@ PAGED_LAST_WORD = "wombatlast"
 PAGED_3000 = "20261107_090000_9a9e02"
 PAGED_3000_MESSAGES = 3000
 PAGED_HUGE = "20261107_100000_9a9e03"  # ``--count`` messages, when given
+PAGED_COMPACTED = "20261107_110000_9a9e04"  # compacted in place: a summary, then a turn

@@ -912,8 +912,9 @@ def seed_lineage(db, base: float, size: int = ids.BENCH_LINEAGE_SIZE) -> dict:
 
 
 def seed_paged(db, sid: str, count: int, t: float) -> None:
-    """One ``count``-message session of plain turns; only its first message says
-    ``PAGED_FIRST_WORD`` and only its last ``PAGED_LAST_WORD``."""
+    """One ``count``-message session of plain turns; in ``PAGED_SESSION`` only the first
+    message says ``PAGED_FIRST_WORD`` and only the last ``PAGED_LAST_WORD``."""
+    marked = sid == ids.PAGED_SESSION
     srows = [srow(sid, "cli", t, f"Paged transcript {sid[-2:]}", counts=(0, 0))]
     _write_rows(db, srows, [])
     for start in range(0, count, 5000):
@@ -921,9 +922,9 @@ def seed_paged(db, sid: str, count: int, t: float) -> None:
         for n in range(start + 1, min(count, start + 5000) + 1):
             role = "user" if n % 2 else "assistant"
             text = f"Message {n} of {count}."
-            if n == 1:
+            if marked and n == 1:
                 text += f" The password is {ids.PAGED_FIRST_WORD}."
-            if n == count:
+            if marked and n == count:
                 text += f" Goodbye, {ids.PAGED_LAST_WORD}."
             rows.append(mrow(sid, role, text, t + n * 0.01, None if n % 2 else "stop"))
         bulk_messages(db, rows)
@@ -936,7 +937,17 @@ def seed_paging(db, base: float, huge: int) -> dict:
         sizes[ids.PAGED_HUGE] = huge
     for n, (sid, count) in enumerate(sizes.items()):
         seed_paged(db, sid, count, base - (n + 1) * HOUR)
-    return sizes
+    # A transcript compacted in place: the paging peer hides its summary, as newer servers do.
+    t = base - 5 * HOUR
+    _write_rows(db, [srow(ids.PAGED_COMPACTED, "cli", t, "Paged compacted", counts=(0, 0))], [])
+    db.archive_and_compact(
+        ids.PAGED_COMPACTED,
+        [
+            {"role": "assistant", "content": COMPACTION_PREFIX + "## Goal\nPage.", "timestamp": t},
+            {"role": "user", "content": "After the summary.", "timestamp": t + 0.001},
+        ],
+    )
+    return {**sizes, ids.PAGED_COMPACTED: 2}
 
 
 # -- entry point ------------------------------------------------------------

@@ -3,6 +3,7 @@ rules in front (devtools/peer/paging.py). A newer Hermes answers a plain read wi
 only the newest 500 rows; every place of the dashboard must still see all of them."""
 
 import json
+import logging
 from urllib.parse import quote
 
 import httpx
@@ -48,7 +49,7 @@ def test_the_session_page_shows_the_first_and_the_last_message(paging_endpoint, 
     assert "1,200 messages" in html
     html = client.get(session_url("local", SID, at="latest")).content.decode()
     assert f"Goodbye, {ids.PAGED_LAST_WORD}." in html
-    assert "from message 1,151 of 1,200" in html
+    assert "from message 1,101 of 1,200" in html
 
 
 def test_search_finds_a_word_said_only_in_the_first_message(paging_endpoint, login):
@@ -76,3 +77,23 @@ def test_the_api_returns_every_message(paging_endpoint, bearer):
     assert len(rows) == TOTAL
     assert rows[0]["content"].endswith(f"{ids.PAGED_FIRST_WORD}.")
     assert rows[-1]["content"].endswith(f"{ids.PAGED_LAST_WORD}.")
+
+
+def test_the_latest_turns_are_one_page_call(paging_endpoint, login, caplog):
+    caplog.set_level(logging.DEBUG, logger="hermes_ui.hermes")
+    html = login("support").get(session_url("local", SID, at="latest")).content.decode()
+    assert f"Goodbye, {ids.PAGED_LAST_WORD}." in html
+    assert "Message 1101 of" in html and "Message 1100 of" not in html
+    calls = [r for r in caplog.records if "op=session_messages" in r.getMessage()]
+    assert len(calls) == 1
+
+
+def test_a_hidden_compaction_summary_is_shown_collapsed_and_labelled(
+    paging_peer, paging_endpoint, login
+):
+    summary = raw(paging_peer, ids.PAGED_COMPACTED).json()["data"][0]
+    assert summary["content"] == "" and summary["display_kind"] == "hidden"
+    html = login("support").get(session_url("local", ids.PAGED_COMPACTED)).content.decode()
+    assert '<details class="compaction-hidden"><summary>Compaction summary' in html
+    assert "CONTEXT COMPACTION" not in html and "After the summary." in html
+    assert "2 messages" in html
