@@ -9,9 +9,10 @@ parameters). Nothing above this package knows which it was.
 
 A page that fails after the first raises ``IncompleteTranscript`` with what
 was read, so a part is never shown, indexed, exported or counted as the
-whole. Rows of compression ancestors (newer servers include them, each with
-its own ``session_id``) are kept apart in ``ancestor_rows``: they belong to
-their own sessions and are not shown, counted or indexed a second time here.
+whole. Rows of compression ancestors (the paging servers include them, each
+with its own ``session_id``) are kept apart in ``ancestor_rows``: they belong
+to their own sessions and are not shown, counted or indexed a second time here.
+An answer without ``pagination`` is returned exactly as Hermes sent it.
 """
 
 from __future__ import annotations
@@ -38,12 +39,15 @@ class IncompleteTranscript(e.HermesError):
 
 
 def read_whole(client, session_id: str) -> dict:
-    """The whole active transcript: ``{"object", "session_id", "data", "ancestor_rows"}``."""
+    """The whole active transcript: ``{"object", "session_id", "data"}``, and
+    ``ancestor_rows`` from a paging server."""
     first = client.messages_page(session_id, order="oldest", limit=PAGE, offset=0)
+    if not _paged(first):
+        return first  # 0.15-0.19: the whole transcript, exactly as Hermes sent it
     rows = list(first["data"])
     seen = _ids(rows)
     page = first
-    while _paged(page) and _full(page):
+    while _full(page):
         try:
             page = client.messages_page(session_id, order="oldest", limit=PAGE, offset=len(rows))
         except e.HermesError as error:
@@ -64,7 +68,9 @@ def read_latest(client, session_id: str, count: int) -> tuple[dict, bool]:
     answers the whole transcript (``whole`` True).
     """
     page = client.messages_page(session_id, order="latest", limit=min(count, PAGE), offset=0)
-    return _whole(page, page["data"]), not _paged(page)
+    if not _paged(page):
+        return page, True
+    return _whole(page, page["data"]), False
 
 
 def _paged(page: dict) -> bool:

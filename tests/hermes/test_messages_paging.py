@@ -92,6 +92,14 @@ def test_rows_of_compression_ancestors_are_kept_apart_and_counted_once(mock_endp
     assert payload["ancestor_rows"] == root_rows
 
 
+def test_an_answer_without_pagination_is_returned_as_hermes_sent_it(mock_endpoint):
+    fake = paging_fake(4, sid="tip")
+    fake.paging = False
+    fake.messages["tip"][0]["session_id"] = "root"  # 0.19.0 sends no ancestors: left alone
+    payload = client_of(fake, mock_endpoint).get_messages("tip")
+    assert payload == {"object": "list", "session_id": "tip", "data": fake.messages["tip"]}
+
+
 def test_latest_turns_are_one_call_on_a_paging_server(mock_endpoint):
     fake = paging_fake(1200)
     payload, whole = client_of(fake, mock_endpoint).latest_messages("long", 101)
