@@ -63,7 +63,8 @@ class FakeHermes:
         self.messages: dict[str, list[dict]] = {}
         self.requests: list[httpx.Request] = []
         self.fail_list_after: int | None = None  # list calls beyond this many answer 503
-        self.fail_delete: str | int | None = None  # "timeout", "lost_answer", or a status
+        # "timeout", "lost_answer", "active_turn" (409 of a newer Hermes), or a status
+        self.fail_delete: str | int | None = None
         # A newer Hermes: ``/messages`` pages by the paging peer's rules (devtools/peer/paging.py).
         self.paging = False
         self.fail_messages_from: int | None = None  # pages from this offset on answer 503
@@ -258,6 +259,8 @@ class FakeHermes:
     def _delete(self, request: httpx.Request, sid: str) -> httpx.Response:
         if self.fail_delete == "timeout":
             raise httpx.ReadTimeout("timed out", request=request)
+        if self.fail_delete == "active_turn":  # a newer Hermes while a turn writes
+            return error(409, "session_active_turn", "A turn is running in this session.")
         if isinstance(self.fail_delete, int):
             name = CAPTURED_FAILURES.get(self.fail_delete)
             return response(name) if name else error(self.fail_delete, "server_error", "failed")

@@ -46,6 +46,7 @@ ADVICE = {
     "transport": "The dashboard could not reach Hermes. Is the server running?",
     "malformed_response": "Hermes answered with something that is not the expected JSON.",
     "invalid_input": "The input was refused before anything was sent to Hermes.",
+    "session_active_turn": "A turn is running in this session; try again once it has ended.",
     "incomplete_transcript": (
         "Hermes sends long transcripts in pages and one of them failed. Nothing was "
         "shown, saved or exported as the whole transcript; try again in a moment."
