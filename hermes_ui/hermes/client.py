@@ -462,6 +462,8 @@ class HermesClient:
             timeout=self.chat_timeout,
             mutation=True,
         )
+        if payload.get("object") == CHAT_QUEUED:
+            raise _queued("session_chat")
         if payload.get("object") != "hermes.session.chat.completion":
             raise _malformed("session_chat", True)
         return payload
@@ -510,6 +512,9 @@ class HermesClient:
                     if response.status_code >= 400:
                         await response.aread()
                         raise _status_error(response, operation, True)
+                    if response.status_code == 202:  # a newer Hermes queued the turn
+                        await response.aread()
+                        raise _queued(operation)
                     if not response.headers.get("content-type", "").startswith("text/event-stream"):
                         raise _malformed(operation, True)
                     parser = SseParser()
@@ -721,11 +726,19 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
             429: "rate_limited",
         }.get(status, "server_error" if status >= 500 else "bad_request")
     cls = e.STATUS_CLASSES.get(status) or (e.ServerError if status >= 500 else e.BadRequest)
-    uncertain = mutation and (status == 429 or status >= 500)
+    # A newer Hermes at its cap of concurrent runs refuses the turn before it starts.
+    busy = status == 429 and code == "rate_limit_exceeded"
+    uncertain = mutation and not busy and (status == 429 or status >= 500)
     outcome = e.Outcome.UNCERTAIN if uncertain else e.Outcome.REJECTED
     text = (
         provider_message if isinstance(provider_message, str) else f"Hermes answered HTTP {status}."
     )
+    after = response.headers.get("retry-after", "")
+    after = float(after) if after.isascii() and after.isdigit() else None
+    if busy:
+        text = "Hermes is busy: it runs as many turns at once as it allows. Nothing ran; "
+        text += f"try again in {after:.0f} s." if after is not None else "try again shortly."
+        provider_message = None
     if uncertain:
         text += " The change may or may not have happened."
     error = cls(
@@ -736,9 +749,7 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
         status=status,
         provider_message=provider_message if isinstance(provider_message, str) else None,
     )
-    after = response.headers.get("retry-after", "")
-    if after.isascii() and after.isdigit():
-        error.retry_after = float(after)
+    error.retry_after = after
     return error
 
 
@@ -749,6 +760,22 @@ def _session_route(response: httpx.Response) -> bool:
         return False
     # The base URL may carry a prefix of its own (a reverse proxy's /hermes/...).
     return path.endswith("/api/sessions") or "/api/sessions/" in path
+
+
+CHAT_QUEUED = "hermes.session.chat.queued"
+
+
+def _queued(operation: str) -> e.HermesError:
+    """A turn a newer Hermes accepted for later (202): it may still run, so uncertain."""
+    return e.Queued(
+        "Hermes queued this turn instead of running it now: it may still run. The "
+        "transcript check says whether it has landed; check the session before sending "
+        "it again.",
+        code="chat_queued",
+        operation=operation,
+        outcome=e.Outcome.UNCERTAIN,
+        status=202,
+    )
 
 
 def _malformed(operation: str, mutation: bool, status: int | None = None) -> e.HermesError:

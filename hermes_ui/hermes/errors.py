@@ -46,6 +46,8 @@ ADVICE = {
     "transport": "The dashboard could not reach Hermes. Is the server running?",
     "malformed_response": "Hermes answered with something that is not the expected JSON.",
     "invalid_input": "The input was refused before anything was sent to Hermes.",
+    "rate_limit_exceeded": "Hermes runs as many turns at once as it allows; try again shortly.",
+    "chat_queued": "Open the session later to see whether the queued turn ran.",
     "session_active_turn": "A turn is running in this session; try again once it has ended.",
     "incomplete_transcript": (
         "Hermes sends long transcripts in pages and one of them failed. Nothing was "
@@ -159,6 +161,10 @@ class Timeout(HermesError):
 
 class MalformedResponse(HermesError):
     pass
+
+
+class Queued(HermesError):
+    """A newer Hermes accepted a chat turn for later (202 ``hermes.session.chat.queued``)."""
 
 
 class Unresponsive(HermesError):
