@@ -2,6 +2,7 @@
 rules in front (devtools/peer/paging.py). A newer Hermes answers a plain read with
 only the newest 500 rows; every place of the dashboard must still see all of them."""
 
+import asyncio
 import json
 import logging
 from urllib.parse import quote
@@ -10,6 +11,8 @@ import httpx
 import pytest
 
 from devtools.peer import demo_ids as ids
+from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.web.links import session_url
 
@@ -97,3 +100,24 @@ def test_a_hidden_compaction_summary_is_shown_collapsed_and_labelled(
     assert '<details class="compaction-hidden"><summary>Compaction summary' in html
     assert "CONTEXT COMPACTION" not in html and "After the summary." in html
     assert "2 messages" in html
+
+
+def test_everything_else_passes_through_streams_included(paging_endpoint):
+    client = HermesClient(paging_endpoint)
+    try:
+        client.create_session(idempotency_key=mint_key(), session_id="paging-chat")
+        assert client.chat("paging-chat", message="hello")["message"]["content"] == "Echo: hello"
+
+        async def stream():
+            return [ev.name async for ev in client.chat_stream("paging-chat", message="again")]
+
+        names = asyncio.run(stream())
+        assert names[0] == "run.started" and names[-1] == "done"
+        assert [r["content"] for r in client.get_messages("paging-chat")["data"]] == [
+            "hello",
+            "Echo: hello",
+            "again",
+            "Echo: again",
+        ]
+    finally:
+        client.close()
