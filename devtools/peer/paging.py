@@ -194,9 +194,17 @@ def serve(upstream: str, host: str, port: int, hide_compaction: bool) -> Threadi
 class PagingPeer:
     """The paging proxy in its own process, in front of a running peer (``upstream``)."""
 
-    def __init__(self, upstream, *, hide_compaction: bool = False, log_dir: Path | None = None):
+    def __init__(
+        self,
+        upstream,
+        *,
+        hide_compaction: bool = False,
+        log_dir: Path | None = None,
+        stop_upstream: bool = False,
+    ):
         self.upstream = upstream
         self.hide_compaction = hide_compaction
+        self.stop_upstream = stop_upstream  # ``stop()`` stops the peer behind it too
         self.log_dir = Path(log_dir or upstream.log_dir)
         self.port = 0
         self._process: subprocess.Popen | None = None
@@ -230,6 +238,8 @@ class PagingPeer:
         return self
 
     def stop(self) -> None:
+        if self.stop_upstream:
+            self.upstream.stop()
         if self._process is None:
             return
         self._process.terminate()
