@@ -184,3 +184,13 @@ def test_the_api_answers_an_error_not_a_part(paging_hermes, bearer):
     assert answer.status_code == 502
     assert answer.json()["code"] == "incomplete_transcript"
     assert "only part of the transcript" in json.dumps(answer.json())
+
+
+@pytest.mark.django_db
+def test_the_session_page_names_the_ancestors_instead_of_showing_their_rows(paging_hermes, login):
+    root_rows = [{"id": 9000, "session_id": "root", "role": "user", "content": "old"}]
+    paging_hermes.messages["long"] = root_rows + paging_hermes.messages["long"]
+    html = login("support").get(session_url("local", "long")).content.decode()
+    assert 'id="transcript-ancestors"' in html
+    assert f'href="{session_url("local", "root")}"' in html
+    assert 'id="msg-9000"' not in html and "1,200 messages" in html

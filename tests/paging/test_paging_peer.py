@@ -15,6 +15,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.web.links import session_url
+from tests.deletion.helpers import request_deletion
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
 SID, TOTAL = ids.PAGED_SESSION, ids.PAGED_MESSAGES
@@ -121,3 +122,8 @@ def test_everything_else_passes_through_streams_included(paging_endpoint):
         ]
     finally:
         client.close()
+
+
+def test_a_deletion_snapshot_counts_and_digests_every_message(paging_endpoint, login):
+    case = request_deletion(login("support"), SID)
+    assert case.snapshot["active_message_count"] == TOTAL
