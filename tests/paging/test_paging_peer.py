@@ -15,6 +15,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.web.links import session_url
+from tests.chat.turns import finished, only_turn, send
 from tests.deletion.helpers import request_deletion
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
@@ -127,3 +128,17 @@ def test_everything_else_passes_through_streams_included(paging_endpoint):
 def test_a_deletion_snapshot_counts_every_message(paging_endpoint, login):
     case = request_deletion(login("support"), SID)
     assert case.snapshot["active_message_count"] == TOTAL
+
+
+def test_a_turn_on_a_long_session_reads_only_last_pages(
+    chat_db, paging_peer, paging_endpoint, login, caplog
+):
+    newest = raw(paging_peer, ids.PAGED_3000, order="latest", limit=1).json()["data"][-1]
+    caplog.set_level(logging.DEBUG, logger="hermes_ui.hermes")
+    assert send(login("support"), ids.PAGED_3000, "one more").status_code == 200
+    turn = finished(only_turn().pk)
+    assert turn.state == "completed" and turn.baseline_message_id == newest["id"]
+    assert turn.durability["status"] == "verified"
+    assert turn.durability["user_row"] > newest["id"]
+    reads = [r for r in caplog.records if "op=session_messages" in r.getMessage()]
+    assert len(reads) == 2  # the newest message before, the last page after
