@@ -20,6 +20,7 @@ from urllib.parse import unquote
 
 import httpx
 
+from devtools.peer.paging import page_messages
 from tests.samples import response, sample
 
 LIST = "/api/sessions"
@@ -62,7 +63,11 @@ class FakeHermes:
         self.messages: dict[str, list[dict]] = {}
         self.requests: list[httpx.Request] = []
         self.fail_list_after: int | None = None  # list calls beyond this many answer 503
-        self.fail_delete: str | int | None = None  # "timeout", "lost_answer", or a status
+        # "timeout", "lost_answer", "active_turn" (409 of a newer Hermes), or a status
+        self.fail_delete: str | int | None = None
+        # A newer Hermes: ``/messages`` pages by the paging peer's rules (devtools/peer/paging.py).
+        self.paging = False
+        self.fail_messages_from: int | None = None  # pages from this offset on answer 503
 
     @classmethod
     def captured(cls) -> FakeHermes:
@@ -214,8 +219,7 @@ class FakeHermes:
         if sid not in self.rows:
             return not_found(sid)
         if (request.method, suffix) == ("GET", "messages"):
-            body = {"object": "list", "session_id": sid, "data": self.messages[sid]}
-            return httpx.Response(200, json=body)
+            return self._messages(request, sid)
         if request.method not in ("GET", "PATCH") or suffix:
             return response(CAPTURED_FAILURES[404])
         if request.method == "PATCH":
@@ -241,9 +245,22 @@ class FakeHermes:
         }
         return httpx.Response(200, json=body)
 
+    def _messages(self, request: httpx.Request, sid: str) -> httpx.Response:
+        body = {"object": "list", "session_id": sid, "data": self.messages[sid]}
+        if not self.paging:
+            return httpx.Response(200, json=body)
+        offset = int(request.url.params.get("offset", 0) or 0)
+        if self.fail_messages_from is not None and offset >= self.fail_messages_from:
+            return error(503, "session_db_unavailable", "Session database unavailable")
+        query = {k: request.url.params.get_list(k) for k in request.url.params}
+        status, answer = page_messages(body, query)
+        return httpx.Response(status, json=answer)
+
     def _delete(self, request: httpx.Request, sid: str) -> httpx.Response:
         if self.fail_delete == "timeout":
             raise httpx.ReadTimeout("timed out", request=request)
+        if self.fail_delete == "active_turn":  # a newer Hermes while a turn writes
+            return error(409, "session_active_turn", "A turn is running in this session.")
         if isinstance(self.fail_delete, int):
             name = CAPTURED_FAILURES.get(self.fail_delete)
             return response(name) if name else error(self.fail_delete, "server_error", "failed")

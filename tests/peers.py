@@ -29,6 +29,7 @@ from devtools.peer.launcher import (
     free_port,
     run_seed,
 )
+from devtools.peer.paging import PagingPeer
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
@@ -381,3 +382,24 @@ def live_peer(tmp_path_factory):
 @pytest.fixture
 def live_endpoint(settings, live_peer):
     return endpoint_for(settings, live_peer)
+
+
+# -- the paging peer (tests/paging/): 0.19.0 with the newer /messages rules in front ------
+# Hermes after 0.19 pages a transcript's messages (devtools/peer/paging.py); no such
+# release installs here, so the real 0.19.0 server answers behind a proxy that applies
+# the newer handler's rules. Its database holds the paging seed (1,200 and 3,000 messages).
+
+
+@pytest.fixture(scope="package")
+def paging_peer(tmp_path_factory):
+    """The paging peer: yields the proxy (``base_url``, ``key``); ``.upstream`` is the
+    0.19.0 server behind it."""
+    home = tmp_path_factory.mktemp("paging-peer")
+    run_seed(home, "paging", count=0, peer_python=ensure_peer_venv())
+    with running_peer(home) as peer, PagingPeer(peer, hide_compaction=True) as paging:
+        yield paging
+
+
+@pytest.fixture
+def paging_endpoint(settings, paging_peer):
+    return endpoint_for(settings, paging_peer)

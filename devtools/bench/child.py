@@ -73,7 +73,12 @@ def seeded_peer(stdout, name: str, *, profile: str = "bench", count: int = COUNT
         python = ensure_peer_venv()
         started = time.perf_counter()
         summary = run_seed(home, profile, count=count, peer_python=python)
-        what = f"{summary['sessions']:,} sessions" if profile == "bench" else "the demo peer"
+        if profile == "bench":
+            what = f"{summary['sessions']:,} sessions"
+        elif profile == "paging":
+            what = "transcripts of " + ", ".join(f"{n:,}" for n in summary["sessions"].values())
+        else:
+            what = "the demo peer"
         lineage = sum((summary.get("lineage") or {}).values())
         if lineage:
             what += f" + a {lineage}-node lineage"

@@ -129,3 +129,14 @@ BENCH_PREFIX = "bench_"  # bench_00000 .. bench_<count-1>
 BENCH_LINEAGE_ROOT = "bench-lineage-000"
 BENCH_LINEAGE_PREFIX = "bench-lineage-"
 BENCH_LINEAGE_SIZE = 500
+
+# Paging profile (the paging peer, devtools/peer/paging.py): transcripts longer
+# than the newer servers' 500-row page. Only the first message says PAGED_FIRST_WORD.
+PAGED_SESSION = "20261107_080000_9a9e01"
+PAGED_MESSAGES = 1200
+PAGED_FIRST_WORD = "quokkafirst"
+PAGED_LAST_WORD = "wombatlast"
+PAGED_3000 = "20261107_090000_9a9e02"
+PAGED_3000_MESSAGES = 3000
+PAGED_HUGE = "20261107_100000_9a9e03"  # ``--count`` messages, when given
+PAGED_COMPACTED = "20261107_110000_9a9e04"  # compacted in place: a summary, then a turn

@@ -4,6 +4,7 @@ Run with the PEER venv (it imports Hermes' own ``hermes_state.SessionDB``)::
 
     .peer-venv/bin/python devtools/peer/seed.py --home DIR --profile demo
     .peer-venv/bin/python devtools/peer/seed.py --home DIR --profile bench --count 10000
+    .peer-venv/bin/python devtools/peer/seed.py --home DIR --profile paging --count 100000
 
 Rows are written the way Hermes writes them (create_session, append_message,
 end_session, set_session_title, set_session_archived, archive_and_compact),
@@ -910,6 +911,45 @@ def seed_lineage(db, base: float, size: int = ids.BENCH_LINEAGE_SIZE) -> dict:
     return counts
 
 
+def seed_paged(db, sid: str, count: int, t: float) -> None:
+    """One ``count``-message session of plain turns; in ``PAGED_SESSION`` only the first
+    message says ``PAGED_FIRST_WORD`` and only the last ``PAGED_LAST_WORD``."""
+    marked = sid == ids.PAGED_SESSION
+    srows = [srow(sid, "cli", t, f"Paged transcript {sid[-2:]}", counts=(0, 0))]
+    _write_rows(db, srows, [])
+    for start in range(0, count, 5000):
+        rows = []
+        for n in range(start + 1, min(count, start + 5000) + 1):
+            role = "user" if n % 2 else "assistant"
+            text = f"Message {n} of {count}."
+            if marked and n == 1:
+                text += f" The password is {ids.PAGED_FIRST_WORD}."
+            if marked and n == count:
+                text += f" Goodbye, {ids.PAGED_LAST_WORD}."
+            rows.append(mrow(sid, role, text, t + n * 0.01, None if n % 2 else "stop"))
+        bulk_messages(db, rows)
+
+
+def seed_paging(db, base: float, huge: int) -> dict:
+    """The paging peer's transcripts: 1,200 and 3,000 messages, and ``huge`` if given."""
+    sizes = {ids.PAGED_SESSION: ids.PAGED_MESSAGES, ids.PAGED_3000: ids.PAGED_3000_MESSAGES}
+    if huge:
+        sizes[ids.PAGED_HUGE] = huge
+    for n, (sid, count) in enumerate(sizes.items()):
+        seed_paged(db, sid, count, base - (n + 1) * HOUR)
+    # A transcript compacted in place: the paging peer hides its summary, as newer servers do.
+    t = base - 5 * HOUR
+    _write_rows(db, [srow(ids.PAGED_COMPACTED, "cli", t, "Paged compacted", counts=(0, 0))], [])
+    db.archive_and_compact(
+        ids.PAGED_COMPACTED,
+        [
+            {"role": "assistant", "content": COMPACTION_PREFIX + "## Goal\nPage.", "timestamp": t},
+            {"role": "user", "content": "After the summary.", "timestamp": t + 0.001},
+        ],
+    )
+    return {**sizes, ids.PAGED_COMPACTED: 2}
+
+
 # -- entry point ------------------------------------------------------------
 
 
@@ -919,7 +959,7 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
     db = open_db(home)
     key = f"{ids.SEED_META_KEY}:{profile}"
     params = {"profile": profile, "version": ids.SEED_VERSION}
-    if profile == "bench":
+    if profile in ("bench", "paging"):
         params["count"] = count
     previous = db.get_meta(key)
     if previous:
@@ -927,7 +967,9 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
         if {k: prev.get(k) for k in params} != params:
             raise SystemExit(f"state.db already seeded with {prev}; refusing to add {params}")
         return dict(prev, already_seeded=True)
-    probe = ids.COMPRESSION_ROOT if profile == "demo" else ids.BENCH_LINEAGE_ROOT
+    probe = {"demo": ids.COMPRESSION_ROOT, "paging": ids.PAGED_SESSION}.get(
+        profile, ids.BENCH_LINEAGE_ROOT
+    )
     if db.get_session(probe):
         raise SystemExit(
             f"{probe} exists but no seed marker: partial earlier run? Use a fresh home."
@@ -959,6 +1001,8 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
             lineage=seed_lineage(db, base),
             lineage_root=ids.BENCH_LINEAGE_ROOT,
         )
+    elif profile == "paging":
+        summary["sessions"] = seed_paging(db, base, count)
     else:
         raise SystemExit(f"unknown profile {profile!r}")
     summary["seconds"] = round(time.monotonic() - t_start, 2)
@@ -970,8 +1014,13 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="Seed a Hermes state.db (run with the peer venv)")
     ap.add_argument("--home", required=True, type=Path, help="HERMES_HOME (state.db lives here)")
-    ap.add_argument("--profile", choices=("demo", "bench"), default="demo")
-    ap.add_argument("--count", type=int, default=10000, help="bench: number of sessions")
+    ap.add_argument("--profile", choices=("demo", "bench", "paging"), default="demo")
+    ap.add_argument(
+        "--count",
+        type=int,
+        default=10000,
+        help="bench: number of sessions; paging: messages of the huge session (0: none)",
+    )
     ap.add_argument(
         "--base-time",
         type=float,

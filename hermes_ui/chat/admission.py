@@ -88,7 +88,8 @@ def admit(endpoint, session_id: str, form, user, mode: str) -> Admission:
         return capped
     client = client_for(endpoint)
     try:
-        messages = client.get_messages(session_id)
+        # The resolved id and the newest message id: the last message says both.
+        messages, _ = client.latest_messages(session_id, 1)
         row = client.get_session(session_id)
         target = session_id
         if row.compressed and messages["session_id"] != session_id:

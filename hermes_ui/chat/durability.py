@@ -2,7 +2,8 @@
 
 After a turn the dashboard reads ``session_messages`` for the session the
 turn ended in and looks, among the rows newer than the ones it saw before
-sending, for the user's message and the assistant's answer after it.
+sending, for the user's message and the assistant's answer after it. Where
+Hermes pages transcripts, the last page holds them, so that is all it reads.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from django.utils import timezone
 
 from hermes_ui.chat.progress import content_text
 from hermes_ui.hermes import HermesError
+
+LAST_PAGE = 500  # the most a paging Hermes answers at once
 
 
 def baseline(rows: list[dict]) -> int | None:
@@ -21,7 +24,7 @@ def baseline(rows: list[dict]) -> int | None:
 
 def check(client, session_id: str, *, message, answer: str | None, after: int | None) -> dict:
     try:
-        payload = client.get_messages(session_id)
+        payload = _since(client, session_id, after)
     except HermesError as error:
         return {
             "status": "unknown",
@@ -31,6 +34,18 @@ def check(client, session_id: str, *, message, answer: str | None, after: int | 
             "checked_at": _now(),
         }
     return evaluate(payload, message=message, answer=answer, after=after)
+
+
+def _since(client, session_id: str, after: int | None) -> dict:
+    """The transcript's rows from ``after`` on: the last page where the server pages and
+    it reaches back that far (a turn's rows are at the end), else the whole transcript."""
+    payload, whole = client.latest_messages(session_id, LAST_PAGE)
+    rows = payload["data"]
+    first = rows[0].get("id") if rows and isinstance(rows[0], dict) else None
+    reaches = len(rows) < LAST_PAGE or (
+        after is not None and isinstance(first, int) and first <= after
+    )
+    return payload if whole or reaches else client.get_messages(session_id)
 
 
 def evaluate(payload: dict, *, message, answer: str | None, after: int | None) -> dict:

@@ -31,7 +31,14 @@ LIVE_UNAVAILABLE = (
     "The live view is unavailable: the dashboard cannot reach Redis, which relays this turn "
     "between its workers. The turn goes on; this page shows the result when it ends."
 )
-_TOOL_EVENTS = {"tool.started", "tool.completed", "tool.failed", "tool.progress"}
+# Events redrawn in the tools region (commentary of a newer Hermes is shown there too).
+_TOOL_EVENTS = {
+    "tool.started",
+    "tool.completed",
+    "tool.failed",
+    "tool.progress",
+    "assistant.commentary",
+}
 
 
 def frame(event: str, data: str, event_id: int | None = None) -> str:

@@ -58,6 +58,11 @@ class TurnView:
     partial: bool = False
     interrupted: bool = False
     run_messages: int | None = None  # rows run.completed says the turn wrote
+    # Events of Hermes after 0.19: commentary between tool calls, an approval Hermes
+    # waits for, and a run it ended itself (cancelled or failed).
+    commentary: list[str] = field(default_factory=list)
+    awaiting_approval: str = ""
+    provider_end: str = ""  # "cancelled" or "failed" (``run.cancelled`` / ``run.failed``)
     last_seq: int = 0
     thinking_previews: int = 0
     keepalives: int = 0
@@ -101,6 +106,24 @@ class TurnView:
             return "status"
         if name == "error":
             self.provider_error = _text(data.get("message")) or "Hermes reported an error."
+            return "status"
+        if name == "assistant.commentary":
+            text = _said(data)
+            if text:
+                self.commentary.append(text)
+            return "tools" if text else ""
+        if name == "approval.request":
+            self.awaiting_approval = (
+                _text(data.get("command")) or _said(data) or "a command (Hermes named none)"
+            )
+            return "status"
+        if name in {"run.cancelled", "run.failed"}:
+            self.provider_end = name.split(".", 1)[1]
+            self.awaiting_approval = ""
+            if name == "run.failed":
+                self.provider_error = (
+                    _said(data) or _text(data.get("error")) or "Hermes reported the run failed."
+                )
             return "status"
         # ``done`` carries the OLD session id after a rotation: never read it.
         return ""
@@ -167,6 +190,7 @@ class TurnView:
         """A snapshot another thread can render while this one keeps folding."""
         clone = copy.copy(self)
         clone.tools = [copy.copy(t) for t in self.tools]
+        clone.commentary = list(self.commentary)
         clone.seen = set(self.seen)
         clone.durability = dict(self.durability)
         clone.usage = dict(self.usage) if self.usage else None
@@ -182,6 +206,8 @@ class Ending:
 
 def classify_end(view: TurnView) -> Ending:
     """The terminal state of a stream that ended on its own (no cancel, timeout or bound)."""
+    if view.provider_end == "cancelled":
+        return Ending("cancelled", "run_cancelled", "Hermes cancelled the run.")
     if view.provider_error:
         return Ending("failed", "hermes_error", view.provider_error)
     if view.model_failed:
@@ -215,3 +241,8 @@ def content_text(message: Any) -> str:
 
 def _text(value) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _said(data: dict) -> str:
+    """The words of an event whose field name varies (``content``, ``text``, ``message``)."""
+    return next((v for k in ("content", "text", "message") if (v := _text(data.get(k)))), "")

@@ -142,12 +142,19 @@ def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -
         client.delete_session(request.session_id, idempotency_key=key)
     except HermesError as error:
         outcome = Outcome.UNCERTAIN if error.uncertain else Outcome.REJECTED
-        message = (
-            f"The DELETE ended without an answer ({error.code}): the session may or may "
-            "not be deleted. Check what happened before doing anything else."
-            if error.uncertain
-            else f"Hermes refused the DELETE ({error.code}). Nothing was deleted."
-        )
+        if error.uncertain:
+            message = (
+                f"The DELETE ended without an answer ({error.code}): the session may or may "
+                "not be deleted. Check what happened before doing anything else."
+            )
+        elif error.code == "session_active_turn":  # newer Hermes: 409 while a turn writes
+            message = (
+                "A turn was running in this session when the DELETE arrived, so Hermes "
+                "refused it (session_active_turn). Nothing was deleted. Wait for the turn "
+                "to end."
+            )
+        else:
+            message = f"Hermes refused the DELETE ({error.code}). Nothing was deleted."
         return Result(
             outcome,
             http_status=error.status,

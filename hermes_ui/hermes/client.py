@@ -25,7 +25,7 @@ import tenacity
 from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui.hermes import breaker, bulkhead, deadline, wire
+from hermes_ui.hermes import breaker, bulkhead, deadline, messages, wire
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
@@ -306,8 +306,18 @@ class HermesClient:
         return _session_of(self._send("session_get", "GET", path, mutation=False), "session_get")
 
     def get_messages(self, session_id: str) -> dict:
+        """The whole active transcript, however the server pages it (``hermes.messages``)."""
+        return messages.read_whole(self, session_id)
+
+    def latest_messages(self, session_id: str, count: int) -> tuple[dict, bool]:
+        """At least the last ``count`` messages in one call, and whether that is all of them."""
+        return messages.read_latest(self, session_id, count)
+
+    def messages_page(self, session_id: str, *, order: str, limit: int, offset: int) -> dict:
+        """One ``session_messages`` call with paging parameters (0.19 and older ignore them)."""
         path = self._path(session_id, "/messages", operation="session_messages")
-        payload = self._send("session_messages", "GET", path, mutation=False)
+        params = {"order": order, "limit": limit, "offset": offset}
+        payload = self._send("session_messages", "GET", path, params=params, mutation=False)
         if not isinstance(payload.get("data"), list) or not isinstance(
             payload.get("session_id"), str
         ):
@@ -457,6 +467,8 @@ class HermesClient:
             timeout=self.chat_timeout,
             mutation=True,
         )
+        if payload.get("object") == CHAT_QUEUED:
+            raise _queued("session_chat")
         if payload.get("object") != "hermes.session.chat.completion":
             raise _malformed("session_chat", True)
         return payload
@@ -505,6 +517,9 @@ class HermesClient:
                     if response.status_code >= 400:
                         await response.aread()
                         raise _status_error(response, operation, True)
+                    if response.status_code == 202:  # a newer Hermes queued the turn
+                        await response.aread()
+                        raise _queued(operation)
                     if not response.headers.get("content-type", "").startswith("text/event-stream"):
                         raise _malformed(operation, True)
                     parser = SseParser()
@@ -724,11 +739,19 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
             429: "rate_limited",
         }.get(status, "server_error" if status >= 500 else "bad_request")
     cls = e.STATUS_CLASSES.get(status) or (e.ServerError if status >= 500 else e.BadRequest)
-    uncertain = mutation and (status == 429 or status >= 500)
+    # A newer Hermes at its cap of concurrent runs refuses the turn before it starts.
+    busy = status == 429 and code == "rate_limit_exceeded"
+    uncertain = mutation and not busy and (status == 429 or status >= 500)
     outcome = e.Outcome.UNCERTAIN if uncertain else e.Outcome.REJECTED
     text = (
         provider_message if isinstance(provider_message, str) else f"Hermes answered HTTP {status}."
     )
+    after = response.headers.get("retry-after", "")
+    after = float(after) if after.isascii() and after.isdigit() else None
+    if busy:
+        text = "Hermes is busy: it runs as many turns at once as it allows. Nothing ran; "
+        text += f"try again in {after:.0f} s." if after is not None else "try again shortly."
+        provider_message = None
     if uncertain:
         text += " The change may or may not have happened."
     error = cls(
@@ -739,9 +762,7 @@ def _status_error(response: httpx.Response, operation: str, mutation: bool) -> e
         status=status,
         provider_message=provider_message if isinstance(provider_message, str) else None,
     )
-    after = response.headers.get("retry-after", "")
-    if after.isascii() and after.isdigit():
-        error.retry_after = float(after)
+    error.retry_after = after
     return error
 
 
@@ -755,6 +776,22 @@ def _session_route(response: httpx.Response) -> str:
     if path.endswith("/api/sessions"):
         return "list"
     return "one" if "/api/sessions/" in path else ""
+
+
+CHAT_QUEUED = "hermes.session.chat.queued"
+
+
+def _queued(operation: str) -> e.HermesError:
+    """A turn a newer Hermes accepted for later (202): it may still run, so uncertain."""
+    return e.Queued(
+        "Hermes queued this turn instead of running it now: it may still run. The "
+        "transcript check says whether it has landed; check the session before sending "
+        "it again.",
+        code="chat_queued",
+        operation=operation,
+        outcome=e.Outcome.UNCERTAIN,
+        status=202,
+    )
 
 
 def _malformed(operation: str, mutation: bool, status: int | None = None) -> e.HermesError:

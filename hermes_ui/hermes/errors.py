@@ -51,6 +51,13 @@ ADVICE = {
         "API: the id cannot be routed, or the server has no session API (the endpoints "
         "page says which)."
     ),
+    "rate_limit_exceeded": "Hermes runs as many turns at once as it allows; try again shortly.",
+    "chat_queued": "Open the session later to see whether the queued turn ran.",
+    "session_active_turn": "A turn is running in this session; try again once it has ended.",
+    "incomplete_transcript": (
+        "Hermes sends long transcripts in pages and one of them failed. Nothing was "
+        "shown, saved or exported as the whole transcript; try again in a moment."
+    ),
     "endpoint_unresponsive": (
         "The dashboard stopped waiting for this Hermes after repeated timeouts and tries it "
         "again every few seconds. Pages of other endpoints are not affected."
@@ -168,6 +175,10 @@ class Timeout(HermesError):
 
 class MalformedResponse(HermesError):
     pass
+
+
+class Queued(HermesError):
+    """A newer Hermes accepted a chat turn for later (202 ``hermes.session.chat.queued``)."""
 
 
 class Unresponsive(HermesError):

@@ -6,7 +6,8 @@ earlier page (and be skipped) or to a later one (and come back). So:
 
 - the offset advances by the number of rows *returned*, never by the limit;
 - a short or empty page is the end: ``has_more`` only says the page was full,
-  and is true on a final full page too;
+  and is true on a final full page too; a page longer than the limit (a
+  newer Hermes adds pinned rows past it) is full;
 - rows are de-duplicated by session id, the first sighting wins.
 
 Every caller that needs more than one page (the index sync, a deletion's
@@ -67,7 +68,8 @@ def list_pages(
             pages += 1
             page = _page(offset, data, seen)
             offset += len(data)
-            more = len(data) == page_size and (max_pages is None or pages < max_pages)
+            # Newer servers add pinned rows past the limit: a longer page is full too.
+            more = len(data) >= page_size and (max_pages is None or pages < max_pages)
             pending = executor.submit(fetch, offset) if more and executor else None
             yield page
             if not more:

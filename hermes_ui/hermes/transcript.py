@@ -58,6 +58,11 @@ class Message:
     def id(self):
         return self.row.get("id")
 
+    @property
+    def hidden(self) -> bool:
+        """A compaction summary newer servers hide (sent emptied, ``display_kind: "hidden"``)."""
+        return self.row.get("display_kind") == "hidden"
+
 
 def pretty_json(raw: Any) -> str:
     """Tool arguments arrive as a JSON string; show them indented when they parse."""

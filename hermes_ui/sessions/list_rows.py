@@ -36,9 +36,10 @@ def page_context(endpoint_id: str, rows: list, params: dict, *, offset, limit, r
         "first_number": offset + 1,
         "last_number": offset + returned,
         # Advance by what was returned and stop on a short page: has_more is
-        # only "the page was full", so it is a hint, never the stop signal.
+        # only "the page was full", so it is a hint, never the stop signal. A newer
+        # Hermes adds pinned rows past the limit: a longer page is full too.
         "next_url": links.list_url(endpoint_id, offset=offset + returned, **state)
-        if returned == limit
+        if returned >= limit
         else None,
         "prev_url": links.list_url(endpoint_id, offset=max(0, offset - limit), **state)
         if offset > 0

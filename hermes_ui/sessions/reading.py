@@ -15,25 +15,36 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from concurrent.futures import ThreadPoolExecutor
 
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="session-messages")
 
 
 @contextlib.contextmanager
-def in_flight(client, session_id: str):
+def in_flight(client, session_id: str, *, latest: int | None = None):
     """``(session, messages)``: the row, read; ``messages()`` waits for the transcript
     (``client.get_messages(id)``, its error raised there). Both reads are in flight
     at once; nothing of this page's runs after the block (an unfinished read is
-    cancelled or waited for)."""
+    cancelled or waited for).
+
+    With ``latest``, only the last ``latest`` messages are asked for where the
+    server pages (``latest_only`` is then set in the answer): the latest turns
+    of a long transcript in the time of one page."""
     with client.page_slot("session_get"):
         context = contextvars.copy_context()
-        messages = _POOL.submit(context.run, client.get_messages, session_id)
+        read = functools.partial(_latest, client, latest) if latest else client.get_messages
+        messages = _POOL.submit(context.run, read, session_id)
         try:
             yield client.get_session(session_id), messages.result
         finally:
             if not messages.done() and not messages.cancel():
                 messages.exception()  # wait: nothing runs for this page after it answers
+
+
+def _latest(client, count: int, session_id: str) -> dict:
+    payload, whole = client.latest_messages(session_id, count)
+    return payload if whole else {**payload, "latest_only": True}
 
 
 def session_and_messages(client, session_id: str):

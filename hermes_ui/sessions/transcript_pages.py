@@ -5,6 +5,7 @@ import functools
 from django.conf import settings
 
 from hermes_ui.hermes import transcript
+from hermes_ui.hermes.messages import IncompleteTranscript
 from hermes_ui.sessions import live_tip
 from hermes_ui.web import links, session_regions
 
@@ -33,21 +34,32 @@ class Arriving:
         "long", "latest", "window_size", "start_url", "latest_url", "resolved_id",
         "resolved_differs", "tip_url", "message_total", "transcript", "next_url",
         "window_first", "window_last", "earlier_url", "find", "live_tip", "live_tip_url",
+        "incomplete", "ancestors",
     )  # fmt: skip
 
     def __init__(self, ep, session_id, session, messages, *, finding, focus_id, latest):
         self._ep, self._session_id, self._session = ep, session_id, session
         self._messages = messages
         self._where = {"finding": finding, "focus_id": focus_id, "latest": latest}
+        self.incomplete: IncompleteTranscript | None = None
 
     @functools.cached_property
     def messages(self) -> dict:
-        return self._messages()
+        """The transcript; when a page failed half-way, what was read (``incomplete`` says so)."""
+        try:
+            return self._messages()
+        except IncompleteTranscript as error:
+            self.incomplete = error
+            return error.partial
 
     @functools.cached_property
     def values(self) -> dict:
-        found = transcript_context(self._ep, self._session_id, self.messages, **self._where)
+        total = getattr(self._session, "message_count", None)
+        found = transcript_context(
+            self._ep, self._session_id, self.messages, **self._where, total=total
+        )
         found.update(live_tip.context(self._ep, self._session, found["resolved_id"]))
+        found["incomplete"] = self.incomplete.message if self.incomplete else ""
         return found
 
     def lazy(self) -> dict:
@@ -60,12 +72,14 @@ class Arriving:
 
 
 def transcript_context(
-    ep, session_id: str, messages: dict, *, finding, focus_id, latest=False
+    ep, session_id: str, messages: dict, *, finding, focus_id, latest=False, total=None
 ) -> dict:
     """The session page's transcript around ``focus_id`` (a find match, or the ``upto``
     message), or, with ``latest``, its last window: the latest turns, loaded directly."""
     rows = messages["data"]
     size = settings.HERMES_MESSAGES_PAGE_SIZE
+    if messages.get("latest_only"):
+        return _latest_window(ep, session_id, messages, total)
     if latest and rows:
         start = max(0, len(rows) - size)
         chunk, next_after = rows[start:], None
@@ -95,6 +109,48 @@ def transcript_context(
         if start
         else None,
         "find": find_context(ep.id, session_id, finding),
+        "incomplete": "",
+        # Newer servers include the rows of compression ancestors: they are those
+        # sessions' own, so they are named here, not shown a second time.
+        "ancestors": [
+            (aid, links.session_url(ep.id, aid))
+            for aid in sorted({row["session_id"] for row in messages.get("ancestor_rows", ())})
+        ],
+    }
+
+
+def _latest_window(ep, session_id: str, messages: dict, total: int | None) -> dict:
+    """The latest turns from the last page alone (a paging server): the messages
+    before them are not read, so ``total`` (the row's count) numbers the window."""
+    rows, size = messages["data"], settings.HERMES_MESSAGES_PAGE_SIZE
+    chunk, before = rows[-size:], rows[:-size]
+    resolved_id = messages["session_id"]
+    if total is None or total < len(chunk) or resolved_id != session_id:
+        total = None  # the row counts another session's messages: no numbers then
+    first = total - len(chunk) + 1 if total else 1
+    earlier = before[-1].get("id") if before else None
+    return {
+        "long": bool(before),
+        "latest": bool(chunk),
+        "window_size": len(chunk),
+        "start_url": links.session_url(ep.id, session_id) + "#transcript-h",
+        "latest_url": latest_url(ep.id, session_id, rows),
+        "resolved_id": resolved_id,
+        "resolved_differs": resolved_id != session_id,
+        "tip_url": links.session_url(ep.id, resolved_id),
+        "message_total": total,  # None: unknown, the template says "latest N" only
+        "transcript": transcript.build(chunk),
+        "next_url": None,
+        "window_first": first,
+        "window_last": first + len(chunk) - 1,
+        "earlier_url": (
+            links.session_url(ep.id, session_id, upto=earlier) + f"#msg-{earlier}"
+            if before
+            else None
+        ),
+        "find": None,
+        "incomplete": "",
+        "ancestors": [],
     }
 
 

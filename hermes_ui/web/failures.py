@@ -33,6 +33,7 @@ _TITLES = {
     "endpoint_busy": "Hermes is busy",
     "no_session_api": "Hermes has no session API",
     "session_unrouted": "Hermes did not route this session",
+    "incomplete_transcript": "Hermes answered only part of the transcript",
 }
 
 # code -> fn(error, endpoint) -> extra context: a feature above this layer explains a

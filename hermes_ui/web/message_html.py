@@ -45,7 +45,9 @@ def draw(context, m, focus_id=None) -> SafeString:
             f"{render_markdown(m.reasoning)}</div></details>\n"
         )
     call = m.tool_result_for
-    if call:
+    if m.hidden:
+        out.append(_hidden(m, mid))
+    elif call:
         out.append(
             f'  <div class="tool-result" id="{escape(m.tool_result_anchor)}">\n'
             f'    <p class="tool-link">Result of <a href="#{escape(call.anchor)}"><code>'
@@ -71,6 +73,18 @@ def draw(context, m, focus_id=None) -> SafeString:
         out.append(extra(context, m))
     out.append("\n</article>")
     return mark_safe("".join(out))  # noqa: S308 - every value above is escaped or sanitised
+
+
+def _hidden(m, mid) -> str:
+    """A compaction summary Hermes hides: collapsed and labelled, never an empty message."""
+    parts = "".join(_part(p, mid) for p in m.parts) or (
+        "<p>Hermes keeps the text of this summary out of the transcript.</p>"
+    )
+    return (
+        '  <details class="compaction-hidden"><summary>Compaction summary '
+        f"(hidden by Hermes)</summary>\n  <p>Hermes compacted the turns before this point into "
+        f"a summary.</p>\n{parts}  </details>\n"
+    )
 
 
 def _pretty(text):

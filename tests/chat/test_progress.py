@@ -1,5 +1,6 @@
 """Folding captured provider streams into what a turn shows (pure, no peer)."""
 
+from hermes_ui.chat.frames import render
 from hermes_ui.chat.progress import TurnView, classify_end
 from hermes_ui.hermes.sse import SseParser
 from tests.samples import raw_stream
@@ -61,3 +62,51 @@ def test_a_stream_cut_before_the_answer_is_uncertain():
     view.apply(2, "assistant.delta", {"delta": "Echo"})
     ending = classify_end(view)
     assert ending.state == "uncertain" and ending.code == "stream_ended_early"
+
+
+# -- events of Hermes after 0.19 (not sent by 0.19.0; their names from its api_server.py) --
+
+
+def folded(*events) -> TurnView:
+    view = TurnView(1, "local", "s", "s", "hello")
+    for seq, (name, data) in enumerate(events, start=1):
+        view.apply(seq, name, data)
+    return view
+
+
+def test_commentary_is_kept_in_order_and_redraws_the_tools_region():
+    view = TurnView(1, "local", "s", "s", "hello")
+    assert view.apply(1, "assistant.commentary", {"content": "Looking at the logs."}) == "tools"
+    view.apply(2, "assistant.commentary", {"text": "Now the config."})
+    assert view.commentary == ["Looking at the logs.", "Now the config."]
+    assert view.answer == ""  # commentary is not the answer
+    html = render("tools", view)
+    assert "Looking at the logs." in html and "Now the config." in html
+
+
+def test_an_approval_request_says_what_hermes_waits_for_until_the_run_ends():
+    view = folded(("run.started", {}), ("approval.request", {"command": "rm -rf <build>"}))
+    view.state = "streaming"
+    html = render("status", view)
+    assert "Hermes waits for an approval of: <code>rm -rf &lt;build&gt;</code>" in html
+    view.apply(3, "run.cancelled", {})
+    assert view.awaiting_approval == ""
+
+
+def test_a_run_hermes_cancelled_is_cancelled_and_one_it_failed_is_failed():
+    ending = classify_end(folded(("run.started", {}), ("run.cancelled", {})))
+    assert (ending.state, ending.code) == ("cancelled", "run_cancelled")
+    ending = classify_end(folded(("run.started", {}), ("run.failed", {"message": "Budget hit"})))
+    assert (ending.state, ending.code, ending.message) == ("failed", "hermes_error", "Budget hit")
+
+
+def test_unknown_events_are_ignored_not_errors():
+    view = folded(
+        ("run.started", {}),
+        ("run.queued", {"position": 2}),
+        ("something.new", {"x": 1}),
+        ("assistant.delta", {"delta": "Hi"}),
+        ("assistant.completed", {"content": "Hi"}),
+        ("run.completed", {"messages": [{}, {}]}),
+    )
+    assert classify_end(view).state == "completed" and view.shown_answer == "Hi"

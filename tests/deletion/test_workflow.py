@@ -261,6 +261,23 @@ def test_a_definitive_refusal_keeps_the_approval_under_a_fresh_key(login, fake_h
     assert refresh(case).status == Status.EXECUTED
 
 
+def test_a_turn_running_on_a_newer_hermes_keeps_the_case_approved(login, fake_hermes, clock):
+    case = request_deletion(login("support"), TARGET)
+    decide(login("admin"), case.pk)
+    key = refresh(case).idempotency_key
+    fake_hermes.fail_delete = "active_turn"
+    admin2 = login("admin2")
+    execute(admin2, case.pk)
+    case = refresh(case)
+    assert case.status == Status.APPROVED and case.idempotency_key != key
+    assert "A turn was running in this session" in case.status_note
+    body = page(admin2, case.pk)
+    assert "A turn was running in this session" in body and "<strong>Executed</strong>" not in body
+    fake_hermes.fail_delete = None
+    execute(admin2, case.pk)
+    assert refresh(case).status == Status.EXECUTED and len(deletes(fake_hermes)) == 2
+
+
 def test_a_rejected_request_cannot_be_executed(login, fake_hermes, clock):
     case = request_deletion(login("support"), TARGET)
     assert decide(login("admin"), case.pk, "reject", "legal_hold", "Held for case 12").status_code

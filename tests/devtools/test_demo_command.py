@@ -5,6 +5,7 @@ first index sync has finished."""
 from datetime import timedelta
 from io import StringIO
 
+import httpx
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -162,3 +163,23 @@ def test_a_start_never_resets_an_existing_account(started):
     assert User.objects.get(username="admin").check_password("changed-by-its-owner-42")
     assert User.objects.get(username="admin2").is_active is False
     assert User.objects.count() == len(demo.DEMO_USERS)
+
+
+def test_paging_puts_the_paging_peer_in_front_and_stops_both(started, monkeypatch, tmp_path):
+    stopped = []
+
+    class Upstream(StubPeer):
+        log_dir = tmp_path
+
+        def stop(self):
+            stopped.append(True)
+
+    monkeypatch.setattr(demo_command, "start_demo_peer", lambda: (Upstream(), {"sessions": 200}))
+    out = StringIO()
+    call_command("demo", port=8123, paging=True, stdout=out)
+    (env,) = started
+    assert env["HERMES_API_URL"] != StubPeer.base_url and env["HERMES_API_KEY"] == StubPeer.key
+    assert f"The paging peer at {env['HERMES_API_URL']}" in out.getvalue()
+    assert stopped == [True]
+    with pytest.raises(httpx.ConnectError):  # the proxy was stopped too
+        httpx.get(env["HERMES_API_URL"] + "/health", timeout=2)

@@ -152,3 +152,13 @@ def test_a_failed_page_ends_the_walk_with_the_error():
     assert ids([next(walk), next(walk)]) == ["a", "b"]
     with pytest.raises(e.HermesError):
         next(walk)
+
+
+def test_a_page_longer_than_the_limit_with_pinned_rows_is_full_and_deduplicated():
+    # A newer Hermes adds pinned rows past the limit, on every page it answers.
+    pinned = [row("p1"), row("p2")]
+    first, second = [row("a"), row("b"), row("c")], [row("d"), row("e"), row("f")]
+    script = Script([*first, *pinned], [*second, *pinned], pinned)
+    rows = list(list_rows(script.client(), include_children=False, page_size=3))
+    assert ids(rows) == ["a", "b", "c", "p1", "p2", "d", "e", "f"]
+    assert script.offsets == [0, 5, 10]  # advanced by what came back

@@ -316,7 +316,7 @@ def test_odd_ids_round_trip_through_the_url(login, recorder, session_id):
     def messages(request):
         return httpx.Response(200, json={"object": "list", "session_id": session_id, "data": []})
 
-    recorder.default = lambda r: messages(r) if r.url.raw_path.endswith(b"/messages") else get(r)
+    recorder.default = lambda r: messages(r) if r.url.path.endswith("/messages") else get(r)
     answer = login("support").get(session_url("local", session_id))
     assert answer.status_code == 200, answer.content[:300]
     from hermes_ui.hermes.ids import encode_path_id

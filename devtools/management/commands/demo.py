@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from devtools.demo import DEMO_ENDPOINT_ID, DEMO_USERS, demo_passwords, start_demo_peer
 from devtools.peer.launcher import PeerError
+from devtools.peer.paging import PagingPeer
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.platform import serving
@@ -30,8 +31,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
         parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument(
+            "--paging",
+            action="store_true",
+            help="put the paging peer (0.19.0 with the newer /messages rules) in front",
+        )
 
-    def handle(self, *args, port, host, **options):
+    def handle(self, *args, port, host, paging=False, **options):
         call_command("migrate", verbosity=0)
         env = dict(os.environ)
         peer = None
@@ -47,6 +53,10 @@ class Command(BaseCommand):
                 raise CommandError(f"The demo peer did not start: {exc}") from None
             # Its own endpoint id: a real Hermes run as `local` from this data
             # folder keeps its index, forks, turns and deletions apart.
+            if paging:
+                # Hermes after 0.19 pages transcripts; this shows the demo as it would run there.
+                peer = PagingPeer(peer, hide_compaction=True, stop_upstream=True).start()
+                self.stdout.write(f"The paging peer at {peer.base_url} is in front of it")
             env.update(
                 HERMES_API_URL=peer.base_url,
                 HERMES_API_KEY=peer.key,

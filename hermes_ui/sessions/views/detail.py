@@ -40,17 +40,20 @@ def session_detail(request, endpoint, session_id):
         check_path_id(session_id)
         # The page draws what needs only the row (actions, side panels) while the
         # transcript is still on its way; it waits for it where the transcript begins.
-        with reading.in_flight(client, session_id) as (session, messages):
-            return _page(request, ep, session_id, session, messages)
+        place = SessionPageQuery(request.GET)
+        where = place.cleaned_data if place.is_valid() else {}
+        # The latest turns need only the last page (one more message: the link before them).
+        latest = where.get("at") == "latest" and not where.get("find") and where.get("upto") is None
+        size = settings.HERMES_MESSAGES_PAGE_SIZE + 1 if latest else None
+        with reading.in_flight(client, session_id, latest=size) as (session, messages):
+            return _page(request, ep, session_id, session, messages, place, where)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
 
 
-def _page(request, ep, session_id, session, messages):
-    place = SessionPageQuery(request.GET)
-    where = place.cleaned_data if place.is_valid() else {}
+def _page(request, ep, session_id, session, messages, place, where):
     finding = None
     if where.get("find"):
         finding = find.find(messages()["data"], where["find"], where.get("hit"))
@@ -65,7 +68,9 @@ def _page(request, ep, session_id, session, messages):
     context = transcript_pages.row_context(ep, session_id, session)
     context.update(arriving.lazy(), focus_id=focus_id, find_form=place)  # the find box's words
     response = render(request, "sessions/detail.html", context)
-    transcripts.remember(ep, session_id, arriving.messages)
+    if arriving.incomplete is None and not arriving.messages.get("latest_only"):
+        # A part is never kept as the transcript.
+        transcripts.remember(ep, session_id, arriving.messages)
     # Listeners (the read watermark) write after the answer is sent, off the page's path.
     viewed = {"endpoint": ep, "session_id": session_id, "session": session}
     return after(

@@ -1,0 +1,1 @@
+from tests.api.conftest import bearer  # noqa: F401 (fixture)
