@@ -28,7 +28,9 @@ from devtools.peer.launcher import free_port
 from devtools.services import Postgres
 from hermes_ui.index.models import IndexSyncState
 from tests.browser import PASSWORD, USERS, prepare_script
+from tests.platform.test_shutdown import children, cmdline
 from tests.scale.conftest import logged_in
+from tests.tasks_restart import manage
 from tests.waiting import until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,15 +65,15 @@ class Served:
             self.lines.append(line.rstrip("\n"))
 
     def serve_pid(self) -> int:
-        (pid,) = [p for p in _children(self.proc.pid) if "manage.py serve" in _cmdline(p)]
+        (pid,) = [p for p in children(self.proc.pid) if "manage.py serve" in cmdline(p)]
         return pid
 
     def processes(self) -> dict[int, str]:
         """Every process under ``serve``, uvicorn's workers included: pid -> command line."""
         found, todo = {}, [self.serve_pid()]
         while todo:
-            for child in _children(todo.pop()):
-                found[child] = _cmdline(child)
+            for child in children(todo.pop()):
+                found[child] = cmdline(child)
                 todo.append(child)
         return found
 
@@ -86,21 +88,6 @@ class Served:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             return self.proc.wait(10)
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except FileNotFoundError:
-        return []
-    return [int(p) for p in text.split()]
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except FileNotFoundError:
-        return ""
 
 
 @pytest.fixture
@@ -164,16 +151,7 @@ def _enqueue(server) -> str:
         "print(run_rules.enqueue('local', 'not-configured').id)"
     )
     env = {**server.env, "DJANGO_SETTINGS_MODULE": "hermes_ui.settings"}
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", script],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip().splitlines()[-1]
+    return manage(env, "shell", "-c", script).strip().splitlines()[-1]
 
 
 def _task_done(postgres, task_id: str) -> bool:
