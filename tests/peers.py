@@ -403,3 +403,27 @@ def paging_peer(tmp_path_factory):
 @pytest.fixture
 def paging_endpoint(settings, paging_peer):
     return endpoint_for(settings, paging_peer)
+
+
+# -- the profiles peer (tests/profiles/): one 0.19.0 server, two multiplexed profiles ----
+# ``gateway.multiplex_profiles`` on; ``support`` and ``sales`` each have their own
+# state.db under HERMES_HOME/profiles/<name>/ and answer under /p/<name>/.
+PROFILES = ("support", "sales")
+
+
+@pytest.fixture(scope="package")
+def profiles_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("profiles-peer"), profiles=PROFILES) as peer:
+        yield peer
+
+
+@pytest.fixture
+def profile_endpoints(settings, profiles_peer):
+    """``support`` and ``sales``: one endpoint per profile of the same server."""
+    table = {
+        name: Endpoint(name, profiles_peer.profile_url(name), profiles_peer.key)
+        for name in PROFILES
+    }
+    settings.HERMES_ENDPOINTS = table
+    settings.HERMES_ENDPOINT_ID = "support"
+    return table
