@@ -427,3 +427,24 @@ def profile_endpoints(settings, profiles_peer):
     settings.HERMES_ENDPOINTS = table
     settings.HERMES_ENDPOINT_ID = "support"
     return table
+
+
+# -- the flags peer (tests/flags/): 0.19.0 with the newer session-flag rules in front ------
+# Hermes after 0.19 accepts pinned/archived/hidden/unread in PATCH and leaves archived
+# rows out of its list (devtools/peer/paging.py, ``session_flags``); no such release
+# installs here, so the real 0.19.0 answers behind the proxy that applies those rules.
+
+
+@pytest.fixture(scope="package")
+def flags_peer(tmp_path_factory):
+    """The proxy (``base_url``, ``key``) with the newer flag rules; ``.upstream`` is 0.19.0."""
+    with (
+        running_peer(tmp_path_factory.mktemp("flags-peer")) as peer,
+        PagingPeer(peer, session_flags=True) as proxy,
+    ):
+        yield proxy
+
+
+@pytest.fixture
+def flags_endpoint(settings, flags_peer):
+    return endpoint_for(settings, flags_peer)

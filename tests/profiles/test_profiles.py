@@ -113,3 +113,32 @@ def test_verification_fails_where_the_server_ignores_the_profile(settings, herme
         call_command("verify_endpoint", "local", "--user", "admin", "--yes", stdout=out)
     assert "2. FAIL" in out.getvalue()
     assert "the server serves profile support on its own" in out.getvalue()
+
+
+def test_every_request_stays_under_the_profile_prefix():
+    """/health, /v1/capabilities and the session routes all keep ``/p/<profile>``."""
+    paths = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        paths.append(request.url.path)
+        if request.url.path.endswith("/health"):
+            return httpx.Response(200, json={"status": "ok", "version": "0.19.0"})
+        if request.url.path.endswith("/capabilities"):
+            return httpx.Response(200, json={"features": {}, "endpoints": {}})
+        return httpx.Response(200, json={"object": "list", "data": [], "has_more": False})
+
+    endpoint = Endpoint("support", "http://hermes.test:8642/p/support/", "k" * 24)
+    client = HermesClient(endpoint, transport=httpx.MockTransport(handler))
+    try:
+        client.health()
+        client.capabilities()
+        client.list_sessions(limit=1)
+    finally:
+        client.close()
+    assert paths == [
+        "/p/support/health",
+        "/p/support/v1/capabilities",
+        "/p/support/api/sessions",
+    ]
+    assert endpoint.profile == "support"
+    assert Endpoint("x", "http://hermes.test:8642", "k" * 24).profile == ""
