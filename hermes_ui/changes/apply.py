@@ -36,6 +36,8 @@ _ROW_FIELDS = (
     "has_system_prompt",
     "has_model_config",
     "title",
+    "archived",  # reported by a Hermes newer than 0.19 only
+    "pinned",
 )
 
 

@@ -38,8 +38,14 @@ OPS = {
 }
 
 
-def refused_here(endpoint: Endpoint) -> bool:
-    """Whether this endpoint was last seen refusing the flags (nothing to offer)."""
+def refused_here(endpoint: Endpoint, session=None) -> bool:
+    """Whether this endpoint was last seen refusing the flags (nothing to offer).
+
+    A session that reports ``archived`` says the server was upgraded since: the
+    flags are offered again, and the next answer records what holds now.
+    """
+    if session is not None and isinstance(getattr(session, "archived", None), bool):
+        return False
     seen = facts.latest(endpoint, facts.SESSION_FLAGS)
     return seen is not None and not seen.holds
 

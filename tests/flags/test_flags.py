@@ -7,9 +7,12 @@ import pytest
 from django.urls import reverse
 
 from hermes_ui.audit.models import AuditEvent
+from hermes_ui.hermes.client import use_transport
+from hermes_ui.observed import facts
 from hermes_ui.observed.models import SESSION_FLAGS, Observation
 from hermes_ui.web.links import session_url
-from tests.changes.conftest import form_key
+from tests.changes.conftest import Faults, form_key
+from tests.changes.test_fork import checks
 from tests.jobs.helpers import follow
 from tests.peers import index, make, read
 
@@ -93,6 +96,9 @@ def test_a_pinned_session_shows_as_pinned_on_the_list(flags_endpoint, login):
     row = html.split("Pin me please", 1)[1].split("</tr>", 1)[0]
     assert "badge-kind-pinned" in row
     assert read(flags_endpoint, "flag-pin-me").pinned is True
+    # The live list (Hermes' own) marks it too.
+    live = client.get(reverse("session_list", kwargs={"endpoint": "local"})).content.decode()
+    assert "badge-kind-pinned" in live.split("Pin me please", 1)[1].split("</tr>", 1)[0]
 
 
 def test_plain_0190_is_asked_once_then_the_page_names_the_change(changes_endpoint, login):
@@ -151,3 +157,36 @@ def test_bulk_archive_archives_each_through_its_own_patch(flags_endpoint, flags_
     assert events.count() == 2 and len({ev.idempotency_key for ev in events}) == 2
     again = follow(support, support.post(url, form))
     assert again.content.decode().count("already submitted") == 2
+
+
+def test_an_archive_whose_answer_was_lost_is_uncertain_then_checked(flags_endpoint, login):
+    """The PATCH reaches the flags peer, the answer is lost: the change is uncertain, and
+    "Check again" reads the session (never sends the PATCH again) and finds it archived."""
+    make(flags_endpoint, "flag-lost-answer")
+    client = login("support")
+    page = client.get(session_url("local", "flag-lost-answer")).content.decode()
+    key = form_key(page.split('id="session-flags"', 1)[1])
+    faults = Faults({("PATCH", "/flag-lost-answer"): "lost"})
+    with use_transport(faults.transport):
+        answer = client.post(
+            session_url("local", "flag-lost-answer", "session_flag"), {"key": key, "op": "archive"}
+        )
+        assert answer.status_code == 504 and "Outcome uncertain" in answer.content.decode()
+        event = AuditEvent.objects.get(session_id="flag-lost-answer")
+        url = reverse("change_check", kwargs={"endpoint": "local", "event_id": event.pk})
+        checked = client.post(url).content.decode()
+    assert checks(checked) == {"Archive": "yes"}
+    assert len(faults.sent("PATCH")) == 1  # never repeated
+    assert read(flags_endpoint, "flag-lost-answer").archived is True
+
+
+def test_after_an_upgrade_the_buttons_come_back(flags_endpoint, login):
+    """A refusal remembered from before (as 0.19.0 gave it) yields to a session that now
+    reports ``archived``: the buttons are offered, and the next answer is remembered."""
+    facts.record(flags_endpoint, SESSION_FLAGS, False, facts.Source.CHANGE)
+    make(flags_endpoint, "flag-upgraded")
+    client = login("support")
+    page = press(client, flags_endpoint, "flag-upgraded", "archive")
+    assert "The session is archived" in page and 'id="flags-need-newer"' not in page
+    assert read(flags_endpoint, "flag-upgraded").archived is True
+    assert Observation.objects.get(fact=SESSION_FLAGS).holds is True

@@ -30,7 +30,7 @@ def session_flag_buttons(context, endpoint, session):
         "endpoint": endpoint,
         "session_id": session.id,
         "session": session,
-        "refused": flags.refused_here(endpoint),
+        "refused": flags.refused_here(endpoint, session),
         "needs": flags.NEEDS,
         "csrf_token": context.get("csrf_token"),
     }

@@ -9,7 +9,7 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply, flags
 from hermes_ui.changes.forms import KeyedForm
 from hermes_ui.changes.outcome_page import render_outcome
-from hermes_ui.hermes import client_for
+from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.roles import SUPPORT, role_required
@@ -29,7 +29,7 @@ def session_flag(request, endpoint, session_id):
     if not form.is_valid():
         messages.error(request, "This button's form was incomplete; reload the page and try again.")
         return back
-    if flags.refused_here(ep):
+    if flags.refused_here(ep) and not _upgraded(ep, session_id):
         messages.error(request, flags.NEEDS + " Nothing was sent.")
         return back
     name = form.cleaned_data["op"]
@@ -58,3 +58,11 @@ def session_flag(request, endpoint, session_id):
             request, ep, applied.result.event_id, status=apply.status_for(applied)
         )
     return back
+
+
+def _upgraded(ep, session_id: str) -> bool:
+    """Whether the session now reports ``archived``: Hermes was upgraded since it refused."""
+    try:
+        return not flags.refused_here(ep, client_for(ep).get_session(session_id))
+    except HermesError:
+        return False
