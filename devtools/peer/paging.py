@@ -252,11 +252,13 @@ class _Handler(BaseHTTPRequestHandler):
         if listing and self.command == "GET":
             self._list(listing.group("prefix"), parse_qs(url.query), headers)
             return True
-        if not one or self.command not in ("GET", "PATCH", "DELETE", "POST"):
-            return False
-        if self.command == "POST" and not one.group("fork"):
-            return False
-        key = (one.group("prefix"), unquote(one.group("id")))
+        if listing and self.command == "POST":  # create: the new session object gains flags
+            one, key = listing, None
+        else:
+            handled = ("GET", "PATCH", "DELETE") + (("POST",) if one and one.group("fork") else ())
+            if not one or self.command not in handled:
+                return False
+            key = (one.group("prefix"), unquote(one.group("id")))
         if self.command == "PATCH":
             try:
                 asked = json.loads(body or b"{}")

@@ -42,7 +42,8 @@ def press(client, endpoint, session_id, op):
 
 def test_the_flags_peer_applies_the_newer_patch_and_list_rules(flags_peer):
     for n in range(3):
-        assert hermes(flags_peer, "/api/sessions", "POST", json={"id": f"rule-{n}"}).is_success
+        made = hermes(flags_peer, "/api/sessions", "POST", json={"id": f"rule-{n}"}).json()
+        assert made["session"]["pinned"] is False and made["session"]["archived"] is False
     bad = hermes(flags_peer, "/api/sessions/rule-0", "PATCH", json={"pinned": "yes"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_session_field"
     pinned = hermes(flags_peer, "/api/sessions/rule-0", "PATCH", json={"pinned": True}).json()
