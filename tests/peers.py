@@ -403,3 +403,48 @@ def paging_peer(tmp_path_factory):
 @pytest.fixture
 def paging_endpoint(settings, paging_peer):
     return endpoint_for(settings, paging_peer)
+
+
+# -- the profiles peer (tests/profiles/): one 0.19.0 server, two multiplexed profiles ----
+# ``gateway.multiplex_profiles`` on; ``support`` and ``sales`` each have their own
+# state.db under HERMES_HOME/profiles/<name>/ and answer under /p/<name>/.
+PROFILES = ("support", "sales")
+
+
+@pytest.fixture(scope="package")
+def profiles_peer(tmp_path_factory):
+    with running_peer(tmp_path_factory.mktemp("profiles-peer"), profiles=PROFILES) as peer:
+        yield peer
+
+
+@pytest.fixture
+def profile_endpoints(settings, profiles_peer):
+    """``support`` and ``sales``: one endpoint per profile of the same server."""
+    table = {
+        name: Endpoint(name, profiles_peer.profile_url(name), profiles_peer.key)
+        for name in PROFILES
+    }
+    settings.HERMES_ENDPOINTS = table
+    settings.HERMES_ENDPOINT_ID = "support"
+    return table
+
+
+# -- the flags peer (tests/flags/): 0.19.0 with the newer session-flag rules in front ------
+# Hermes after 0.19 accepts pinned/archived/hidden/unread in PATCH and leaves archived
+# rows out of its list (devtools/peer/paging.py, ``session_flags``); no such release
+# installs here, so the real 0.19.0 answers behind the proxy that applies those rules.
+
+
+@pytest.fixture(scope="package")
+def flags_peer(tmp_path_factory):
+    """The proxy (``base_url``, ``key``) with the newer flag rules; ``.upstream`` is 0.19.0."""
+    with (
+        running_peer(tmp_path_factory.mktemp("flags-peer")) as peer,
+        PagingPeer(peer, session_flags=True) as proxy,
+    ):
+        yield proxy
+
+
+@pytest.fixture
+def flags_endpoint(settings, flags_peer):
+    return endpoint_for(settings, flags_peer)

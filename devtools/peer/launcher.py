@@ -105,6 +105,8 @@ class PeerConfig:
     # rotation_recipe() turn in a session rotates it.  See rotation_recipe().
     rotate_compression: bool = False
     extra_config: dict = field(default_factory=dict)  # merged into config.yaml
+    # Named profiles served by this one server under ``/p/<name>/`` (multiplexing).
+    profiles: tuple[str, ...] = ()
 
     def __post_init__(self):
         self.home = Path(self.home)
@@ -160,6 +162,8 @@ def build_config(cfg: PeerConfig, model_port: int) -> dict:
     }
     if cfg.rotate_compression:
         config["compression"] = {"in_place": False, "protect_first_n": 0, "protect_last_n": 1}
+    if cfg.profiles:
+        config["gateway"] = {"multiplex_profiles": True}
     _merge(config, cfg.extra_config)
     return config
 
@@ -212,6 +216,10 @@ class Peer:
     def key(self) -> str:
         return self.config.key
 
+    def profile_url(self, profile: str) -> str:
+        """The base URL of one multiplexed profile (``PeerConfig.profiles``)."""
+        return f"{self.base_url}/p/{profile}"
+
     @property
     def auth_headers(self) -> dict:
         return {"Authorization": f"Bearer {self.config.key}"}
@@ -235,17 +243,21 @@ class Peer:
             self._start_model()
             self.port = cfg.port or free_port(cfg.host)
             # JSON is valid YAML, so no YAML library is needed here.
-            (self.home / "config.yaml").write_text(
-                json.dumps(build_config(cfg, self.model_port), indent=2) + "\n"
-            )
-            env = {
-                "PATH": f"{cfg.peer_python.parent}:/usr/local/bin:/usr/bin:/bin",
-                "HOME": str(self.home / "home"),
-                "HERMES_HOME": str(self.home),
+            config_text = json.dumps(build_config(cfg, self.model_port), indent=2) + "\n"
+            (self.home / "config.yaml").write_text(config_text)
+            server = {
                 "API_SERVER_ENABLED": "true",
                 "API_SERVER_KEY": cfg.key,
                 "API_SERVER_HOST": cfg.host,
                 "API_SERVER_PORT": str(self.port),
+            }
+            if cfg.profiles:
+                write_profiles(self.home, cfg.profiles, config_text, server)
+            env = {
+                "PATH": f"{cfg.peer_python.parent}:/usr/local/bin:/usr/bin:/bin",
+                "HOME": str(self.home / "home"),
+                "HERMES_HOME": str(self.home),
+                **server,
             }
             self._gateway = self._spawn(
                 [str(self.hermes_bin), "gateway", "run"], "gateway.log", env
@@ -380,6 +392,25 @@ class Peer:
         self.stop()
 
 
+def write_profiles(home: Path, names, config_text: str, server: dict) -> None:
+    """Lay out multiplexed profiles the way hermes-agent 0.19.0 finds them.
+
+    ``hermes_cli.profiles.profiles_to_serve`` serves every directory under
+    ``HERMES_HOME/profiles/`` whose name matches ``[a-z0-9][a-z0-9_-]{0,63}``,
+    each with its own ``state.db``. With multiplexing on, the default profile's
+    settings resolve through its ``.env`` (``gateway.run._profile_runtime_scope``),
+    so the API server's own settings go there too. A profile's ``.env`` must not
+    name ``API_SERVER_*``: the gateway then skips that profile's adapters
+    (``SecondaryPortBindingConfigError``), and its key would not be checked anyway
+    (``APIServerAdapter._check_auth`` compares with the one server key).
+    """
+    (home / ".env").write_text("".join(f"{k}={v}\n" for k, v in server.items()))
+    for name in names:
+        profile = home / "profiles" / name
+        (profile / "home").mkdir(parents=True, exist_ok=True)
+        (profile / "config.yaml").write_text(config_text)
+
+
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, sig)  # pgid == pid thanks to start_new_session
@@ -461,6 +492,12 @@ def main(argv=None) -> None:
     ap.add_argument("--rotate-compression", action="store_true")
     ap.add_argument("--version", default=PEER_VERSION, help="hermes-agent release to run")
     ap.add_argument("--install", action="store_true", help="only install the release's venv")
+    ap.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        help="serve this named profile too, under /p/<name>/ (multiplexing; repeatable)",
+    )
     args = ap.parse_args(argv)
     python = ensure_peer_venv(version=args.version)
     if args.install:
@@ -475,6 +512,7 @@ def main(argv=None) -> None:
             key=args.key,
             rotate_compression=args.rotate_compression,
             peer_python=python,
+            profiles=tuple(args.profile),
         )
     )
     # SIGTERM -> SystemExit so the finally clause stops both process groups.
@@ -489,6 +527,7 @@ def main(argv=None) -> None:
                     "key": peer.key,
                     "home": str(peer.home),
                     "startup_seconds": round(peer.startup_seconds or 0, 2),
+                    "profiles": {name: peer.profile_url(name) for name in args.profile},
                 }
             ),
             flush=True,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
+from hermes_ui.changes import flags
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.session import Session
 from hermes_ui.platform.endpoints import Endpoint
@@ -35,6 +36,8 @@ _ROW_FIELDS = (
     "has_system_prompt",
     "has_model_config",
     "title",
+    "archived",  # reported by a Hermes newer than 0.19 only
+    "pinned",
 )
 
 
@@ -135,6 +138,8 @@ def _success_evidence(capability: str, session: Session, asked: dict) -> dict:
             # What Hermes stored, judged now: a later rename is no failed create.
             "title_applied": session.title == (asked.get("title") or None),
         }
+    if asked.get("op") in flags.OPS:
+        return flags.applied_flag(session, asked)
     if asked.get("op") == "close":
         # The first close reason wins: a 200 that kept an earlier reason is not "applied".
         return {

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hermes_ui.audit.redact import describe_text
+from hermes_ui.changes import flags
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.pages import list_rows
@@ -378,7 +379,9 @@ def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report
         report.next_steps.append("Check again once Hermes answers.")
         return report
     report.session = row
-    if evidence.get("op") == "close":
+    if evidence.get("op") in flags.OPS:
+        _check_flag(report, row.raw, evidence)
+    elif evidence.get("op") == "close":
         asked, now = evidence.get("end_reason"), row.end_reason
         if now == asked:
             report.add("Closed", YES, f"The session is closed with reason \u201c{now}\u201d.")
@@ -399,8 +402,25 @@ def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report
     return report
 
 
+def _check_flag(report: Report, row: dict, evidence: dict) -> None:
+    """Archived or pinned as asked, read from the session now (a newer Hermes reports it)."""
+    op = flags.OPS[evidence["op"]]
+    now = row.get(op.field)
+    if now is op.value:
+        report.add(op.label, YES, f"Hermes reports {op.field}: {str(now).lower()}, as asked.")
+    elif isinstance(now, bool):
+        report.add(op.label, NO, f"Hermes reports {op.field}: {str(now).lower()}.")
+    else:
+        report.add(op.label, UNKNOWN, f"This Hermes does not report {op.field}.")
+
+
 def _patch_as_answered(report: Report, row, evidence: dict) -> Report:
-    if evidence.get("op") == "close":
+    if evidence.get("op") in flags.OPS:
+        op = flags.OPS[evidence["op"]]
+        state = YES if evidence["applied"] else NO
+        word = "as asked" if evidence["applied"] else "not as asked"
+        report.add(op.label, state, f"Hermes returned the session with {op.field} {word}.")
+    elif evidence.get("op") == "close":
         kept = evidence.get("end_reason_kept")
         if evidence["applied"]:
             report.add("Closed", YES, f"Hermes closed the session with reason \u201c{kept}\u201d.")

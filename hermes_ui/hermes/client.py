@@ -380,12 +380,14 @@ class HermesClient:
         idempotency_key: str,
         title: Any = UNSET,
         end_reason: Any = UNSET,
+        archived: Any = UNSET,
+        pinned: Any = UNSET,
     ) -> Session:
+        """PATCH a session. ``archived`` and ``pinned`` need a Hermes newer than 0.19;
+        0.15-0.19 answer them with 400 ``unsupported_session_field``."""
         body: dict[str, Any] = {}
-        if title is not UNSET:
-            body["title"] = title
-        if end_reason is not UNSET:
-            body["end_reason"] = end_reason
+        fields = {"title": title, "end_reason": end_reason, "archived": archived, "pinned": pinned}
+        body.update({name: value for name, value in fields.items() if value is not UNSET})
         path = self._path(session_id, operation="session_patch")
         payload = self._send(
             "session_patch",

@@ -55,6 +55,9 @@ class Session:
     actual_cost_usd: float | None = None
     has_system_prompt: bool | None = None
     has_model_config: bool | None = None
+    # Reported by Hermes newer than 0.19 only; ``None``: this server does not say.
+    archived: bool | None = None
+    pinned: bool | None = None
     # The row as received; not compared, so two reads of one state are equal.
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -84,6 +87,8 @@ class Session:
             actual_cost_usd=_number(row.get("actual_cost_usd")),
             has_system_prompt=_flag(row.get("has_system_prompt")),
             has_model_config=_flag(row.get("has_model_config")),
+            archived=_flag(row.get("archived")),
+            pinned=_flag(row.get("pinned")),
             raw=dict(row),
         )
 

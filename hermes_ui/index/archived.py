@@ -9,6 +9,10 @@ archived, so it is marked "archived on Hermes (inferred: not listed, still
 readable)". A child the lists skip (continuation, delegate, fork) is not: it
 keeps "not in the default list". ``archived:yes`` finds them; the default
 index hides them, as Hermes does (``archived:no`` is the default).
+
+A Hermes newer than 0.19 reports ``archived`` (and can archive and restore,
+``changes.flags``): where a row carries the reported value, that value
+decides, never the inference.
 """
 
 from __future__ import annotations
@@ -25,13 +29,18 @@ RESTORE = (
     "Restore is not in the Hermes API: an operator restores an archived session with "
     "Hermes' own tools on its host; the dashboard shows it again once it is listed."
 )
-HELP = "archived:yes sessions Hermes archived (inferred; hidden by default, archived:no)"
-# Indexed, not listed, a root: what a read by id confirmed after it left the lists.
-ARCHIVED = Q(listed=False, parent_session_id="", vanished_at__isnull=True)
+REPORTED_LABEL = "archived on Hermes"
+HELP = "archived:yes sessions Hermes archived (hidden by default, archived:no)"
+# Indexed, not listed, a root: what a read by id confirmed after it left the lists;
+# or, on a Hermes that reports it, archived as reported.
+INFERRED = Q(archived__isnull=True, listed=False, parent_session_id="", vanished_at__isnull=True)
+ARCHIVED = INFERRED | Q(archived=True, vanished_at__isnull=True)
 
 
 def is_archived(row: dict) -> bool:
-    """From an index row (API shape with ``listed``)."""
+    """From an index row (API shape with ``listed``, and ``archived`` where reported)."""
+    if isinstance(row.get("archived"), bool):
+        return row["archived"]
     return row.get("listed") is False and not row.get("parent_session_id")
 
 
@@ -62,11 +71,28 @@ def hides_any(endpoint) -> bool:
 
 
 def read_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = None):
-    badge = Badge("archived", LABEL + ". " + RESTORE, "grey", "archived")
-    if rows is not None and all(sid in rows and "listed" in rows[sid] for sid in ids):
-        return {sid: [badge] for sid in ids if is_archived(rows[sid])}
-    found = IndexedSession.objects.filter(ARCHIVED, **endpoint.scope(), session_id__in=ids)
-    return {sid: [badge] for sid in found.values_list("session_id", flat=True)}
+    inferred = Badge("archived", LABEL + ". " + RESTORE, "grey", "archived")
+    reported = Badge(
+        "archived", REPORTED_LABEL + " (Restore on the session page)", "grey", "archived"
+    )
+    if rows is None or not all(sid in rows and "listed" in rows[sid] for sid in ids):
+        fields = ("session_id", "listed", "parent_session_id", "archived")
+        found = IndexedSession.objects.filter(ARCHIVED, **endpoint.scope(), session_id__in=ids)
+        rows = {values["session_id"]: values for values in found.values(*fields)}
+    return {
+        sid: [reported if isinstance(rows[sid].get("archived"), bool) else inferred]
+        for sid in ids
+        if sid in rows and is_archived(rows[sid])
+    }
+
+
+def pinned_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = None):
+    """A pin, where a Hermes newer than 0.19 reports one."""
+    badge = Badge("pinned", "Pinned on Hermes: its list always shows it.", "blue", "pinned")
+    if rows is None or not all(sid in rows and "pinned" in rows[sid] for sid in ids):
+        found = IndexedSession.objects.filter(pinned=True, **endpoint.scope(), session_id__in=ids)
+        rows = {sid: {"pinned": True} for sid in found.values_list("session_id", flat=True)}
+    return {sid: [badge] for sid in ids if sid in rows and rows[sid].get("pinned") is True}
 
 
 # On every session page: compiled once (platform.prepared).
@@ -86,3 +112,4 @@ def register() -> None:
         "archived", parse=parse, sessions=sessions, help=HELP, default=False, hides=hides_any
     )
     badges.register("archived", read_badges, takes_rows=True)
+    badges.register("pinned", pinned_badges, takes_rows=True)

@@ -74,6 +74,9 @@ class IndexedSession(models.Model):
 
     # What the dashboard worked out.
     listed = models.BooleanField(default=True)  # seen in the administrative list
+    # As a Hermes newer than 0.19 reports them; null where the server does not.
+    archived = models.BooleanField(null=True)
+    pinned = models.BooleanField(null=True)
     visible_in_default_list = models.BooleanField(default=False)
     default_list_id = models.CharField(max_length=300, blank=True)  # the tip it shows as
     kind = models.CharField(max_length=20, blank=True, db_index=True)

@@ -27,6 +27,7 @@ MAX_LINEAGE = 5000
 COUNT_SCAN = 2000  # sessions read for one picture; beyond this the list is cut
 _ROW_FIELDS = (
     *r.API_FIELDS,
+    *r.FLAG_FIELDS,
     "session_id",
     "visible_in_default_list",
     "former_parent_id",

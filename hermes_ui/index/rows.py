@@ -34,6 +34,9 @@ INT_FIELDS = (
 _INT_RANGE = {name: 2**31 - 1 for name in INT_FIELDS[:3]}
 FLOAT_FIELDS = ("started_at", "ended_at", "estimated_cost_usd", "actual_cost_usd", "last_active")
 API_FIELDS = (*TEXT_FIELDS, *INT_FIELDS, *FLOAT_FIELDS)
+# Reported only by a Hermes newer than 0.19 (``None`` elsewhere): they enter a row's
+# digest only when reported, so rows of older servers keep their digests.
+FLAG_FIELDS = ("archived", "pinned")
 
 
 def columns(row: dict, previous: dict | None = None) -> dict:
@@ -52,11 +55,17 @@ def columns(row: dict, previous: dict | None = None) -> dict:
     for name in FLOAT_FIELDS:
         if name in row:
             merged[name] = _float(row[name])
+    for name in FLAG_FIELDS:
+        if name in row:
+            merged[name] = row[name] if isinstance(row[name], bool) else None
+        merged.setdefault(name, None)
     for name in API_FIELDS:
         merged.setdefault(name, "" if name in TEXT_FIELDS else None)
     activity = merged.get("last_active")
     merged["order_key"] = activity if activity is not None else (merged.get("started_at") or 0.0)
-    merged["digest"] = digest({name: merged[name] for name in API_FIELDS})
+    fields = {name: merged[name] for name in API_FIELDS}
+    fields.update({name: merged[name] for name in FLAG_FIELDS if merged[name] is not None})
+    merged["digest"] = digest(fields)
     return merged
 
 
@@ -67,6 +76,9 @@ def digest(fields: dict) -> str:
 def as_row(indexed) -> dict:
     """An index row back in the API's shape (plus the index's own findings)."""
     row = {name: getattr(indexed, name) for name in API_FIELDS}
+    row.update(
+        {name: getattr(indexed, name) for name in FLAG_FIELDS if getattr(indexed, name) is not None}
+    )
     row["id"] = indexed.session_id
     row["parent_session_id"] = indexed.parent_session_id or None
     row["end_reason"] = indexed.end_reason or None

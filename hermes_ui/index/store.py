@@ -20,7 +20,7 @@ from hermes_ui.lineage.classify import kinds_of
 from hermes_ui.platform.endpoints import Endpoint
 
 ID_MAX_LENGTH = IndexedSession._meta.get_field("session_id").max_length
-_COPY = (*r.API_FIELDS, "order_key", "digest")
+_COPY = (*r.API_FIELDS, *r.FLAG_FIELDS, "order_key", "digest")
 _UPDATED = (*_COPY, "listed", "vanished_at", "changed_gen", "former_parent_id", "last_seen_at")
 
 
@@ -93,7 +93,9 @@ def upsert(
             )
             counts.added += 1
             continue
-        cols = r.columns(row, {name: getattr(old, name) for name in r.API_FIELDS})
+        cols = r.columns(
+            row, {name: getattr(old, name) for name in (*r.API_FIELDS, *r.FLAG_FIELDS)}
+        )
         reappeared = old.vanished_at is not None
         changed = cols["digest"] != old.digest or reappeared
         changed |= listed is not None and old.listed != listed

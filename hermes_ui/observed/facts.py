@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui.observed.models import DELETE_CASCADES, Observation, Source
+from hermes_ui.observed.models import DELETE_CASCADES, SESSION_FLAGS, Observation, Source
 from hermes_ui.platform.endpoints import Endpoint
 
 
@@ -49,4 +49,11 @@ def record_cascade(
     return record(endpoint, DELETE_CASCADES, cascaded, source, ref, leftovers)
 
 
-__all__ = ["DELETE_CASCADES", "Source", "cascade_seen_failing", "latest", "record"]
+__all__ = [
+    "DELETE_CASCADES",
+    "SESSION_FLAGS",
+    "Source",
+    "cascade_seen_failing",
+    "latest",
+    "record",
+]

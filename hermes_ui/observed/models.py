@@ -3,11 +3,13 @@
 from django.db import models
 
 DELETE_CASCADES = "delete_cascades"  # does DELETE remove the delegate descendants?
+SESSION_FLAGS = "session_flags"  # does PATCH accept archived and pinned (Hermes after 0.19)?
 
 
 class Source(models.TextChoices):
     DELETION = "deletion", "a deletion case"
     VERIFICATION = "verification", "the integration check (verify_endpoint)"
+    CHANGE = "change", "a change to a session (archive, restore, pin, unpin)"
 
 
 class Observation(models.Model):

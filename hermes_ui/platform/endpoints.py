@@ -17,6 +17,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404
 
 ENDPOINT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+# A Hermes profile named at the end of an endpoint URL (``…/p/support``); the
+# name rule is hermes_cli.profiles._PROFILE_ID_RE (hermes-agent 0.19.0).
+_PROFILE_PATH = re.compile(r"/p/(?P<name>[a-z0-9][a-z0-9_-]{0,63})$")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,16 @@ class Endpoint:
     @property
     def public_url(self) -> str:
         return public_url(self.base_url)
+
+    @property
+    def profile(self) -> str:
+        """The Hermes profile this URL names (``…/p/<name>``); "" for the server's default.
+
+        A multiplexing Hermes serves each profile under its own prefix, with
+        its own ``state.db``: a separate database, so a separate endpoint.
+        """
+        found = _PROFILE_PATH.search(_parts(self.base_url)[2])
+        return found.group("name") if found else ""
 
     def scope(self) -> dict[str, str]:
         """Model fields naming this identity: filter or create per-endpoint rows with it."""

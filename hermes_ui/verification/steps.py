@@ -166,30 +166,48 @@ def _step_1(run: Run) -> None:
     )
 
 
-def _step_2(run: Run) -> None:
-    """The credential: the configured key is accepted (step 1 used it), a wrong one gets 401."""
-    ep = run.endpoint
-    wrong = HermesClient(
-        Endpoint(ep.id, ep.base_url, "wrong-" + secrets.token_hex(12)), read_retries=0
-    )
+def _refusal(endpoint: Endpoint) -> tuple[int, str] | None:
+    """(status, code) of a one-row list on ``endpoint``, or None when it answered."""
+    client = HermesClient(endpoint, read_retries=0)
     try:
-        wrong.list_sessions(limit=1)
-        refused = None
+        client.list_sessions(limit=1)
+        return None
     except HermesError as error:
-        refused = (error.status, error.code)
+        return (error.status, error.code)
     finally:
-        wrong.close()
+        client.close()
+
+
+def _step_2(run: Run) -> None:
+    """The credential: the configured key is accepted (step 1 used it), a wrong one gets 401.
+
+    For an endpoint that names a profile, also that the server serves profiles:
+    a Hermes without ``gateway.multiplex_profiles`` ignores the prefix and
+    answers from its default profile, which an unknown profile name reveals.
+    """
+    ep = run.endpoint
+    refused = _refusal(Endpoint(ep.id, ep.base_url, "wrong-" + secrets.token_hex(12)))
+    conditions = {
+        "the configured key is accepted": True,
+        "a wrong key is refused with 401": bool(refused) and refused[0] == 401,
+    }
+    extra = {}
+    if ep.profile:
+        sibling = ep.base_url.rstrip("/")[: -len(ep.profile)] + "zz-" + secrets.token_hex(4)
+        unknown = _refusal(Endpoint(ep.id, sibling, ep.api_key))
+        conditions[f"the server serves profile {ep.profile} on its own"] = (
+            bool(unknown) and unknown[0] == 404
+        )
+        extra = {"profile": ep.profile, "unknown_profile_status": unknown[0] if unknown else 200}
     run.check(
         2,
-        {
-            "the configured key is accepted": True,
-            "a wrong key is refused with 401": bool(refused) and refused[0] == 401,
-        },
+        conditions,
         endpoint=ep.id,
         endpoint_fp=ep.fingerprint,
         base_url=ep.public_url,
         wrong_key_status=refused[0] if refused else 200,
         wrong_key_code=refused[1] if refused else "",
+        **extra,
     )
 
 

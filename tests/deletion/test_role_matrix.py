@@ -176,6 +176,7 @@ MATRIX = [
     Row("session_edit", "POST", lambda w: session_url("local", SID, "session_edit"), ANY),
     Row("session_create", "GET", lambda w: "/e/local/new/", REVIEWER_UP),
     Row("session_create", "POST", lambda w: "/e/local/new/", REVIEWER_UP),
+    Row("session_flag", "POST", lambda w: session_url("local", SID, "session_flag"), ANY),
     Row("session_fork", "GET", lambda w: session_url("local", SID, "session_fork"), REVIEWER_UP),
     Row("session_fork", "POST", lambda w: session_url("local", SID, "session_fork"), REVIEWER_UP),
     # Outcome pages: the change's actor (here "reviewer") and admins, nobody else.
@@ -220,6 +221,7 @@ MATRIX = [
     Row("session_messages_q", "GET", lambda w: session_url("local", DOT, "session_messages"), ANY),
     Row("session_edit_q", "GET", lambda w: session_url("local", DOT, "session_edit"), ANY),
     Row("session_edit_q", "POST", lambda w: session_url("local", DOT, "session_edit"), ANY),
+    Row("session_flag_q", "POST", lambda w: session_url("local", DOT, "session_flag"), ANY),
     Row("session_fork_q", "GET", lambda w: session_url("local", DOT, "session_fork"), REVIEWER_UP),
     Row("session_fork_q", "POST", lambda w: session_url("local", DOT, "session_fork"),
         REVIEWER_UP),
@@ -240,6 +242,7 @@ MATRIX = [
     Row("deletion_follow_up", "POST", deletion("deletion_follow_up"), ("support", "admin")),
     # -- bulk: anyone closes or asks for deletion of a selection; admins review a batch --
     Row("bulk_close", "POST", lambda w: "/e/local/bulk/close/", ANY, data={"ids": SID}),
+    Row("bulk_archive", "POST", lambda w: "/e/local/bulk/archive/", ANY, data={"ids": SID}),
     Row("bulk_delete", "POST", lambda w: "/e/local/bulk/delete/", ANY, data={"ids": SID}),
     Row("deletion_batch", "GET", batch("deletion_batch"), ("support", "admin")),
     Row("deletion_batch_decide", "POST", batch("deletion_batch_decide"), ADMIN),

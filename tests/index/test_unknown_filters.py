@@ -48,10 +48,14 @@ def test_quoting_or_a_number_before_the_colon_searches_the_words_without_a_note(
 
 @pytest.fixture
 def archived():
-    """Another feature's ``archived:`` filter, registered as features do."""
+    """Another feature's ``archived:`` filter, registered as features do; the real one
+    (``index.archived``) is put back afterwards, for the tests that run later."""
+    real = facets._registry.pop("archived", None)
     facets.register("archived", parse=lambda v: v == "yes", sessions=lambda ep, v, u: Q())
     yield
     facets._registry.pop("archived")
+    if real is not None:
+        facets._registry["archived"] = real
 
 
 def test_known_names_come_from_the_facets_registry(archived):
@@ -61,7 +65,16 @@ def test_known_names_come_from_the_facets_registry(archived):
     assert query_syntax.parse("archivd:yes").typos[0].suggestion == "archived"
 
 
-def test_without_it_archived_is_a_note_not_silence():
+@pytest.fixture
+def without_archived():
+    """The index as it would be without the ``archived:`` filter, restored afterwards."""
+    real = facets._registry.pop("archived", None)
+    yield
+    if real is not None:
+        facets._registry["archived"] = real
+
+
+def test_without_it_archived_is_a_note_not_silence(without_archived):
     assert "archived" not in query_syntax.known_names()
     assert [n.name for n in query_syntax.parse("archived:yes").notes] == ["archived"]
 

@@ -1,0 +1,62 @@
+"""Bulk archive as a background job, as bulk close runs: the confirming POST answers at once.
+
+A job resumed after its worker died settles the archive that was in flight
+by reading Hermes (``archive.reconcile_orphans``), never sending it twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.urls import reverse
+from django_tasks import task
+
+from hermes_ui.bulk.archive import archive_each, reconcile_orphans
+from hermes_ui.jobs import runner
+from hermes_ui.jobs.kinds import Kind, register
+from hermes_ui.jobs.models import Job
+from hermes_ui.platform.digests import json_digest
+from hermes_ui.platform.endpoints import Endpoint
+
+KIND = register(
+    Kind(
+        "bulk_archive",
+        "Archiving sessions",
+        results_template="bulk/_archive_results.html",
+        back_label="Back to the index",
+        interrupted=(
+            "Submitting the same archive form again replays the outcome of every session "
+            "already sent and archives the rest: nothing is sent to Hermes twice."
+        ),
+    )
+)
+
+
+@task(takes_context=True)
+def archive_sessions(context, job_id: int) -> None:
+    runner.execute(job_id, _work, runner.worker_of(context))
+
+
+def _work(job: Job, progress, resumed: bool) -> None:
+    endpoint = runner.endpoint_of(job)
+    ids, form_key = job.params["ids"], job.params["key"]
+    recorded = {row["session_id"] for row in progress.rows}
+    rest = [session_id for session_id in ids if session_id not in recorded]
+    if resumed:
+        reconcile_orphans(endpoint, job.user, rest, form_key, len(ids))
+    for row in archive_each(endpoint, job.user, rest, form_key, size=len(ids)):
+        progress.step(asdict(row))
+
+
+def start(endpoint: Endpoint, user, ids: list[str], form_key: str) -> Job:
+    job, _ = runner.submit(
+        KIND,
+        archive_sessions,
+        user=user,
+        params={"ids": ids, "key": form_key},
+        scope=endpoint.scope(),
+        key=json_digest([endpoint.scope(), form_key, ids, "archive"], 40),
+        total=len(ids),
+        result={"back": reverse("index_list", kwargs={"endpoint": endpoint.id})},
+    )
+    return job
