@@ -109,7 +109,7 @@ def redis_away(settings, monkeypatch):
 
 
 @pytest.fixture(params=["redis", "redis_away", "no_redis"])
-def redis_state(request):
+def redis_setup(request):
     if request.param != "no_redis":
         request.getfixturevalue("with_redis" if request.param == "redis" else request.param)
     return request.param
@@ -118,7 +118,7 @@ def redis_state(request):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("quick")
 def test_one_worker_ends_the_oldest_of_six_with_redis_away_or_not(
-    empty_hermes, login, redis_state, caplog
+    empty_hermes, login, redis_setup, caplog
 ):
     caplog.set_level(logging.WARNING, logger="hermes_ui.redis")
     support = login("support")
@@ -143,7 +143,7 @@ def test_one_worker_ends_the_oldest_of_six_with_redis_away_or_not(
     assert all(frames(text, "poll") == [] for text in heard)
     assert all([f["id"] for f in frames(text, "changes")] == [sent] for text in heard)
     outage = [r for r in caplog.records if r.name == "hermes_ui.redis"]
-    assert len(outage) == (1 if redis_state == "redis_away" else 0)  # said once, not per try
+    assert len(outage) == (1 if redis_setup == "redis_away" else 0)  # said once, not per try
 
 
 def test_a_stream_never_waits_on_a_redis_that_is_away(redis_away, monkeypatch):
