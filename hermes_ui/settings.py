@@ -120,7 +120,22 @@ HERMES_UI_TASK_WORKERS = env_int("HERMES_UI_TASK_WORKERS", 1, minimum=0, maximum
 HERMES_UI_TASK_STALE_SECONDS = env_int("HERMES_UI_TASK_STALE_SECONDS", 30, minimum=3, maximum=3600)
 # --- end of background tasks -------------------------------------------------------
 
+# --- Monitoring (hermes_ui/monitoring, docs/operating/monitoring.md) --------------
+# /metrics answers only a scraper sending "Authorization: Bearer <this>"; unset, it is a 404.
+HERMES_UI_METRICS_TOKEN = env_str("HERMES_UI_METRICS_TOKEN")
+if HERMES_UI_METRICS_TOKEN:
+    if len(HERMES_UI_METRICS_TOKEN) < 16:
+        raise ImproperlyConfigured("HERMES_UI_METRICS_TOKEN must have at least 16 characters")
+    # Every process of this data folder writes its series here and a scrape of any
+    # worker adds them up (prometheus-client's multiprocess mode). Set before anything
+    # imports prometheus_client, which reads it once; serve and the demo empty it.
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "metrics"))
+    private_dir(Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]))
+# --- end of monitoring ------------------------------------------------------------
+
 MIDDLEWARE = [
+    # First: every answer is timed.
+    "hermes_ui.monitoring.timing.request_timing",
     "django.middleware.security.SecurityMiddleware",
     "hermes_ui.web.database.DatabaseOutageMiddleware",
     "hermes_ui.web.deadline.page_deadline",

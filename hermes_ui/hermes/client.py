@@ -31,7 +31,7 @@ from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
-from hermes_ui.platform import outages
+from hermes_ui.platform import metrics, outages
 from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.hermes")
@@ -184,20 +184,26 @@ class HermesClient:
                 outcome=e.Outcome.REJECTED,
             )
         guard = breaker_for(self.endpoint)
+        started = time.perf_counter()
         try:
             guard.admit()
             with bulkhead.slot(self.endpoint) if deadline.current() else nullcontext():
                 response = self._exchange(request, ends_at)
         except breaker.Open as opened:
+            self._observe(operation, metrics.BREAKER, started)
             raise _unresponsive(self.endpoint, opened.since, operation) from None
         except bulkhead.Full:
+            self._observe(operation, metrics.BUSY, started)
             raise _busy(self.endpoint, operation) from None
         except (httpx.TimeoutException, _Late):
+            self._observe(operation, metrics.TIMEOUT, started)
             self._log_failure(operation, "timeout")
             raise _transport_error(e.Timeout, "timeout", operation, mutation) from None
         except httpx.TransportError:
+            self._observe(operation, metrics.TRANSPORT, started)
             self._log_failure(operation, "transport")
             raise _transport_error(e.TransportFailure, "transport", operation, mutation) from None
+        self._observe(operation, metrics.status_outcome(response.status_code), started)
         guard.succeeded()
         if response.status_code not in _RETRYABLE_STATUS:
             outages.hermes(self.endpoint.id).answered()
@@ -253,6 +259,11 @@ class HermesClient:
         )
         answer.elapsed = timedelta(seconds=time.perf_counter() - started)
         return answer
+
+    def _observe(self, operation: str, outcome: str, started: float) -> None:
+        metrics.HERMES_CALL_SECONDS.labels(self.endpoint.id, operation, outcome).observe(
+            time.perf_counter() - started
+        )
 
     def _log_failure(self, operation: str, code: str) -> None:
         """A failed call: one WARNING when the endpoint's outage starts, the rest DEBUG."""

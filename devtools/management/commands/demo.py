@@ -12,7 +12,7 @@ from devtools.demo import DEMO_ENDPOINT_ID, DEMO_USERS, demo_passwords, start_de
 from devtools.peer.launcher import PeerError
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.index.models import IndexSyncState
-from hermes_ui.platform import serving
+from hermes_ui.platform import metrics, serving
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.accounts import create_if_missing
 
@@ -33,6 +33,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, port, host, **options):
         call_command("migrate", verbosity=0)
+        metrics.fresh_directory()  # the last run's processes are gone
         env = dict(os.environ)
         peer = None
         if os.environ.get("HERMES_API_URL"):
