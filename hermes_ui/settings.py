@@ -13,6 +13,7 @@ from hermes_ui.platform.endpoints import parse_endpoints
 from hermes_ui.platform.env import (
     env_addresses,
     env_bool,
+    env_choice,
     env_email,
     env_float,
     env_int,
@@ -131,10 +132,13 @@ if HERMES_UI_METRICS_TOKEN:
     # imports prometheus_client, which reads it once; serve and the demo empty it.
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "metrics"))
     private_dir(Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]))
+# Log lines as text for people, or one JSON object per line for a log pipeline.
+HERMES_UI_LOG_FORMAT = env_choice("HERMES_UI_LOG_FORMAT", "text", ("text", "json"))
 # --- end of monitoring ------------------------------------------------------------
 
 MIDDLEWARE = [
-    # First: every answer is timed.
+    # First: every later middleware's log records carry the id, and every answer is timed.
+    "hermes_ui.platform.request_id.request_id_middleware",
     "hermes_ui.monitoring.timing.request_timing",
     "django.middleware.security.SecurityMiddleware",
     "hermes_ui.web.database.DatabaseOutageMiddleware",
@@ -494,17 +498,26 @@ HERMES_UI_LOG_CALLS = env_bool("HERMES_UI_LOG_CALLS", False)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        # time, level, logger, message, request_id (null outside a request); platform/json_log.py
+        "json": {"()": "hermes_ui.platform.json_log.JsonLines"},
+    },
     # Defence in depth: tracebacks lose exception messages, API keys are masked.
     "filters": {
         "redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"},
+        "request_id": {"()": "hermes_ui.platform.request_id.RequestIdFilter"},
         # A 403 or 404 is one line (user id, URL pattern, reason), capped per client.
         "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
         # A 503 or 504 answered on purpose is no ERROR; the outage is logged once.
         "outages": {"()": "hermes_ui.platform.outages.ExpectedOutageFilter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": HERMES_UI_LOG_FORMAT,
+            "filters": ["request_id", "redact"],
+        },
         # Drops what it is given (without one, Python's last-resort handler would
         # print the record, unredacted, to stderr).
         "discard": {"class": "logging.NullHandler", "filters": ["redact"]},
