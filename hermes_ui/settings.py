@@ -507,6 +507,8 @@ LOGGING = {
     "filters": {
         "redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"},
         "request_id": {"()": "hermes_ui.platform.request_id.RequestIdFilter"},
+        # Routine success of background rounds is DEBUG (platform/quiet.py).
+        "routine": {"()": "hermes_ui.platform.quiet.RoutineAtDebug"},
         # A 403 or 404 is one line (user id, URL pattern, reason), capped per client.
         "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
         # A 503 or 504 answered on purpose is no ERROR; the outage is logged once.
@@ -547,6 +549,7 @@ LOGGING = {
         # can be transcript text. uvicorn's --no-access-log alone is undone as
         # soon as this configuration runs inside the worker.
         "uvicorn.access": {"handlers": ["discard"], "propagate": False, "level": "CRITICAL"},
+        "django_tasks": {"filters": ["routine"]},
         # django-axes announces itself at INFO on every start; lockouts are WARNING.
         "axes": {"handlers": [], "propagate": True, "level": "WARNING"},
     },
