@@ -44,6 +44,7 @@ def _semaphore(endpoint: Endpoint) -> threading.BoundedSemaphore:
         if found is None:
             found = _slots[key] = threading.BoundedSemaphore(settings.HERMES_BULKHEAD)
             metrics.BULKHEAD_SLOTS.labels(endpoint.id).inc(settings.HERMES_BULKHEAD)
+            metrics.BULKHEAD_FULL.labels(endpoint.id)  # at 0, before the first refusal
         return found
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count, Max
 from django.utils import timezone
@@ -36,6 +37,10 @@ _INDEX = {
               "(pacing: grows while Hermes answers slowly)."),
     "p95": ("hermes_ui_index_list_call_p95_seconds", "95th percentile of recent list calls."),
 }  # fmt: skip
+
+
+def _queues() -> list[str]:
+    return settings.TASKS["default"].get("QUEUES") or ["default"]
 
 
 def _age(now, then) -> float:
@@ -90,8 +95,11 @@ class DatabaseCollector:
             "hermes_ui_tasks_queued", "Tasks waiting in the queue.", labels=["queue"]
         )
         ready = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+        counts = {name: 0 for name in _queues()}  # an empty queue is a 0, not a gap
         for row in ready.values("queue_name").annotate(n=Count("id")).order_by():
-            queued.add_metric([row["queue_name"]], row["n"])
+            counts[row["queue_name"]] = row["n"]
+        for name, n in counts.items():
+            queued.add_metric([name], n)
         newest = WorkerBeat.objects.aggregate(at=Max("beat_at"))["at"]
         age = GaugeMetricFamily(
             "hermes_ui_task_worker_heartbeat_age_seconds",

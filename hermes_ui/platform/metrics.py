@@ -75,6 +75,12 @@ LIVE_STREAMS = Gauge(
     multiprocess_mode="livesum",
 )
 
+# Every channel and result at 0 from the start, so that rate() and the alert rules see
+# a series before the first delivery.
+for _channel in ("webhook", "mail"):
+    for _result in ("delivered", "retrying", "failed"):
+        DELIVERIES.labels(_channel, _result)
+
 # Hermes call outcomes (the ``outcome`` label).
 OK, CLIENT_ERROR, SERVER_ERROR = "ok", "client_error", "server_error"
 TIMEOUT, TRANSPORT, BREAKER, BUSY = "timeout", "transport", "breaker_open", "busy"
