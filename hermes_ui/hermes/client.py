@@ -31,7 +31,7 @@ from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
-from hermes_ui.platform import metrics, outages
+from hermes_ui.platform import metrics, outages, tracing
 from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.hermes")
@@ -187,7 +187,10 @@ class HermesClient:
         started = time.perf_counter()
         try:
             guard.admit()
-            with bulkhead.slot(self.endpoint) if deadline.current() else nullcontext():
+            with (
+                bulkhead.slot(self.endpoint) if deadline.current() else nullcontext(),
+                tracing.hermes_call(self.endpoint.id, operation),
+            ):
                 response = self._exchange(request, ends_at)
         except breaker.Open as opened:
             self._observe(operation, metrics.BREAKER, started)
@@ -505,6 +508,8 @@ class HermesClient:
             read=idle_timeout,
         )
         transport = self._async_transport or _overrides()[1]
+        # The whole stream is one call in hermes_ui_hermes_call_duration_seconds.
+        started, outcome = time.perf_counter(), metrics.TRANSPORT
         async with httpx.AsyncClient(
             base_url=self.endpoint.base_url,
             transport=transport,
@@ -513,6 +518,7 @@ class HermesClient:
         ) as http:
             try:
                 async with http.stream("POST", path, content=content, headers=headers) as response:
+                    outcome = metrics.status_outcome(response.status_code)
                     if response.status_code >= 400:
                         await response.aread()
                         raise _status_error(response, operation, True)
@@ -527,9 +533,13 @@ class HermesClient:
                     if tail is not None:
                         yield tail
             except httpx.TimeoutException:
+                outcome = metrics.TIMEOUT
                 raise _transport_error(e.Timeout, "timeout", operation, True) from None
             except httpx.TransportError:
+                outcome = metrics.TRANSPORT
                 raise _transport_error(e.TransportFailure, "transport", operation, True) from None
+            finally:
+                self._observe(operation, outcome, started)
 
 
 # -- helpers ---------------------------------------------------------------
