@@ -149,6 +149,8 @@ class HermesClient:
         request = self._http.build_request(
             method, path, content=content, params=params, headers=send_headers
         )
+        # The trace's HTTP span names the call after this (platform/tracing.py).
+        request.extensions[tracing.CALL] = (self.endpoint.id, operation)
         ends_at = deadline.call_deadline(timeout or self.json_timeout)
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(1 if mutation else 1 + self.read_retries)
@@ -187,10 +189,7 @@ class HermesClient:
         started = time.perf_counter()
         try:
             guard.admit()
-            with (
-                bulkhead.slot(self.endpoint) if deadline.current() else nullcontext(),
-                tracing.hermes_call(self.endpoint.id, operation),
-            ):
+            with bulkhead.slot(self.endpoint) if deadline.current() else nullcontext():
                 response = self._exchange(request, ends_at)
         except breaker.Open as opened:
             self._observe(operation, metrics.BREAKER, started)

@@ -1,8 +1,9 @@
 """OpenTelemetry traces, off unless ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set.
 
-A page's span (the Django instrumentation) has a span per Hermes call below it
-(``hermes_call``, with the endpoint and the operation), and the httpx
-instrumentation's HTTP span below that. URLs in span attributes are cut down to
+A page's span (the Django instrumentation) has a span per Hermes call below it:
+the httpx instrumentation's, named ``hermes <operation>`` with the endpoint and
+the operation from the mark the client puts on each request (one span per call,
+not a second one around it: spans are what tracing costs). URLs in span attributes are cut down to
 the URL pattern (pages) or to the route with ``{id}`` for the session (Hermes
 calls): a session id, a title in a query string or search text never leaves.
 The exporter sends OTLP over HTTP; the SDK reads the usual ``OTEL_*`` variables.
@@ -12,14 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-from contextlib import nullcontext
 from urllib.parse import urlsplit
 
-_NOTHING = nullcontext()
+# The Hermes client marks its requests with (endpoint id, operation) under this key.
+CALL = "hermes_ui.call"
 # Where the instrumentations put a URL (HTTP semantic conventions, old and stable names).
 _PAGE_URLS = ("http.target", "http.url", "url.path", "url.full")
 _CALL_URLS = ("http.url", "url.full")
-_tracer = None
+_provider = None
 
 # Hermes' routes: the segment after /api/sessions/ is a session id.
 _SESSION = re.compile(r"(/api/sessions)/[^/]+")
@@ -39,9 +40,9 @@ def setup() -> bool:
     Called by the ASGI and WSGI entry points before Django loads its middleware:
     the Django instrumentation adds its own to ``settings.MIDDLEWARE``.
     """
-    global _tracer
-    if _tracer is not None or not enabled():
-        return _tracer is not None
+    global _provider
+    if _provider is not None or not enabled():
+        return _provider is not None
     from opentelemetry import trace
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.instrumentation.django import DjangoInstrumentor
@@ -58,21 +59,8 @@ def setup() -> bool:
     HTTPXClientInstrumentor().instrument(
         tracer_provider=provider, request_hook=_call_sent, async_request_hook=_async_call_sent
     )
-    _tracer = provider.get_tracer("hermes_ui")
+    _provider = provider
     return True
-
-
-def hermes_call(endpoint_id: str, operation: str):
-    """A span around one Hermes call (a no-op without tracing)."""
-    if _tracer is None:
-        return _NOTHING
-    from opentelemetry.trace import SpanKind
-
-    return _tracer.start_as_current_span(
-        f"hermes {operation}",
-        kind=SpanKind.INTERNAL,
-        attributes={"hermes.endpoint": endpoint_id, "hermes.operation": operation},
-    )
 
 
 def route_of(request) -> str:
@@ -106,6 +94,12 @@ def _page_answered(span, request, response) -> None:
 
 def _call_sent(span, request) -> None:
     _replace(span, dict.fromkeys(_CALL_URLS, scrubbed_url(str(request.url))))
+    call = (request.extensions or {}).get(CALL)
+    if call is not None:
+        endpoint_id, operation = call
+        span.update_name(f"hermes {operation}")
+        span.set_attribute("hermes.endpoint", endpoint_id)
+        span.set_attribute("hermes.operation", operation)
 
 
 async def _async_call_sent(span, request) -> None:
