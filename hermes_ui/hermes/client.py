@@ -149,8 +149,6 @@ class HermesClient:
         request = self._http.build_request(
             method, path, content=content, params=params, headers=send_headers
         )
-        # The trace's HTTP span names the call after this (platform/tracing.py).
-        request.extensions[tracing.CALL] = (self.endpoint.id, operation)
         ends_at = deadline.call_deadline(timeout or self.json_timeout)
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(1 if mutation else 1 + self.read_retries)
@@ -189,8 +187,12 @@ class HermesClient:
         started = time.perf_counter()
         try:
             guard.admit()
-            with bulkhead.slot(self.endpoint) if deadline.current() else nullcontext():
+            with (
+                bulkhead.slot(self.endpoint) if deadline.current() else nullcontext(),
+                tracing.hermes_call(self.endpoint.id, operation, request) as span,
+            ):
                 response = self._exchange(request, ends_at)
+                span.set_attribute("http.response.status_code", response.status_code)
         except breaker.Open as opened:
             self._observe(operation, metrics.BREAKER, started)
             raise _unresponsive(self.endpoint, opened.since, operation) from None

@@ -110,10 +110,11 @@ def test_a_pages_span_has_its_hermes_calls_as_children_without_the_canary(
         get = next(s for s in calls.values() if s.name == "hermes session_get")
         assert attributes(get)["hermes.endpoint"] == "local"
         assert attributes(get)["hermes.operation"] == "session_get"
-        assert attributes(get)["http.url"] == f"{fresh_peer.base_url}/api/sessions/{{id}}"
+        assert attributes(get)["url.full"] == f"{fresh_peer.base_url}/api/sessions/{{id}}"
+        assert attributes(get)["http.response.status_code"] == 200
         assert span.trace_id == get.trace_id
         messages = [s for s in calls.values() if s.name == "hermes session_messages"]
-        assert [attributes(s)["http.url"] for s in messages] == [
+        assert [attributes(s)["url.full"] for s in messages] == [
             f"{fresh_peer.base_url}/api/sessions/{{id}}/messages"
         ]
         assert attributes(span)["http.url"] == "/e/<str:endpoint>/sessions/<path:session_id>/"
