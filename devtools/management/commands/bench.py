@@ -21,6 +21,7 @@ SUITES = (
     "session",
     "tasks",
     "live",
+    "observability",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)
