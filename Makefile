@@ -44,6 +44,8 @@ system-test: system-run
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@# PostgreSQL 15 and Redis 7 for the tests/scale workers; the suite starts its own servers.
 	@{ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null; } || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql redis-server >/dev/null; }
+	@# Prometheus 2 (and promtool) scrape a running dashboard in tests/monitoring; the suite starts its own.
+	@test -x /usr/bin/prometheus || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
 
 run: venv peer-venv system-run
 	$(BIN)/python manage.py demo --port $(PORT)

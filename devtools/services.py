@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import pwd
 import shutil
@@ -255,6 +256,82 @@ class Redis:
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> Redis:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class Prometheus:
+    """``with Prometheus(target, token, rules) as p: p.query("up")``: Debian's ``prometheus``
+    scraping one target every second, with its own configuration and data in a temporary
+    folder; ``rules`` is a rules file it loads."""
+
+    BINARY = "/usr/bin/prometheus"
+
+    def __init__(self, target: str, token: str, rules: Path | None = None) -> None:
+        self.target, self.token, self.rules = target, token, rules
+        self.port = 0
+        self.folder: Path | None = None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> Prometheus:
+        if not os.access(self.BINARY, os.X_OK):
+            raise ServiceError("Prometheus is not installed (apt-get install prometheus)")
+        self.folder = Path(tempfile.mkdtemp(prefix="hermes-ui-prometheus-"))
+        (self.folder / "token").write_text(self.token)
+        config = {
+            "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+            "scrape_configs": [
+                {
+                    "job_name": "hermes-ui",
+                    "authorization": {"credentials_file": str(self.folder / "token")},
+                    "static_configs": [{"targets": [self.target]}],
+                }
+            ],
+        }
+        if self.rules is not None:
+            shutil.copy(self.rules, self.folder / "rules.yml")
+            config["rule_files"] = [str(self.folder / "rules.yml")]
+        # YAML reads JSON.
+        (self.folder / "prometheus.yml").write_text(json.dumps(config))
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [
+                self.BINARY,
+                f"--config.file={self.folder / 'prometheus.yml'}",
+                f"--storage.tsdb.path={self.folder / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=(self.folder / "prometheus.log").open("wb"),
+            start_new_session=True,
+        )
+        _wait_port(self.port, self.proc, timeout, "Prometheus")
+        return self
+
+    def api(self, path: str, **params) -> dict:
+        """GET ``/api/v1/<path>``; its ``data`` (raises unless the status is success)."""
+        import httpx
+
+        answer = httpx.get(f"{self.url}/api/v1/{path}", params=params, timeout=10).json()
+        if answer.get("status") != "success":
+            raise ServiceError(f"Prometheus {path}: {answer}")
+        return answer["data"]
+
+    def query(self, expr: str) -> list[dict]:
+        return self.api("query", query=expr)["result"]
+
+    def stop(self) -> None:
+        _stop(self.proc)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Prometheus:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -27,6 +27,7 @@ _READERS = {
     "env_url": "http(s) URL",
     "env_addresses": "IP addresses or networks",
     "env_email": "e-mail address",
+    "env_choice": "one of the listed words",
 }
 
 

@@ -35,10 +35,13 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 from django.urls import Resolver404, get_resolver
 
+from hermes_ui.platform import tracing
+
 GONE = "hermes_ui.gone"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
+tracing.setup()  # before the handlers load the middleware: it adds its own
 streams = get_asgi_application()
 
 

@@ -13,6 +13,7 @@ from hermes_ui.platform.endpoints import parse_endpoints
 from hermes_ui.platform.env import (
     env_addresses,
     env_bool,
+    env_choice,
     env_email,
     env_float,
     env_int,
@@ -120,7 +121,25 @@ HERMES_UI_TASK_WORKERS = env_int("HERMES_UI_TASK_WORKERS", 1, minimum=0, maximum
 HERMES_UI_TASK_STALE_SECONDS = env_int("HERMES_UI_TASK_STALE_SECONDS", 30, minimum=3, maximum=3600)
 # --- end of background tasks -------------------------------------------------------
 
+# --- Monitoring (hermes_ui/monitoring, docs/operating/monitoring.md) --------------
+# /metrics answers only a scraper sending "Authorization: Bearer <this>"; unset, it is a 404.
+HERMES_UI_METRICS_TOKEN = env_str("HERMES_UI_METRICS_TOKEN")
+if HERMES_UI_METRICS_TOKEN:
+    if len(HERMES_UI_METRICS_TOKEN) < 16:
+        raise ImproperlyConfigured("HERMES_UI_METRICS_TOKEN must have at least 16 characters")
+    # Every process of this data folder writes its series here and a scrape of any
+    # worker adds them up (prometheus-client's multiprocess mode). Set before anything
+    # imports prometheus_client, which reads it once; serve and the demo empty it.
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "metrics"))
+    private_dir(Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]))
+# Log lines as text for people, or one JSON object per line for a log pipeline.
+HERMES_UI_LOG_FORMAT = env_choice("HERMES_UI_LOG_FORMAT", "text", ("text", "json"))
+# --- end of monitoring ------------------------------------------------------------
+
 MIDDLEWARE = [
+    # First: every later middleware's log records carry the id, and every answer is timed.
+    "hermes_ui.platform.request_id.request_id_middleware",
+    "hermes_ui.monitoring.timing.request_timing",
     "django.middleware.security.SecurityMiddleware",
     "hermes_ui.web.database.DatabaseOutageMiddleware",
     "hermes_ui.web.deadline.page_deadline",
@@ -491,17 +510,28 @@ HERMES_UI_LOG_CALLS = env_bool("HERMES_UI_LOG_CALLS", False)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        # time, level, logger, message, request_id (null outside a request); platform/json_log.py
+        "json": {"()": "hermes_ui.platform.json_log.JsonLines"},
+    },
     # Defence in depth: tracebacks lose exception messages, API keys are masked.
     "filters": {
         "redact": {"()": "hermes_ui.audit.logfilter.RedactingFilter"},
+        "request_id": {"()": "hermes_ui.platform.request_id.RequestIdFilter"},
+        # Routine success of background rounds is DEBUG (platform/quiet.py).
+        "routine": {"()": "hermes_ui.platform.quiet.RoutineAtDebug"},
         # A 403 or 404 is one line (user id, URL pattern, reason), capped per client.
         "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
         # A 503 or 504 answered on purpose is no ERROR; the outage is logged once.
         "outages": {"()": "hermes_ui.platform.outages.ExpectedOutageFilter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": HERMES_UI_LOG_FORMAT,
+            "filters": ["request_id", "redact"],
+        },
         # Drops what it is given (without one, Python's last-resort handler would
         # print the record, unredacted, to stderr).
         "discard": {"class": "logging.NullHandler", "filters": ["redact"]},
@@ -531,6 +561,7 @@ LOGGING = {
         # can be transcript text. uvicorn's --no-access-log alone is undone as
         # soon as this configuration runs inside the worker.
         "uvicorn.access": {"handlers": ["discard"], "propagate": False, "level": "CRITICAL"},
+        "django_tasks": {"filters": ["routine"]},
         # django-axes announces itself at INFO on every start; lockouts are WARNING.
         "axes": {"handlers": [], "propagate": True, "level": "WARNING"},
     },

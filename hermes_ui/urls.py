@@ -32,6 +32,7 @@ FEATURES = (
     "webhooks",
     "retention",
     "live",
+    "monitoring",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

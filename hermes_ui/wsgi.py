@@ -4,6 +4,9 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from hermes_ui.platform import tracing
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
+tracing.setup()  # before the handler loads the middleware: it adds its own
 application = get_wsgi_application()

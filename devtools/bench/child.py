@@ -18,19 +18,29 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def measure_in_child(stdout, module: str, scratch: str, peer, extra_env=None) -> None:
-    """Run ``python -m module`` against ``peer`` and relay what it prints."""
-    env = {
+def dashboard_env(data_dir: Path, peer, **settings: str) -> dict:
+    """The environment of a dashboard process with its data in ``data_dir`` and ``peer``
+    as endpoint ``bench``, plus ``settings``."""
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
-        "HERMES_UI_DATA_DIR": str(Path(scratch) / "ui"),
+        "HERMES_UI_DATA_DIR": str(data_dir),
         "HERMES_API_URL": peer.base_url,
         "HERMES_API_KEY": peer.key,
         "HERMES_ENDPOINT_ID": "bench",
-        "HERMES_INDEX_REFRESH_SECONDS": "0",
-        "HERMES_UI_LOG_LEVEL": "WARNING",
-        **(extra_env or {}),
+        **settings,
     }
+
+
+def measure_in_child(stdout, module: str, scratch: str, peer, extra_env=None) -> None:
+    """Run ``python -m module`` against ``peer`` and relay what it prints."""
+    env = dashboard_env(
+        Path(scratch) / "ui",
+        peer,
+        HERMES_INDEX_REFRESH_SECONDS="0",
+        HERMES_UI_LOG_LEVEL="WARNING",
+        **(extra_env or {}),
+    )
     child = subprocess.Popen(
         [sys.executable, "-m", module], env=env, cwd=REPO, stdout=subprocess.PIPE, text=True
     )

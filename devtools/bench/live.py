@@ -53,31 +53,20 @@ def run(stdout) -> None:
 
 @contextlib.contextmanager
 def _served(scratch: Path, peer):
+    from devtools.bench.child import dashboard_env
     from devtools.peer.launcher import free_port
     from hermes_ui.platform.serving import refresher_argv, uvicorn_argv
 
     repo = Path(__file__).resolve().parents[2]
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
-        "HERMES_UI_DATA_DIR": str(scratch / "ui"),
-        "HERMES_API_URL": peer.base_url,
-        "HERMES_API_KEY": peer.key,
-        "HERMES_ENDPOINT_ID": "bench",
-        "HERMES_INDEX_REFRESH_SECONDS": "3600",  # only the live loop polls
-        "HERMES_UI_LIVE_SECONDS": INTERVAL,
-        "HERMES_UI_LIVE_MAX_STREAMS": "1000",
-        "HERMES_UI_LOG_LEVEL": "INFO",
-    }
-    manage = [sys.executable, str(repo / "manage.py")]
-    subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, check=True, cwd=repo)
-    subprocess.run(
-        [*manage, "create_user", "bench-live", "--role", "support", "--password", PASSWORD],
-        env=env,
-        check=True,
-        cwd=repo,
-        capture_output=True,
+    env = dashboard_env(
+        scratch / "ui",
+        peer,
+        HERMES_INDEX_REFRESH_SECONDS="3600",  # only the live loop polls
+        HERMES_UI_LIVE_SECONDS=INTERVAL,
+        HERMES_UI_LIVE_MAX_STREAMS="1000",
+        HERMES_UI_LOG_LEVEL="INFO",
     )
+    migrate_with_user(env)
     port = free_port()
     log = scratch / "refresher.log"
     with open(os.devnull, "wb") as quiet, open(log, "wb") as out:
@@ -93,6 +82,20 @@ def _served(scratch: Path, peer):
             for process in (web, refresher):
                 process.terminate()
                 process.wait(timeout=30)
+
+
+def migrate_with_user(env: dict) -> None:
+    """The data folder of ``env`` migrated, with the support user ``_login`` signs in as."""
+    repo = Path(__file__).resolve().parents[2]
+    manage = [sys.executable, str(repo / "manage.py")]
+    subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, check=True, cwd=repo)
+    subprocess.run(
+        [*manage, "create_user", "bench-live", "--role", "support", "--password", PASSWORD],
+        env=env,
+        check=True,
+        cwd=repo,
+        capture_output=True,
+    )
 
 
 def _wait_up(base: str) -> None:

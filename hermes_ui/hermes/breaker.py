@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
-from hermes_ui.platform import redis_link
+from hermes_ui.platform import metrics, redis_link
 from hermes_ui.platform.endpoints import Endpoint
 
 REFRESH_SECONDS = 1.0
@@ -144,8 +144,12 @@ class Breaker:
     def state(self) -> State:
         now = time.monotonic()
         if now - self._seen_at >= REFRESH_SECONDS:
-            self._seen, self._seen_at = self._do("read"), now
+            self._see(self._do("read"), now)
         return self._seen
+
+    def _see(self, state: State, at: float) -> None:
+        self._seen, self._seen_at = state, at
+        metrics.BREAKER_OPEN.labels(self.endpoint.id).set(0 if state.opened_at is None else 1)
 
     # -- the call's side --------------------------------------------------------
 
@@ -161,13 +165,11 @@ class Breaker:
     def succeeded(self) -> None:
         if self._seen.failures or self._seen.opened_at is not None:
             self._do("reset")
-            self._seen, self._seen_at = State(), time.monotonic()
+            self._see(State(), time.monotonic())
 
     def failed(self) -> None:
-        self._seen = self._do(
-            "fail", settings.HERMES_BREAKER_FAILURES, settings.HERMES_BREAKER_RETRY_SECONDS
-        )
-        self._seen_at = time.monotonic()
+        limits = settings.HERMES_BREAKER_FAILURES, settings.HERMES_BREAKER_RETRY_SECONDS
+        self._see(self._do("fail", *limits), time.monotonic())
 
     # -- for pages ---------------------------------------------------------------
 
@@ -228,3 +230,4 @@ def reset_all() -> None:
     with _LOCAL.lock:
         _LOCAL.states.clear()
         _LOCAL.trials.clear()
+    metrics.BREAKER_OPEN.clear()

@@ -25,6 +25,7 @@ from contextvars import ContextVar
 
 from django.conf import settings
 
+from hermes_ui.platform import metrics
 from hermes_ui.platform.endpoints import Endpoint
 
 _lock = threading.Lock()
@@ -42,6 +43,8 @@ def _semaphore(endpoint: Endpoint) -> threading.BoundedSemaphore:
         found = _slots.get(key)
         if found is None:
             found = _slots[key] = threading.BoundedSemaphore(settings.HERMES_BULKHEAD)
+            metrics.BULKHEAD_SLOTS.labels(endpoint.id).inc(settings.HERMES_BULKHEAD)
+            metrics.BULKHEAD_FULL.labels(endpoint.id)  # at 0, before the first refusal
         return found
 
 
@@ -62,13 +65,18 @@ def slot(endpoint: Endpoint) -> Iterator[None]:
         return
     semaphore = _semaphore(endpoint)
     if not semaphore.acquire(timeout=settings.HERMES_BULKHEAD_WAIT):
+        metrics.BULKHEAD_FULL.labels(endpoint.id).inc()
         raise Full
+    in_use = metrics.BULKHEAD_IN_USE.labels(endpoint.id)
+    in_use.inc()
     try:
         yield
     finally:
+        in_use.dec()
         semaphore.release()
 
 
 def reset_all() -> None:
     with _lock:
         _slots.clear()
+        metrics.BULKHEAD_SLOTS.clear()

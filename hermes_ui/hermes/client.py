@@ -31,7 +31,7 @@ from hermes_ui.hermes.breaker import breaker_for
 from hermes_ui.hermes.ids import IdError, check_new_id, check_path_id, encode_path_id
 from hermes_ui.hermes.session import Session
 from hermes_ui.hermes.sse import SseEvent, SseParser
-from hermes_ui.platform import outages
+from hermes_ui.platform import metrics, outages, tracing
 from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.hermes")
@@ -184,20 +184,30 @@ class HermesClient:
                 outcome=e.Outcome.REJECTED,
             )
         guard = breaker_for(self.endpoint)
+        started = time.perf_counter()
         try:
             guard.admit()
-            with bulkhead.slot(self.endpoint) if deadline.current() else nullcontext():
+            with (
+                bulkhead.slot(self.endpoint) if deadline.current() else nullcontext(),
+                tracing.hermes_call(self.endpoint.id, operation, request) as span,
+            ):
                 response = self._exchange(request, ends_at)
+                span.set_attribute("http.response.status_code", response.status_code)
         except breaker.Open as opened:
+            self._observe(operation, metrics.BREAKER, started)
             raise _unresponsive(self.endpoint, opened.since, operation) from None
         except bulkhead.Full:
+            self._observe(operation, metrics.BUSY, started)
             raise _busy(self.endpoint, operation) from None
         except (httpx.TimeoutException, _Late):
+            self._observe(operation, metrics.TIMEOUT, started)
             self._log_failure(operation, "timeout")
             raise _transport_error(e.Timeout, "timeout", operation, mutation) from None
         except httpx.TransportError:
+            self._observe(operation, metrics.TRANSPORT, started)
             self._log_failure(operation, "transport")
             raise _transport_error(e.TransportFailure, "transport", operation, mutation) from None
+        self._observe(operation, metrics.status_outcome(response.status_code), started)
         guard.succeeded()
         if response.status_code not in _RETRYABLE_STATUS:
             outages.hermes(self.endpoint.id).answered()
@@ -253,6 +263,11 @@ class HermesClient:
         )
         answer.elapsed = timedelta(seconds=time.perf_counter() - started)
         return answer
+
+    def _observe(self, operation: str, outcome: str, started: float) -> None:
+        metrics.HERMES_CALL_SECONDS.labels(self.endpoint.id, operation, outcome).observe(
+            time.perf_counter() - started
+        )
 
     def _log_failure(self, operation: str, code: str) -> None:
         """A failed call: one WARNING when the endpoint's outage starts, the rest DEBUG."""
@@ -508,6 +523,8 @@ class HermesClient:
             read=idle_timeout,
         )
         transport = self._async_transport or _overrides()[1]
+        # The whole stream is one call in hermes_ui_hermes_call_duration_seconds.
+        started, outcome = time.perf_counter(), metrics.TRANSPORT
         async with httpx.AsyncClient(
             base_url=self.endpoint.base_url,
             transport=transport,
@@ -516,6 +533,7 @@ class HermesClient:
         ) as http:
             try:
                 async with http.stream("POST", path, content=content, headers=headers) as response:
+                    outcome = metrics.status_outcome(response.status_code)
                     if response.status_code >= 400:
                         await response.aread()
                         raise _status_error(response, operation, True)
@@ -533,9 +551,13 @@ class HermesClient:
                     if tail is not None:
                         yield tail
             except httpx.TimeoutException:
+                outcome = metrics.TIMEOUT
                 raise _transport_error(e.Timeout, "timeout", operation, True) from None
             except httpx.TransportError:
+                outcome = metrics.TRANSPORT
                 raise _transport_error(e.TransportFailure, "transport", operation, True) from None
+            finally:
+                self._observe(operation, outcome, started)
 
 
 # -- helpers ---------------------------------------------------------------

@@ -53,7 +53,8 @@ def sync_quietly(
     close_old_connections()
     try:
         report = sync.sync(endpoint, full=full, verify=verify, leased=leased)
-        log.info("index refresher %s", report.summary())
+        # A round that went well is routine: the console keeps what needs a person.
+        log.debug("index refresher %s", report.summary())
         return report
     except Exception:
         # A background thread has nobody to show a traceback to; the state row

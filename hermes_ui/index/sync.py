@@ -218,7 +218,7 @@ def sync(
     finally:
         report.seconds = time.perf_counter() - started
         run.finish()
-    log.info(
+    log.debug(  # routine; what went wrong was a WARNING above
         "index sync endpoint=%s full=%s verify=%s calls=%d gets=%d seconds=%.2f",
         endpoint.id,
         full,

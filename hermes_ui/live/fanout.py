@@ -27,6 +27,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from hermes_ui.live import channel, listeners, transcripts
+from hermes_ui.platform import metrics
 from hermes_ui.platform.db_steps import released
 
 log = logging.getLogger("hermes_ui.live")
@@ -74,11 +75,14 @@ class Feed:
     def subscribe(self, session_id: str = "") -> asyncio.Queue:
         queue = listeners.new_queue()
         self.queues.add(queue)
+        metrics.LIVE_STREAMS.inc()
         if session_id:
             self.sessions[session_id] += 1
         return queue
 
     def unsubscribe(self, queue: asyncio.Queue, session_id: str = "") -> None:
+        if queue in self.queues:
+            metrics.LIVE_STREAMS.dec()
         self.queues.discard(queue)
         if session_id:
             self.sessions[session_id] -= 1

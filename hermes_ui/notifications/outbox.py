@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from hermes_ui.notifications import compose, kinds, preferences
 from hermes_ui.notifications.models import DIGEST, IMMEDIATE, NEVER, Mail, Notice
-from hermes_ui.platform import events
+from hermes_ui.platform import events, metrics
 from hermes_ui.platform.endpoints import all_endpoints
 
 log = logging.getLogger(__name__)
@@ -118,16 +118,19 @@ def send(mail_pk: int) -> str:
                 state=Mail.FAILED, attempts=attempts, last_error=error
             )
             log.warning("mail=%s failed for good after %s attempts: %s", mail.pk, attempts, error)
+            metrics.DELIVERIES.labels("mail", "failed").inc()
             return Mail.FAILED
         wait = settings.HERMES_UI_MAIL_BACKOFF_SECONDS * 2 ** (attempts - 1)
         with transaction.atomic():
             Mail.objects.filter(pk=mail.pk).update(attempts=attempts, last_error=error)
             _enqueue_send(mail.pk, timezone.now() + timedelta(seconds=wait))
         log.info("mail=%s attempt %s failed (%s); again in %.0f s", mail.pk, attempts, error, wait)
+        metrics.DELIVERIES.labels("mail", "retrying").inc()
         return Mail.PENDING
     Mail.objects.filter(pk=mail.pk).update(
         state=Mail.SENT, attempts=attempts, last_error="", sent_at=timezone.now()
     )
+    metrics.DELIVERIES.labels("mail", "delivered").inc()
     return Mail.SENT
 
 

@@ -112,3 +112,13 @@ def env_email(name: str, default: str) -> str:
             f"{name} must be an e-mail address (hermes@example.org), got {value!r}"
         )
     return value
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    lowered = value.strip().lower()
+    if lowered not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {list(choices)}, got {value!r}")
+    return lowered

@@ -42,6 +42,8 @@ def uvicorn_argv(host: str, port: int, workers: int = 1, grace: int | None = Non
     # gives is what the login limits count (see README, Security).
     argv = [sys.executable, "-m", "uvicorn", "hermes_ui.asgi:application"]
     argv += ["--host", host, "--port", str(port), "--no-access-log"]
+    # Django has no lifespan handler: without this, uvicorn warns on every start.
+    argv += ["--lifespan", "off"]
     trusted = ",".join(settings.HERMES_UI_TRUSTED_PROXIES)
     argv += ["--proxy-headers", "--forwarded-allow-ips", trusted]
     # On SIGTERM requests already begun get this long to finish (see supervise).

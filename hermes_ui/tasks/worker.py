@@ -18,9 +18,12 @@ import time
 from collections.abc import Callable
 
 from django.db import DatabaseError
+from django.dispatch import receiver
 from django.utils import timezone
+from django_tasks.signals import task_finished
 from django_tasks_db.management.commands.db_worker import Worker
 
+from hermes_ui.platform import metrics
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.outages import DATABASE, database_ready, database_unreachable, log_failure
 from hermes_ui.tasks import recovery
@@ -40,6 +43,15 @@ def on_beat(hook: Callable[[str], None]) -> Callable[[str], None]:
     if hook not in BEAT_HOOKS:
         BEAT_HOOKS.append(hook)
     return hook
+
+
+@receiver(task_finished)
+def count_outcome(sender, task_result, **kwargs) -> None:
+    """Each finished task in ``hermes_ui_tasks_finished_total`` (queue, task, outcome)."""
+    task = task_result.task
+    metrics.TASKS_FINISHED.labels(
+        task.queue_name, task.module_path, str(task_result.status).lower()
+    ).inc()
 
 
 def beat(worker_id: str) -> None:

@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from hermes_ui.platform import events
+from hermes_ui.platform import events, metrics
 from hermes_ui.webhooks import addresses, signing
 from hermes_ui.webhooks.models import Attempt, Delivery, Webhook
 
@@ -92,8 +92,10 @@ def attempt(delivery_id: str) -> str:
     )
     if outcome == "ok":
         _delivered(delivery, code)
+        metrics.DELIVERIES.labels("webhook", "delivered").inc()
     else:
-        _failed(delivery, code, outcome)
+        given_up = _failed(delivery, code, outcome)
+        metrics.DELIVERIES.labels("webhook", "failed" if given_up else "retrying").inc()
     log.info(
         "webhook=%s delivery=%s attempt=%s outcome=%s ms=%s",
         hook.pk,
@@ -146,17 +148,19 @@ def _delivered(delivery: Delivery, code: int | None) -> None:
     Webhook.objects.filter(pk=delivery.webhook_id).update(failing_since=None)
 
 
-def _failed(delivery: Delivery, code: int | None, outcome: str) -> None:
+def _failed(delivery: Delivery, code: int | None, outcome: str) -> bool:
+    """Record a failed attempt; True when the delivery is given up."""
     from hermes_ui.webhooks import tasks
 
     now = timezone.now()
     give_up = timedelta(seconds=settings.HERMES_UI_WEBHOOK_GIVE_UP_SECONDS)
+    given_up = (
+        now - delivery.created_at >= give_up
+        or outcome == "disabled"
+        or outcome in addresses.PERMANENT
+    )
     with transaction.atomic():
-        if (
-            now - delivery.created_at >= give_up
-            or outcome == "disabled"
-            or outcome in addresses.PERMANENT
-        ):
+        if given_up:
             Delivery.objects.filter(pk=delivery.pk).update(
                 state=Delivery.FAILED,
                 last_code=code,
@@ -176,6 +180,7 @@ def _failed(delivery: Delivery, code: int | None, outcome: str) -> None:
             tasks.deliver.using(run_after=when).enqueue(str(delivery.pk))
     if outcome != "disabled":
         _count_failure(delivery.webhook, now, give_up)
+    return given_up
 
 
 def _count_failure(hook: Webhook, now, give_up: timedelta) -> None:

@@ -154,6 +154,8 @@ MATRIX = [
     Row("home", "GET", lambda w: "/", ANY),
     Row("healthz", "GET", lambda w: "/healthz", ANY, open=True),
     Row("readyz", "GET", lambda w: "/readyz", ANY, open=True),
+    # Its own Bearer token instead of a login (404 while HERMES_UI_METRICS_TOKEN is unset).
+    Row("metrics", "GET", lambda w: "/metrics", ANY, open=True),
     Row("login", "GET", lambda w: "/accounts/login/", ANY, open=True),
     Row("logout", "POST", lambda w: "/accounts/logout/", ANY, open=True),
     # -- single sign-on: the provider round trip is open; linking is for admins ----------

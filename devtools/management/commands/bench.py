@@ -22,6 +22,7 @@ SUITES = (
     "tasks",
     "live",
     "paging",
+    "observability",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)

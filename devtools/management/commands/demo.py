@@ -13,7 +13,7 @@ from devtools.peer.launcher import PeerError
 from devtools.peer.paging import PagingPeer
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.index.models import IndexSyncState
-from hermes_ui.platform import serving
+from hermes_ui.platform import metrics, serving
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.accounts import create_if_missing
 
@@ -39,6 +39,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, port, host, paging=False, **options):
         call_command("migrate", verbosity=0)
+        metrics.fresh_directory()  # the last run's processes are gone
         env = dict(os.environ)
         peer = None
         if os.environ.get("HERMES_API_URL"):

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from hermes_ui.platform import serving
+from hermes_ui.platform import metrics, serving
 from hermes_ui.platform.env import env_int
 
 
@@ -32,6 +32,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("check", deploy=True)
+        metrics.fresh_directory()  # the last run's processes are gone
         tasks = settings.HERMES_UI_TASK_WORKERS
         argvs = [serving.uvicorn_argv(host, port, workers), serving.refresher_argv()]
         argvs += serving.task_worker_argvs(tasks)
