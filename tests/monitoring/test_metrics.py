@@ -137,11 +137,11 @@ def test_deliveries_and_task_outcomes_are_counted(token, hook_receiver, settings
     good = Webhook.objects.create(url=hook_receiver.url, secret="s" * 20, events=[])
     outbox.ping(good)
     run_ready()
-    settings.HERMES_UI_WEBHOOK_ALLOW_HOSTS = []  # now refused: the attempt is retried later
+    settings.HERMES_UI_WEBHOOK_ALLOW_HOSTS = []  # plain http refused for good: fails at once
     outbox.ping(Webhook.objects.create(url=hook_receiver.url, secret="s" * 20, events=[]))
     run_ready()
     after = scrape()
-    for result in ("delivered", "retrying"):
+    for result in ("delivered", "failed"):
         name, labels = "hermes_ui_deliveries_total", {"channel": "webhook", "result": result}
         assert value(after, name, **labels) == value(before, name, **labels) + 1
     done = {"task": "hermes_ui.webhooks.tasks.deliver", "outcome": "successful"}

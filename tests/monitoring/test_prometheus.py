@@ -98,8 +98,9 @@ def test_prometheus_scrapes_every_series_and_they_move(watched, hermes_peer):
         return not [name for name in SERIES if name not in names]
 
     until(present, 90, "series missing", interval=0.5)
-    retried = 'hermes_ui_deliveries_total{channel="webhook",result="retrying"}'
-    until(lambda: total(prometheus, retried) >= 1, 60, "the task worker's delivery not seen")
+    # A plain-http URL is refused for good (not_https): the delivery fails at once.
+    failed = 'hermes_ui_deliveries_total{channel="webhook",result="failed"}'
+    until(lambda: total(prometheus, failed) >= 1, 60, "the task worker's delivery not seen")
     assert total(prometheus, 'hermes_ui_jobs{state="interrupted"}') == 1
     assert total(prometheus, 'hermes_ui_tasks_finished_total{outcome="successful"}') > 0
     assert total(prometheus, "hermes_ui_index_refresh_age_seconds") < 600
