@@ -14,7 +14,10 @@ compare/export peer, ``changes_endpoint`` the changes/audit peer.
 
 from __future__ import annotations
 
+import atexit
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,7 +47,7 @@ def running_peer(
     ``PeerConfig``."""
     python = ensure_peer_venv(version=version)
     if seed:
-        run_seed(home, seed, peer_python=python)
+        shutil.copytree(seeded_home(seed, version, python), home, dirs_exist_ok=True)
     peer = Peer(PeerConfig(home=home, peer_python=python, **config))
     try:
         peer.start()
@@ -52,6 +55,26 @@ def running_peer(
         yield peer
     finally:
         peer.stop()
+
+
+_seeded: dict[tuple[str, str], Path] = {}
+
+
+def seeded_home(seed: str, version: str, python: Path) -> Path:
+    """A home seeded with profile ``seed`` by release ``version``, made once per test
+    process; peers start from a copy of it.
+
+    Seeding runs hermes-agent's SessionDB over thousands of messages in a process of
+    its own, for each of about twenty seeded peers. The seed is the same every time
+    but for its clock (now, floored to the hour), which already differed between a
+    run's peers when the run crossed an hour.
+    """
+    if (seed, version) not in _seeded:
+        home = Path(tempfile.mkdtemp(prefix=f"hermes-seed-{seed}-{version}-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        run_seed(home, seed, peer_python=python)
+        _seeded[seed, version] = home
+    return _seeded[seed, version]
 
 
 def unreachable_url() -> str:
