@@ -62,8 +62,11 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Two pytest workers (pytest-xdist); tests/conftest.py groups the tests that share a
+# package's peer or dashboard onto one worker. PYTEST_WORKERS=0 runs in this process.
+PYTEST_WORKERS ?= 2
 test: venv peer-venvs oidc-provider system-test lint docs
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The manual: MkDocs over docs/, into site/. --strict: a broken link or a page
 # missing from the navigation fails the build (and so make test).
