@@ -177,10 +177,17 @@ def pytest_collection_modifyitems(config, items):
     """Browser tests run last: Playwright's sync API leaves an event loop running
     in the main thread, after which Django's ORM and asyncio.run() refuse to run.
 
-    Each test is marked with its ``xdist_group`` for ``-n 2 --dist loadgroup``
-    (``make test``); tried first, so pytest-xdist sees the marks.
+    Each test is marked with its ``xdist_group`` for ``-n 2 --dist loadgroup
+    --no-loadscope-reorder`` (``make test``), tried first so pytest-xdist sees the marks.
+    A worker takes the next group in this order when it is free: the scale tests, the
+    longest groups, come first so that neither worker is left with one at the end.
     """
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("browser") is not None,
+            item.get_closest_marker("scale") is None,
+        )
+    )
     for item, group in zip(items, xdist_groups(items), strict=True):
         item.add_marker(pytest.mark.xdist_group(group))
 
