@@ -198,11 +198,14 @@ def xdist_groups(items) -> list[str]:
 
     Browser tests form groups of their own: a worker runs the groups it is given one
     after another, and a group mixing both kinds would run ORM tests after its browser
-    tests.
+    tests. ``tests/scale/`` is one group: its tests time pages under load and outages,
+    and two of them at once on two cores would time each other.
     """
     modules: dict[str, str] = {}
     for item in items:
         module = item.nodeid.split("::")[0]
+        if module.startswith("tests/scale/"):
+            modules[module] = "tests/scale"
         for fixturedefs in item._fixtureinfo.name2fixturedefs.values():
             if fixturedefs and fixturedefs[-1].scope == "package":
                 modules[module] = min(modules.get(module, module), fixturedefs[-1].baseid, key=len)
