@@ -64,8 +64,13 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Two pytest workers (pytest-xdist); tests/conftest.py groups the tests that share a
+# package's peer or dashboard onto one worker and orders the groups (browser tests
+# last), an order xdist keeps only without its reordering. PYTEST_WORKERS=0 runs in
+# this process.
+PYTEST_WORKERS ?= 2
 test: venv peer-venvs oidc-provider system-test lint docs
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The manual: MkDocs over docs/, into site/. --strict: a broken link or a page
 # missing from the navigation fails the build (and so make test).

@@ -1,8 +1,12 @@
 """Browser-test plumbing: the dashboard under uvicorn, and Debian's Chromium via Playwright."""
 
+import atexit
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -29,6 +33,37 @@ for name, role in {users!r}.items():
 """
 
 
+_template: Path | None = None
+
+
+def template_database(env: dict) -> Path:
+    """A SQLite database migrated and holding ``USERS``, made once per test process
+    (``env`` is the first server's, its data folder swapped for a temporary one).
+
+    Each SQLite server starts from a copy: running every migration again for each
+    server was most of its start.
+    """
+    global _template
+    if _template is None:
+        folder = Path(tempfile.mkdtemp(prefix="hermes-ui-template-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        script = prepare_script(USERS, PASSWORD)
+        subprocess.run(
+            [sys.executable, str(REPO / "manage.py"), "shell", "-c", script],
+            env={**env, "HERMES_UI_DATA_DIR": str(folder / "data")},
+            check=True,
+            capture_output=True,
+            cwd=REPO,
+        )
+        path = folder / "data" / "hermes_ui.sqlite3"
+        # Fold the WAL into the file, so a plain copy of the file is the whole database.
+        with sqlite3.connect(path) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        _template = path
+    return _template
+
+
 class DashboardServer:
     """The real ASGI app under uvicorn, on its own data folder and database."""
 
@@ -47,7 +82,7 @@ class DashboardServer:
         # Its own SQLite file unless the caller passes DATABASE_URL / REDIS_URL:
         # a suite run on PostgreSQL must not point every server at one database.
         inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-        self.env = {
+        self.base_env = {
             **inherited,
             "HERMES_UI_DATA_DIR": str(data_dir),
             "HERMES_API_URL": peer.base_url,
@@ -58,8 +93,8 @@ class DashboardServer:
             # by itself, so each stop waited out the whole default grace (20 s; the
             # harness kills after 10).
             "HERMES_UI_SHUTDOWN_GRACE_SECONDS": "1",
-            **(extra_env or {}),
         }
+        self.env = {**self.base_env, **(extra_env or {})}
         self.log_path = data_dir / "uvicorn.log"
         self.process = None
 
@@ -72,13 +107,22 @@ class DashboardServer:
             cwd=REPO,
         )
 
+    def prepare(self) -> None:
+        """Migrate and create ``USERS``: a copy of the template database for a SQLite
+        server, ``manage.py`` on PostgreSQL (``DATABASE_URL``) or a ``HERMES_UI_DB``."""
+        if "DATABASE_URL" in self.env or "HERMES_UI_DB" in self.env:
+            self.manage("shell", "-c", prepare_script(USERS, PASSWORD))
+            return
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        shutil.copyfile(template_database(self.base_env), self.data_dir / "hermes_ui.sqlite3")
+
     def start(self, *, prepare: bool = True) -> "DashboardServer":
         """Migrate and create the users (``prepare``: not needed again on a shared database),
         then serve."""
         from hermes_ui.platform.serving import uvicorn_argv
 
         if prepare:
-            self.manage("shell", "-c", prepare_script(USERS, PASSWORD))
+            self.prepare()
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             uvicorn_argv(

@@ -172,10 +172,48 @@ def page(chromium):
     assert_no_csp_violations(context)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Browser tests run last: Playwright's sync API leaves an event loop running
-    in the main thread, after which Django's ORM and asyncio.run() refuse to run."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    in the main thread, after which Django's ORM and asyncio.run() refuse to run.
+
+    Each test is marked with its ``xdist_group`` for ``-n 2 --dist loadgroup
+    --no-loadscope-reorder`` (``make test``), tried first so pytest-xdist sees the marks.
+    A worker takes the next group in this order when it is free: the scale tests, the
+    longest groups, come first so that neither worker is left with one at the end.
+    """
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("browser") is not None,
+            item.get_closest_marker("scale") is None,
+        )
+    )
+    for item, group in zip(items, xdist_groups(items), strict=True):
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def xdist_groups(items) -> list[str]:
+    """The tests one xdist worker runs together, in order: the modules sharing a
+    package-scoped fixture (a package's peer or dashboard, started once), else a module.
+
+    Browser tests form groups of their own: a worker runs the groups it is given one
+    after another, and a group mixing both kinds would run ORM tests after its browser
+    tests. ``tests/scale/`` is one group: its tests time pages under load and outages,
+    and two of them at once on two cores would time each other.
+    """
+    modules: dict[str, str] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        if module.startswith("tests/scale/"):
+            modules[module] = "tests/scale"
+        for fixturedefs in item._fixtureinfo.name2fixturedefs.values():
+            if fixturedefs and fixturedefs[-1].scope == "package":
+                modules[module] = min(modules.get(module, module), fixturedefs[-1].baseid, key=len)
+    return [
+        modules.get(item.nodeid.split("::")[0], item.nodeid.split("::")[0])
+        + (" browser" if item.get_closest_marker("browser") else "")
+        for item in items
+    ]
 
 
 def pytest_unconfigure(config):

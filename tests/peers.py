@@ -14,7 +14,11 @@ compare/export peer, ``changes_endpoint`` the changes/audit peer.
 
 from __future__ import annotations
 
+import atexit
+import copy
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,7 +49,7 @@ def running_peer(
     ``PeerConfig``."""
     python = ensure_peer_venv(version=version)
     if seed:
-        run_seed(home, seed, peer_python=python)
+        shutil.copytree(seeded_home(seed, version, python), home, dirs_exist_ok=True)
     peer = Peer(PeerConfig(home=home, peer_python=python, **config))
     try:
         peer.start()
@@ -53,6 +57,26 @@ def running_peer(
         yield peer
     finally:
         peer.stop()
+
+
+_seeded: dict[tuple[str, str], Path] = {}
+
+
+def seeded_home(seed: str, version: str, python: Path) -> Path:
+    """A home seeded with profile ``seed`` by release ``version``, made once per test
+    process; peers start from a copy of it.
+
+    Seeding runs hermes-agent's SessionDB over thousands of messages in a process of
+    its own, for each of about twenty seeded peers. The seed is the same every time
+    but for its clock (now, floored to the hour), which already differed between a
+    run's peers when the run crossed an hour.
+    """
+    if (seed, version) not in _seeded:
+        home = Path(tempfile.mkdtemp(prefix=f"hermes-seed-{seed}-{version}-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        run_seed(home, seed, peer_python=python)
+        _seeded[seed, version] = home
+    return _seeded[seed, version]
 
 
 def unreachable_url() -> str:
@@ -349,25 +373,43 @@ def too_old_peer(tmp_path_factory):
 AGES_SEED = Path(__file__).parent / "retention" / "seed_ages.py"
 
 
+_aged: dict[str, object] = {}
+
+
+def aged_home() -> tuple[Path, dict]:
+    """A home seeded by ``AGES_SEED`` and its ids by role, made once per test process.
+
+    Its ages are days and months: the minutes between two tests do not move a session
+    across a rule's boundary.
+    """
+    import json
+    import subprocess
+
+    if not _aged:
+        home = Path(tempfile.mkdtemp(prefix="hermes-aged-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        done = subprocess.run(
+            [str(ensure_peer_venv()), str(AGES_SEED), "--home", str(home)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        _aged.update(home=home, ids=json.loads(done.stdout))
+    return _aged["home"], _aged["ids"]
+
+
 @pytest.fixture
 def aged(settings, tmp_path):
     """A fresh peer with the aged sessions (each test deletes some), indexed; yields
     (endpoint, the seeded ids by role)."""
-    import json
-    import subprocess
-
+    seeded, ids = aged_home()
     home = tmp_path / "hermes-home"
-    done = subprocess.run(
-        [str(ensure_peer_venv()), str(AGES_SEED), "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    shutil.copytree(seeded, home)
     with running_peer(home) as peer:
         endpoint = endpoint_for(settings, peer)
         index(endpoint)
-        yield endpoint, json.loads(done.stdout)
+        yield endpoint, copy.deepcopy(ids)
 
 
 # -- the live updates peer (tests/live/): the tests add, rename and close sessions on it --
