@@ -34,7 +34,7 @@ def press(client, endpoint, session_id, op):
     page = client.get(session_url(endpoint.id, session_id)).content.decode()
     form = page.split('id="session-flags"', 1)[1]
     answer = client.post(
-        session_url(endpoint.id, session_id, "session_flag"), {"key": form_key(form), "op": op}
+        session_url(endpoint.id, session_id, "session_flag"), {"key": form_key(form), "flag": op}
     )
     assert answer.status_code == 302
     return client.get(answer["Location"]).content.decode()
@@ -121,7 +121,8 @@ def test_plain_0190_is_asked_once_then_the_page_names_the_change(changes_endpoin
     assert row.title == "Flag on 0.19.0" and row.archived is None
     # A stale form pressed again is refused here, before anything is sent.
     again = client.post(
-        session_url("local", "flag-on-0190", "session_flag"), {"key": form_key(first), "op": "pin"}
+        session_url("local", "flag-on-0190", "session_flag"),
+        {"key": form_key(first), "flag": "pin"},
     )
     assert again.status_code == 302
     assert AuditEvent.objects.filter(capability="session_patch").count() == 1
@@ -170,7 +171,8 @@ def test_an_archive_whose_answer_was_lost_is_uncertain_then_checked(flags_endpoi
     faults = Faults({("PATCH", "/flag-lost-answer"): "lost"})
     with use_transport(faults.transport):
         answer = client.post(
-            session_url("local", "flag-lost-answer", "session_flag"), {"key": key, "op": "archive"}
+            session_url("local", "flag-lost-answer", "session_flag"),
+            {"key": key, "flag": "archive"},
         )
         assert answer.status_code == 504 and "Outcome uncertain" in answer.content.decode()
         event = AuditEvent.objects.get(session_id="flag-lost-answer")

@@ -16,7 +16,7 @@ from hermes_ui.web.roles import SUPPORT, role_required
 
 
 class FlagForm(KeyedForm):
-    op = forms.ChoiceField(choices=[(name, op.label) for name, op in flags.OPS.items()])
+    flag = forms.ChoiceField(choices=[(name, op.label) for name, op in flags.OPS.items()])
 
 
 @require_POST
@@ -32,7 +32,7 @@ def session_flag(request, endpoint, session_id):
     if flags.refused_here(ep) and not _upgraded(ep, session_id):
         messages.error(request, flags.NEEDS + " Nothing was sent.")
         return back
-    name = form.cleaned_data["op"]
+    name = form.cleaned_data["flag"]
     op = flags.OPS[name]
     applied = apply.attempt(
         apply.PATCH,
