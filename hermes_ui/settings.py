@@ -75,7 +75,7 @@ INSTALLED_APPS = [
     "hermes_ui.sessions",
     "hermes_ui.audit",
     "hermes_ui.index",
-    "hermes_ui.lineage_page",
+    "hermes_ui.lineage",
     "hermes_ui.changes",
     "hermes_ui.chat",
     "hermes_ui.deletion",

@@ -9,7 +9,7 @@ from django.urls import include, path
 FEATURES = (
     "web",
     "sessions",
-    "lineage_page",
+    "lineage",
     "index",
     "changes",
     "chat",

@@ -22,7 +22,7 @@ from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.deletion import inventory, snapshot, verify
 from hermes_ui.hermes.client import HermesClient
-from hermes_ui.lineage.consequences import compute
+from hermes_ui.lineage.graph.consequences import compute
 from hermes_ui.platform.endpoints import Endpoint
 
 

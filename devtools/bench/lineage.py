@@ -36,7 +36,7 @@ def _measure() -> None:
 
     from devtools.peer import demo_ids
     from hermes_ui.index import sync
-    from hermes_ui.lineage_page import picture, render
+    from hermes_ui.lineage import picture, render
     from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 

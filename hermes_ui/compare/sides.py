@@ -3,7 +3,7 @@
 ``session_messages`` does not always return the asked session's own rows:
 it follows a compression chain to its tip (the chain's active transcript,
 which is what a reader means), and after an API fork it walks into the
-newest fork (see ``hermes_ui.lineage.tip.resume_target``), so the parent's
+newest fork (see ``hermes_ui.lineage.graph.tip.resume_target``), so the parent's
 own transcript is no longer readable. For that case the dashboard has one
 thing of its own: when it forked the parent, it recorded the parent's
 message count and digest just before (the fork's audit evidence). A fork
@@ -20,8 +20,8 @@ from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.changes import apply, reconcile
 from hermes_ui.hermes import Session
 from hermes_ui.index import queries
-from hermes_ui.lineage.tip import compression_tip
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.tip import compression_tip
+from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform.endpoints import Endpoint
 
 OWN, COMPRESSION, FORK_RECORD, UNREADABLE = "own", "compression", "fork_record", "unreadable"

@@ -10,8 +10,8 @@ from hermes_ui.hermes import client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession
-from hermes_ui.lineage.classify import DELEGATE
-from hermes_ui.lineage.consequences import compute
+from hermes_ui.lineage.graph.classify import DELEGATE
+from hermes_ui.lineage.graph.consequences import compute
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.platform.prepared import Prepared
 

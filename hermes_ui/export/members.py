@@ -18,8 +18,8 @@ from hermes_ui.export.formats import ExportSession
 from hermes_ui.hermes import HermesError
 from hermes_ui.index import queries, sync
 from hermes_ui.index.forks import forked_child_ids
-from hermes_ui.lineage.classify import kinds_of
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.classify import kinds_of
+from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform import redaction as redact
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.failures import title_for

@@ -2,7 +2,7 @@
 
 Its row (title, preview), the searchable transcript text of the content
 index and the fork records naming it. The cached lineage drawings that show
-it are the lineage page's (``hermes_ui.lineage_page.erase``).
+it are the lineage page's (``hermes_ui.lineage.erase``).
 """
 
 from __future__ import annotations

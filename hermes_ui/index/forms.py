@@ -4,7 +4,7 @@ from django import forms
 
 from hermes_ui.index import content_search, query_syntax
 from hermes_ui.index.queries import parse_after
-from hermes_ui.lineage.classify import KINDS, LABELS
+from hermes_ui.lineage.graph.classify import KINDS, LABELS
 from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 
 

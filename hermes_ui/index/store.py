@@ -16,7 +16,7 @@ from hermes_ui.index import observers
 from hermes_ui.index import rows as r
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession
-from hermes_ui.lineage.classify import kinds_of
+from hermes_ui.lineage.graph.classify import kinds_of
 from hermes_ui.platform.endpoints import Endpoint
 
 ID_MAX_LENGTH = IndexedSession._meta.get_field("session_id").max_length

@@ -1,1 +1,1 @@
-"""Session lineage: pure classification and graph building (no HTTP, no Django)."""
+"""Session lineage: the lineage page and panel, with the pure graph code in ``graph``."""

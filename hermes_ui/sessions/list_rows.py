@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_ui.hermes import HermesError, is_closed
-from hermes_ui.lineage.classify import LABELS, edge_kind
+from hermes_ui.lineage.graph.classify import LABELS, edge_kind
 from hermes_ui.sessions.models import SeenSource
 from hermes_ui.web import links
 

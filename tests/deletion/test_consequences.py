@@ -1,6 +1,6 @@
 """Consequences of a delete, computed from captured administrative-list rows."""
 
-from hermes_ui.lineage.consequences import compute
+from hermes_ui.lineage.graph.consequences import compute
 from tests.samples import sample
 
 ROWS = sample("201_list_lineage_children")["body"]["data"]

@@ -27,8 +27,8 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.index.forks import remember_fork
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
-from hermes_ui.lineage_page import render
-from hermes_ui.lineage_page.erase import cached_digests
+from hermes_ui.lineage import render
+from hermes_ui.lineage.erase import cached_digests
 from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.web.links import session_url
 from tests.chat.turns import send

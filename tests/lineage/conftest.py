@@ -2,7 +2,7 @@
 
 import pytest
 
-from hermes_ui.lineage_page import render
+from hermes_ui.lineage import render
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """Edge kinds from the fields the API shows: one test per case (pure)."""
 
-from hermes_ui.lineage.classify import (
+from hermes_ui.lineage.graph.classify import (
     BRANCH,
     CONTINUATION,
     DELEGATE,

@@ -6,10 +6,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.lineage import display, graph
-from hermes_ui.lineage.classify import kinds_of
-from hermes_ui.lineage.tree import Tree
-from hermes_ui.lineage_page import render
+from hermes_ui.lineage import render
+from hermes_ui.lineage.graph import display, graph
+from hermes_ui.lineage.graph.classify import kinds_of
+from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.web.links import session_url
 
 SVG = "{http://www.w3.org/2000/svg}"

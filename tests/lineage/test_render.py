@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from hermes_ui.lineage_page import render
+from hermes_ui.lineage import render
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
 DOT = 'digraph lineage { n0 [label=<a> URL="/e/local/sessions/a/"]; n1; n0 -> n1; }\n'

@@ -1,7 +1,7 @@
 """Tree helpers and the compression tip, resolved like the provider (pure)."""
 
-from hermes_ui.lineage.tip import chain_of, compression_tip
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.tip import chain_of, compression_tip
+from hermes_ui.lineage.graph.tree import Tree
 
 
 def row(session_id, parent=None, **fields):

@@ -1,10 +1,10 @@
 """Lineage totals, pure: subtrees, chains, loops and sessions without figures."""
 
-from hermes_ui.lineage import graph
-from hermes_ui.lineage.classify import CONTINUATION, DELEGATE, ROOT
-from hermes_ui.lineage.display import Node
-from hermes_ui.lineage.totals import Total, chain_root, of_rows, subtrees
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph import graph
+from hermes_ui.lineage.graph.classify import CONTINUATION, DELEGATE, ROOT
+from hermes_ui.lineage.graph.display import Node
+from hermes_ui.lineage.graph.totals import Total, chain_root, of_rows, subtrees
+from hermes_ui.lineage.graph.tree import Tree
 
 
 def r(session_id, parent=None, **counters):
@@ -49,6 +49,6 @@ def test_a_hostile_title_and_the_totals_are_escaped_in_the_dot_tooltip():
 
 
 def _display(node):
-    from hermes_ui.lineage.display import Display
+    from hermes_ui.lineage.graph.display import Display
 
     return Display(node, 1, 1, [], "s", "")

@@ -9,7 +9,7 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.deletion.models import Status
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
-from hermes_ui.lineage_page import picture
+from hermes_ui.lineage import picture
 from hermes_ui.usage import clock
 from hermes_ui.usage.models import Booking, DayTotal
 from hermes_ui.web.links import session_url

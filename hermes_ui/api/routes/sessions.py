@@ -17,7 +17,7 @@ from hermes_ui.api.routes import common
 from hermes_ui.hermes import client_for
 from hermes_ui.index import badges, content_search, freshness, listing, queries
 from hermes_ui.index.forms import IndexQuery
-from hermes_ui.lineage_page import picture
+from hermes_ui.lineage import picture
 from hermes_ui.platform.redaction import Redactor, message, session_row
 from hermes_ui.review import shown
 from hermes_ui.tags import tagging

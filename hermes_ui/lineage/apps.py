@@ -3,13 +3,13 @@
 from django.apps import AppConfig
 
 
-class LineagePageConfig(AppConfig):
-    name = "hermes_ui.lineage_page"
-    label = "lineage_page"
-    verbose_name = "Lineage page"
+class LineageConfig(AppConfig):
+    name = "hermes_ui.lineage"
+    label = "lineage"
+    verbose_name = "Lineage"
 
     def ready(self):
-        from hermes_ui.lineage_page import erase
+        from hermes_ui.lineage import erase
         from hermes_ui.platform import erasers
 
         erasers.register("drawings", "cached lineage drawings", erase.erase_drawings)

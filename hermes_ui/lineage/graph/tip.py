@@ -17,8 +17,8 @@ so the provider may resolve into one, and so does this function: the
 point is to show where Hermes will actually resume.
 """
 
-from hermes_ui.lineage.classify import SPAWNED_SOURCES
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.classify import SPAWNED_SOURCES
+from hermes_ui.lineage.graph.tree import Tree
 
 _MAX_STEPS = 100  # the provider's own bound
 

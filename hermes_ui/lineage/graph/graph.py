@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.lineage.classify import BRANCH, CONTINUATION, DELEGATE, LABELS, ORPHAN
-from hermes_ui.lineage.display import Display, Group, Node
+from hermes_ui.lineage.graph.classify import BRANCH, CONTINUATION, DELEGATE, LABELS, ORPHAN
+from hermes_ui.lineage.graph.display import Display, Group, Node
 
 TITLE_CHARS = 40
 ID_CHARS = 28

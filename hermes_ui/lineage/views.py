@@ -9,7 +9,7 @@ from hermes_ui.compare import verdicts
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.index import freshness
-from hermes_ui.lineage_page import picture
+from hermes_ui.lineage import picture
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import bad_id, error_context, error_page

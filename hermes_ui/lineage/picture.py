@@ -19,12 +19,12 @@ from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
 from hermes_ui.index import badges, queries, sync
 from hermes_ui.index.forks import forked_child_ids
-from hermes_ui.lineage import display as d
-from hermes_ui.lineage import graph, totals
-from hermes_ui.lineage.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
-from hermes_ui.lineage.tip import chain_of, resume_target
-from hermes_ui.lineage.tree import Tree
-from hermes_ui.lineage_page import render
+from hermes_ui.lineage import render
+from hermes_ui.lineage.graph import display as d
+from hermes_ui.lineage.graph import graph, totals
+from hermes_ui.lineage.graph.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
+from hermes_ui.lineage.graph.tip import chain_of, resume_target
+from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web import links
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_ui.lineage.classify import DELEGATE, ORPHAN
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.classify import DELEGATE, ORPHAN
+from hermes_ui.lineage.graph.tree import Tree
 
 GHOST = "ghost"
 

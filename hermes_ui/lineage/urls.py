@@ -1,4 +1,4 @@
-from hermes_ui.lineage_page import views
+from hermes_ui.lineage import views
 from hermes_ui.web.routes import session_action
 
 urlpatterns = [

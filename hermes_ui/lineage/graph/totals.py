@@ -13,8 +13,8 @@ from dataclasses import dataclass, fields
 
 from hermes_ui.hermes.contract import USAGE_COSTS as COSTS
 from hermes_ui.hermes.contract import USAGE_TOKENS as TOKENS
-from hermes_ui.lineage.classify import CONTINUATION
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.classify import CONTINUATION
+from hermes_ui.lineage.graph.tree import Tree
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 
-from hermes_ui.lineage_page import render
-from hermes_ui.lineage_page.picture import cache_dir
+from hermes_ui.lineage import render
+from hermes_ui.lineage.picture import cache_dir
 from hermes_ui.platform import erasers
 from hermes_ui.web.links import session_url
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import asdict, dataclass, field
 
-from hermes_ui.lineage.classify import DELEGATE, SPAWNED_SOURCES, edge_kind
-from hermes_ui.lineage.tree import Tree
+from hermes_ui.lineage.graph.classify import DELEGATE, SPAWNED_SOURCES, edge_kind
+from hermes_ui.lineage.graph.tree import Tree
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Session lineage: pure classification and graph building (no HTTP, no Django)."""
