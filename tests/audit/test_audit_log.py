@@ -134,7 +134,7 @@ def test_uncertain_rows_link_to_check_what_happened(login, trail_events):
 @pytest.mark.peer
 def test_every_change_against_the_real_peer_is_in_the_trail(login, changes_client):
     from tests.changes.test_fork import fork
-    from tests.changes.test_patch import submit
+    from tests.changes.test_rename import submit
 
     row = make_session(changes_client, chat="hi")
     submit(login("support"), row["id"], op="rename", title=unique("audited"))

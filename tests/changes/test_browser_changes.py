@@ -32,11 +32,11 @@ def test_rename_inline_then_fork(page, changes_dashboard, peer_client):
     field.press("Enter")
     page.wait_for_selector("#rename-form .banner-ok")
     assert page.locator("#session-title").inner_text() == new_title
-    assert "/edit/" not in page.url  # it stayed on the session page
+    assert "/rename/" not in page.url  # it stayed on the session page
     screenshot(page, "changes-rename-inline-saved")
     assert peer_client.get_session(parent["id"]).title == new_title
     # The same forms as a page of their own, for a browser without JavaScript.
-    page.goto(changes_dashboard.base_url + session_url("local", parent["id"], "session_edit"))
+    page.goto(changes_dashboard.base_url + session_url("local", parent["id"], "session_rename"))
     assert page.locator("#close-form input[name=reason]").count() == 5
     screenshot(page, "changes-edit-page")
     page.go_back()

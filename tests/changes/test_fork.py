@@ -100,7 +100,7 @@ def test_a_duplicate_title_fork_gets_the_reconcile_panel(login, changes_client):
     }
     assert "The fork happened only in part." in page
     assert "rename the child" in page
-    assert session_url("local", child_id, "session_edit") in page
+    assert session_url("local", child_id, "session_rename") in page
     # The half-done child is remembered like any fork.
     assert KnownFork.objects.filter(parent_id=parent["id"], child_id=child_id).exists()
     assert changes_client.get_session(child_id).title is None

@@ -128,7 +128,7 @@ def rename_directly(endpoint, session_id: str, title: str) -> None:
 
 @pytest.mark.peer
 def test_a_rename_renamed_again_later_was_still_in_place(login, changes_client, changes_endpoint):
-    from tests.changes.test_patch import submit
+    from tests.changes.test_rename import submit
 
     session = make_session(changes_client, title=unique("Before"))
     support = login("support")

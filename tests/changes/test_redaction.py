@@ -114,7 +114,9 @@ def canary_run(tmp_path_factory, canary_peer):
             answers.append(
                 (
                     "POST without CSRF",
-                    http.post(session_url("local", SOURCE, "session_edit"), data={"op": "rename"}),
+                    http.post(
+                        session_url("local", SOURCE, "session_rename"), data={"op": "rename"}
+                    ),
                 )
             )
     finally:
@@ -146,7 +148,7 @@ def _flows(run: Run) -> None:
         system_prompt=CANARIES["created_prompt"],
     )
     # Rename, a refused rename, and a close.
-    edit = session_url("local", "canary-created", "session_edit")
+    edit = session_url("local", "canary-created", "session_rename")
     run.submit(edit, op="rename", title=CANARIES["renamed"])
     run.submit(edit, op="rename", title=CANARIES["title"])
     run.submit(edit, op="close", reason="resolved", other="")
@@ -166,7 +168,7 @@ def _flows(run: Run) -> None:
     )
     run.get(uncertain.headers.get("hx-redirect") or _check_url(uncertain.text))
     run.blind(
-        session_url("dead", "canary-dead", "session_edit"), op="rename", title=CANARIES["renamed"]
+        session_url("dead", "canary-dead", "session_rename"), op="rename", title=CANARIES["renamed"]
     )
     run.blind(session_url("dead", SOURCE, "session_fork"), child_id="", title="")
     run.get(session_url("dead", SOURCE))

@@ -174,8 +174,8 @@ MATRIX = [
     Row("session_detail", "GET", lambda w: session_url("local", SID), ANY),
     Row("session_messages", "GET", lambda w: session_url("local", SID, "session_messages"), ANY),
     # -- changes: rename/close (support), create and fork (reviewer), audit (admin) -----
-    Row("session_edit", "GET", lambda w: session_url("local", SID, "session_edit"), ANY),
-    Row("session_edit", "POST", lambda w: session_url("local", SID, "session_edit"), ANY),
+    Row("session_rename", "GET", lambda w: session_url("local", SID, "session_rename"), ANY),
+    Row("session_rename", "POST", lambda w: session_url("local", SID, "session_rename"), ANY),
     Row("session_create", "GET", lambda w: "/e/local/new/", REVIEWER_UP),
     Row("session_create", "POST", lambda w: "/e/local/new/", REVIEWER_UP),
     Row("session_flag", "POST", lambda w: session_url("local", SID, "session_flag"), ANY),
@@ -221,8 +221,8 @@ MATRIX = [
     # -- the query-string form of each session action (ids "." and "..") ----------------
     Row("session_detail_q", "GET", lambda w: session_url("local", DOT), ANY, label="GET open .."),
     Row("session_messages_q", "GET", lambda w: session_url("local", DOT, "session_messages"), ANY),
-    Row("session_edit_q", "GET", lambda w: session_url("local", DOT, "session_edit"), ANY),
-    Row("session_edit_q", "POST", lambda w: session_url("local", DOT, "session_edit"), ANY),
+    Row("session_rename_q", "GET", lambda w: session_url("local", DOT, "session_rename"), ANY),
+    Row("session_rename_q", "POST", lambda w: session_url("local", DOT, "session_rename"), ANY),
     Row("session_flag_q", "POST", lambda w: session_url("local", DOT, "session_flag"), ANY),
     Row("session_fork_q", "GET", lambda w: session_url("local", DOT, "session_fork"), REVIEWER_UP),
     Row("session_fork_q", "POST", lambda w: session_url("local", DOT, "session_fork"),

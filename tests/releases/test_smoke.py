@@ -81,7 +81,7 @@ def test_compression_names_the_live_tip_and_chats_there(
 def test_rename_close_create_and_fork(release_endpoint, login, smoke_hermes):
     row = make_session(smoke_hermes, title=unique("smoke"))
     support, reviewer = login("support"), login("reviewer")
-    edit = session_url("local", row["id"], "session_edit")
+    edit = session_url("local", row["id"], "session_rename")
     key = form_key(support.get(edit).content.decode())
     wanted = unique("renamed")
     assert support.post(edit, {"key": key, "op": "rename", "title": wanted}).status_code == 302

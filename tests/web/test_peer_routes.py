@@ -35,7 +35,7 @@ TRICKY = [
 # URL name -> the action segment that comes before the id.
 ACTIONS = {
     "session_messages": "messages",
-    "session_edit": "edit",
+    "session_rename": "rename",
     "session_fork": "fork",
     "session_chat": "chat",
     "lineage_page": "lineage",
@@ -86,7 +86,7 @@ def test_every_tricky_id_opens_its_own_page_and_actions(login, tricky_peer):
             # Every action page links back to (or names) this very session, never "x".
             assert own in body or _title(session_id) in body, (session_id, view)
         # The links the session page offers lead to this session's actions.
-        for view in ("session_edit", "session_fork", "lineage_page"):
+        for view in ("session_rename", "session_fork", "lineage_page"):
             assert session_url("local", session_id, view) in page, (session_id, view)
 
 

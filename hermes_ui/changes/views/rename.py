@@ -19,13 +19,13 @@ from hermes_ui.web.failures import error_page
 from hermes_ui.web.roles import SUPPORT, role_required
 
 FORMS = {"rename": RenameForm, "close": CloseForm}
-TEMPLATE = "changes/patch.html"
+TEMPLATE = "changes/rename.html"
 
 
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(SUPPORT)
-def session_edit(request, endpoint, session_id):
+def session_rename(request, endpoint, session_id):
     """GET: the rename and close forms (``?part=`` gives one, inline); POST: apply one."""
     ep = get_endpoint(endpoint)
     if request.method == "POST":

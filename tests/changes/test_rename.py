@@ -15,14 +15,14 @@ from tests.samples import sample
 pytestmark = pytest.mark.django_db
 
 
-def edit_url(session_id, **query):
-    return session_url("local", session_id, "session_edit", **query)
+def rename_url(session_id, **query):
+    return session_url("local", session_id, "session_rename", **query)
 
 
 def submit(client, session_id, **data):
-    page = client.get(edit_url(session_id))
+    page = client.get(rename_url(session_id))
     assert page.status_code == 200
-    return client.post(edit_url(session_id), {"key": form_key(page.content.decode()), **data})
+    return client.post(rename_url(session_id), {"key": form_key(page.content.decode()), **data})
 
 
 # -- against the real peer ------------------------------------------------------------
@@ -86,7 +86,7 @@ def test_a_duplicate_title_shows_the_providers_verdict(login, changes_client):
 def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, changes_client):
     row = make_session(changes_client, title=unique("close"))
     support = login("support")
-    form = support.get(edit_url(row["id"])).content.decode()
+    form = support.get(rename_url(row["id"])).content.decode()
     for fact in (
         "The first close reason wins.",
         "Closing does not stop chat at Hermes.",
@@ -100,7 +100,7 @@ def test_the_first_close_reason_wins_and_closing_is_said_plainly(login, changes_
     # A second reason is a silent no-op at the provider; the dashboard says so.
     key = form_key(form)  # the page was rendered before the first close
     again = support.post(
-        edit_url(row["id"]),
+        rename_url(row["id"]),
         {"key": key, "op": "close", "reason": "other", "other": "handoff_to_human"},
         follow=True,
     )
@@ -126,15 +126,15 @@ def test_a_free_text_close_reason_and_its_checks(login, changes_client):
 def test_a_repeat_of_one_form_calls_hermes_once(login, changes_client, faults):
     row = make_session(changes_client)
     support = login("support")
-    key = form_key(support.get(edit_url(row["id"])).content.decode())
+    key = form_key(support.get(rename_url(row["id"])).content.decode())
     data = {"key": key, "op": "rename", "title": unique("once")}
-    first = support.post(edit_url(row["id"]), data)
-    second = support.post(edit_url(row["id"]), data, follow=True)
+    first = support.post(rename_url(row["id"]), data)
+    second = support.post(rename_url(row["id"]), data, follow=True)
     assert first.status_code == 302 and second.status_code == 200
     assert len(faults.sent("PATCH")) == 1
     assert "This form was already submitted." in second.content.decode()
     # The same form with another title is another intent: a fresh effective key.
-    third = support.post(edit_url(row["id"]), {**data, "title": unique("twice")})
+    third = support.post(rename_url(row["id"]), {**data, "title": unique("twice")})
     assert third.status_code == 302 and len(faults.sent("PATCH")) == 2
     keys = {r.headers["Idempotency-Key"] for r in faults.sent("PATCH")}
     assert len(keys) == 2
@@ -159,13 +159,13 @@ def test_the_provider_refuses_any_other_field(changes_client):
 def test_inline_rename_with_htmx_swaps_the_title(login, changes_client):
     row = make_session(changes_client, title=unique("inline"))
     support = login("support")
-    fragment = support.get(edit_url(row["id"], part="rename"), HTTP_HX_REQUEST="true")
+    fragment = support.get(rename_url(row["id"], part="rename"), HTTP_HX_REQUEST="true")
     html = fragment.content.decode()
     assert html.lstrip().startswith("<form") and "<html" not in html
     assert f'value="{row["title"]}"' in html
     wanted = unique("swapped")
     saved = support.post(
-        edit_url(row["id"]),
+        rename_url(row["id"]),
         {"key": form_key(html), "op": "rename", "title": wanted},
         HTTP_HX_REQUEST="true",
     )
@@ -173,9 +173,11 @@ def test_inline_rename_with_htmx_swaps_the_title(login, changes_client):
     assert f'<h1 id="session-title" hx-swap-oob="true">{wanted}</h1>' in saved.content.decode()
     # A refused title comes back as the form, with the verdict, for htmx too.
     other = make_session(changes_client, title=unique("other"))
-    html = support.get(edit_url(row["id"], part="rename"), HTTP_HX_REQUEST="true").content.decode()
+    html = support.get(
+        rename_url(row["id"], part="rename"), HTTP_HX_REQUEST="true"
+    ).content.decode()
     refused = support.post(
-        edit_url(row["id"]),
+        rename_url(row["id"]),
         {"key": form_key(html), "op": "rename", "title": other["title"]},
         HTTP_HX_REQUEST="true",
     )
@@ -187,7 +189,7 @@ def test_inline_rename_with_htmx_swaps_the_title(login, changes_client):
 @pytest.mark.peer
 def test_roles_and_login(client, login, changes_client):
     row = make_session(changes_client)
-    assert client.get(edit_url(row["id"])).status_code == 302  # to the login page
+    assert client.get(rename_url(row["id"])).status_code == 302  # to the login page
     support_page = login("support").get(session_url("local", row["id"])).content.decode()
     assert 'id="rename-link"' in support_page and 'id="fork-link"' not in support_page
     reviewer_page = login("reviewer").get(session_url("local", row["id"])).content.decode()
@@ -243,9 +245,9 @@ def test_uncertain_outcomes_offer_a_check_never_a_retry(login, recorder, fault, 
     # No retry button: the only one is the check, a POST that reads and never repeats.
     assert submit_buttons(page.split('id="reconcile"', 1)[1]) == ["Check what happened"]
     # htmx: the inline form gives way to the same warning, without a form.
-    html = support.get(edit_url("peer-demo", part="rename"), HTTP_HX_REQUEST="true").content
+    html = support.get(rename_url("peer-demo", part="rename"), HTTP_HX_REQUEST="true").content
     inline = support.post(
-        edit_url("peer-demo"),
+        rename_url("peer-demo"),
         {"key": form_key(html.decode()), "op": "rename", "title": "Maybe"},
         HTTP_HX_REQUEST="true",
     )
@@ -277,10 +279,10 @@ def test_check_what_happened_reads_the_state(login, recorder):
 def test_closing_inline_with_htmx_reloads_the_page(login, changes_client):
     row = make_session(changes_client)
     support = login("support")
-    html = support.get(edit_url(row["id"], part="close"), HTTP_HX_REQUEST="true").content.decode()
+    html = support.get(rename_url(row["id"], part="close"), HTTP_HX_REQUEST="true").content.decode()
     assert html.lstrip().startswith('<form id="close-form"')
     answer = support.post(
-        edit_url(row["id"]),
+        rename_url(row["id"]),
         {"key": form_key(html), "op": "close", "reason": "abandoned"},
         HTTP_HX_REQUEST="true",
     )
@@ -288,6 +290,6 @@ def test_closing_inline_with_htmx_reloads_the_page(login, changes_client):
     assert changes_client.get_session(row["id"]).end_reason == "abandoned"
     # An unknown operation is a plain 400, never a crash.
     bad = support.post(
-        edit_url(row["id"]), {"key": form_key(html), "op": "reopen"}, HTTP_HX_REQUEST="true"
+        rename_url(row["id"]), {"key": form_key(html), "op": "reopen"}, HTTP_HX_REQUEST="true"
     )
     assert bad.status_code == 400
