@@ -20,7 +20,7 @@ from pathlib import Path
 from devtools.peer import demo_ids as ids
 from devtools.peer.launcher import Peer, PeerConfig, ensure_peer_venv, run_seed
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.deletion import inventory, snapshot, verify
+from hermes_ui.deletion import confirm_gone, inventory, snapshot
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.lineage.graph.consequences import compute
 from hermes_ui.platform.endpoints import Endpoint
@@ -82,9 +82,9 @@ def _measure(stdout, client: HermesClient) -> None:
     _, delete_ms = _timed(client.delete_session, target, idempotency_key=mint_key())
     cascade = [a.__dict__ for a in found.cascade]
     survivors = [a.__dict__ for a in found.survivors]
-    result, verify_ms = _timed(verify.after_delete, client, target, cascade, survivors)
-    gone = sum(d["state"] == verify.GONE for d in result["deleted"])
-    roots = sum(s["state"] == verify.ROOT for s in result["survivors"])
+    result, verify_ms = _timed(confirm_gone.after_delete, client, target, cascade, survivors)
+    gone = sum(d["state"] == confirm_gone.GONE for d in result["deleted"])
+    roots = sum(s["state"] == confirm_gone.ROOT for s in result["survivors"])
     stdout.write(
         f"DELETE: {delete_ms:.1f} ms; verification of {len(cascade) + 1 + len(survivors)}"
         f" ids: {verify_ms:.0f} ms ({gone} gone, {roots} now roots)"

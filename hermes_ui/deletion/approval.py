@@ -1,4 +1,4 @@
-"""The four-eyes review: an admin who is not the requester approves or rejects."""
+"""The four-eyes approval: an admin who is not the requester approves or rejects."""
 
 from __future__ import annotations
 
@@ -59,15 +59,15 @@ def still_matches(request: DeletionRequest, user) -> dict:
             "snapshot_changed",
             "The session changed after the request was made: " + "; ".join(changes) + ". "
             "The approval is void and nothing was deleted. Request the deletion again "
-            "if it is still wanted, so the reviewer sees the session as it is now.",
+            "if it is still wanted, so the approver sees the session as it is now.",
         )
     return current
 
 
 def decide(request: DeletionRequest, user, decision: str, rule: str, comment: str) -> None:
-    """Record the review. Raises ``policy.Refusal`` or ``HermesError``."""
+    """Record the decision. Raises ``policy.Refusal`` or ``HermesError``."""
     capability = "deletion_approve" if decision == APPROVE else "deletion_reject"
-    refusal = policy.review_refusal(request, user)
+    refusal = policy.approval_refusal(request, user)
     if refusal is not None:
         events.refused(user, request, capability, refusal.code)
         raise refusal

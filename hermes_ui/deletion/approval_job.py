@@ -1,13 +1,12 @@
-"""The review of a bulk deletion as a background job: approving re-reads every member
-from Hermes, which can take minutes for hundreds of sessions.
+"""The approval of a bulk deletion as a background job: approving re-reads every member.
 
-The POST checks who may review (no Hermes call) and answers at once; the
-job decides each member through ``batch.decide`` and the progress page then
-returns to the batch page with the counts. One review of a batch runs at a
-time: the same batch reviewed again meanwhile shows the running one.
+The POST checks who may decide (no Hermes call) and answers at once; one
+decision of a batch runs at a time, and a second one shows the running one.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from django.urls import reverse
 from django_tasks import task
@@ -22,15 +21,16 @@ from hermes_ui.jobs.progress import Failed
 
 KIND = register(
     Kind(
-        "deletion_batch_review",
-        "Reviewing a bulk deletion request",
+        "deletion_batch_approval",
+        "Deciding a bulk deletion request",
         interrupted=(
-            "Members already decided keep their decision (see the request). Review it again "
+            "Members already decided keep their decision (see the request). Decide it again "
             "for the sessions still pending."
         ),
         next_label="Open the bulk deletion request",
     )
 )
+register(dataclasses.replace(KIND, name="deletion_batch_review"))  # jobs from before the rename
 
 
 def _key(batch: DeletionBatch) -> str:
@@ -38,7 +38,7 @@ def _key(batch: DeletionBatch) -> str:
 
 
 @task(takes_context=True)
-def review_batch(context, job_id: int) -> None:
+def decide_batch(context, job_id: int) -> None:
     runner.execute(job_id, _work, runner.worker_of(context))
 
 
@@ -65,14 +65,14 @@ def _work(job: Job, progress, resumed: bool) -> dict:
 
 
 def start(batch: DeletionBatch, user, decision: str, rule: str, comment: str) -> Job:
-    """Raises ``policy.Refusal`` (before anything is queued) when the reviewer may not."""
+    """Raises ``policy.Refusal`` (before anything is queued) when the admin may not decide."""
     pending = batches.reviewable(batch, user)
     url = reverse("deletion_batch", kwargs={"pk": batch.pk})
     scope = {"endpoint": batch.endpoint, "endpoint_fp": batch.endpoint_fp}
     params = {"batch": batch.pk, "decision": decision, "rule": rule, "comment": comment}
     job, _ = runner.submit(
         KIND,
-        review_batch,
+        decide_batch,
         user=user,
         params=params,
         scope=scope,
@@ -84,6 +84,6 @@ def start(batch: DeletionBatch, user, decision: str, rule: str, comment: str) ->
 
 
 def running(batch: DeletionBatch) -> Job | None:
-    """The review of this batch still queued or running, if any."""
+    """The decision of this batch still queued or running, if any."""
     job = Job.objects.filter(kind=KIND.name, key=_key(batch), state__in=ACTIVE_STATES).first()
     return job if job is not None and job.active else None

@@ -1,7 +1,7 @@
-"""A bulk deletion: one request for many sessions, one review, one execution.
+"""A bulk deletion: one request for many sessions, one approval, one execution.
 
 Every session becomes its own ``DeletionRequest`` (snapshot, consequences,
-key minted at approval), linked to one ``DeletionBatch``. The review
+key minted at approval), linked to one ``DeletionBatch``. The approval
 approves or rejects them together; each approval still re-reads its
 session, so one that changed meanwhile is void on its own. Execution walks
 the members, deepest lineage first, each through ``execute.execute`` (the
@@ -19,7 +19,7 @@ import logging
 from django.contrib.auth import get_user_model
 from django_tasks import task
 
-from hermes_ui.deletion import announce, clock, events, execute, policy, review
+from hermes_ui.deletion import announce, approval, clock, events, execute, policy
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.hermes import HermesError
@@ -63,7 +63,7 @@ def create(
     each selected session (a background job's progress). ``cascades=False``
     (an endpoint seen not to cascade) makes a selected delegate of another a
     member of its own. ``selected_by``: who chose the selection, when not ``user``
-    (a retention rule's last editor); they may not review it either. Raises
+    (a retention rule's last editor); they may not approve it either. Raises
     ``HermesError`` when the lists cannot be read (nothing is recorded then).
     """
     lists = deletion_request.lists_now(endpoint)
@@ -136,14 +136,14 @@ def members(batch: DeletionBatch) -> list[DeletionRequest]:
 
 
 def reviewable(batch: DeletionBatch, user) -> list[DeletionRequest]:
-    """The pending members, which this reviewer may decide.
+    """The pending members, which this admin may decide.
 
-    Raises ``policy.Refusal`` (audited) when the reviewer may not review this batch at all.
+    Raises ``policy.Refusal`` (audited) when the admin may not decide this batch at all.
     """
     pending = [m for m in members(batch) if m.status == Status.PENDING]
     if not pending:
-        raise policy.Refusal("not_pending", "No session of this request is waiting for review.")
-    refusal = policy.review_refusal(pending[0], user)
+        raise policy.Refusal("not_pending", "No session of this request is waiting for approval.")
+    refusal = policy.approval_refusal(pending[0], user)
     if refusal is not None:
         events.refused(user, pending[0], "deletion_approve", refusal.code)
         raise refusal
@@ -153,15 +153,15 @@ def reviewable(batch: DeletionBatch, user) -> list[DeletionRequest]:
 def decide(
     batch: DeletionBatch, user, decision: str, rule: str, comment: str, *, on_member=None
 ) -> dict:
-    """One review for every pending member. Returns counts per outcome.
+    """One decision for every pending member. Returns counts per outcome.
 
     ``on_member(member)`` is called after each (a background job's progress).
-    Raises ``policy.Refusal`` when the reviewer may not review this batch at all.
+    Raises ``policy.Refusal`` when the admin may not decide this batch at all.
     """
     counts = {"decided": 0, "void": 0, "failed": 0}
     for member in reviewable(batch, user):
         try:
-            review.decide(member, user, decision, rule, comment)
+            approval.decide(member, user, decision, rule, comment)
             counts["decided"] += 1
         except policy.Refusal:
             counts["void" if member.status == Status.VOID else "failed"] += 1
@@ -169,7 +169,7 @@ def decide(
             counts["failed"] += 1  # unreadable now: it stays pending for another try
         if on_member is not None:
             on_member(member)
-    announce.batch_decided(batch, user, decision == review.APPROVE, counts)
+    announce.batch_decided(batch, user, decision == approval.APPROVE, counts)
     return counts
 
 

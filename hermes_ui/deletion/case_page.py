@@ -1,4 +1,4 @@
-"""Rendering one deletion request: snapshot, consequences, review, execution and result."""
+"""Rendering one deletion request: snapshot, consequences, approval, execution and result."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
         "case": case,
         "endpoint": ep,
         "is_requester": policy.is_requester(case, user),
-        "can_review": case.batch_id is None and policy.review_refusal(case, user) is None,
+        "can_approve": case.batch_id is None and policy.approval_refusal(case, user) is None,
         "can_execute": admin and case.status == Status.APPROVED,
         "can_check": admin and case.status == Status.UNCERTAIN,
         "can_withdraw": (admin or policy.is_requester(case, user))

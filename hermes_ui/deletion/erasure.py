@@ -1,7 +1,7 @@
 """Erasing the dashboard's own copies of sessions Hermes deleted.
 
 A deletion is judged by what is left afterwards, in Hermes and here. For
-every id Hermes verifiably deleted (a read answers 404, see ``verify``) this
+every id Hermes verifiably deleted (a read answers 404, see ``confirm_gone``) this
 runs every registered eraser (``hermes_ui.platform.erasers``): each feature that keeps
 a copy of session data registers one in its ``AppConfig.ready()`` (chat
 turns and their events and relayed streams, index rows, the searchable

@@ -10,7 +10,7 @@ A transport failure, timeout or 5xx is *uncertain*; only a later read
 
 Once a read confirms that Hermes deleted an id, the dashboard erases its own
 copies of it (``erasure``). A case asked for a session Hermes had already
-lost (``DeletionRequest.erase_only``) goes through the same review and runs
+lost (``DeletionRequest.erase_only``) goes through the same approval and runs
 the same reads and the same erasure, but sends no DELETE.
 """
 
@@ -24,14 +24,14 @@ from hermes_ui.audit.idempotency import Result, mint_key
 from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion import (
     announce,
+    approval,
     clock,
+    confirm_gone,
     erasure,
     events,
     holds,
     leftovers,
     policy,
-    review,
-    verify,
 )
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
@@ -58,8 +58,8 @@ def execute(request: DeletionRequest, user) -> Result:
         return _run(request, user, lambda key: _recorded(request))
     held = holds.reason(request)
     if held:
-        raise review.void(request, user, "held", held)
-    review.still_matches(request, user)
+        raise approval.void(request, user, "held", held)
+    approval.still_matches(request, user)
     endpoint = policy.endpoint_of(request)
     client = client_for(endpoint)
     if request.erase_only:
@@ -88,7 +88,7 @@ def execute(request: DeletionRequest, user) -> Result:
 
 
 def _same_lineage(request: DeletionRequest, user, endpoint) -> list[dict]:
-    """Void the approval if the delegates changed; the children to verify as survivors."""
+    """Void the approval if the delegates changed; the children to confirm as survivors."""
     fresh = current_consequences(endpoint, request.session_id, request.snapshot["row"])
     # A delegate that is a member of the same bulk request has a DELETE of its own
     # (a follow-up on an endpoint that does not cascade): it may already be gone.
@@ -96,7 +96,7 @@ def _same_lineage(request: DeletionRequest, user, endpoint) -> list[dict]:
     cascade = [item["id"] for item in fresh["cascade"] if item["id"] not in others]
     expected = [sid for sid in request.cascade_ids if sid not in others]
     if sorted(cascade) != sorted(expected):
-        raise review.void(
+        raise approval.void(
             request,
             user,
             "lineage_changed",
@@ -104,7 +104,7 @@ def _same_lineage(request: DeletionRequest, user, endpoint) -> list[dict]:
             f"would now be deleted with it instead of {len(expected)}. The approval "
             "is void and nothing was deleted. Request the deletion again.",
         )
-    # Children added since the request survive too; verify them along with the rest.
+    # Children added since the request survive too; confirm them along with the rest.
     known = set(request.survivor_ids)
     return request.consequences.get("survivors", []) + [
         item for item in fresh["survivors"] if item["id"] not in known
@@ -163,7 +163,7 @@ def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -
             evidence=evidence,
         )
     cascade = request.consequences.get("cascade", [])
-    result = verify.after_delete(client, request.session_id, cascade, survivors)
+    result = confirm_gone.after_delete(client, request.session_id, cascade, survivors)
     return Result(
         Outcome.SUCCESS,
         http_status=200,
@@ -179,7 +179,7 @@ def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -
 
 def _confirm_lost(client, request: DeletionRequest, key: str) -> Result:
     """An erase-only case: read every id again; only what Hermes lost is erased."""
-    result = verify.after_delete(
+    result = confirm_gone.after_delete(
         client, request.session_id, request.consequences.get("cascade", []), []
     )
     return Result(
@@ -201,9 +201,9 @@ def _erase(request: DeletionRequest, earlier: dict | None = None) -> dict:
     are added, since the second erasure of the same ids finds nothing.
     """
     result = request.result
-    gone = [d["id"] for d in result.get("deleted", []) if d.get("state") == verify.GONE]
+    gone = [d["id"] for d in result.get("deleted", []) if d.get("state") == confirm_gone.GONE]
     # A child expected to survive that reads as missing is gone from Hermes too.
-    gone += [s["id"] for s in result.get("survivors", []) if s.get("state") == verify.MISSING]
+    gone += [s["id"] for s in result.get("survivors", []) if s.get("state") == confirm_gone.MISSING]
     # Transcripts cached under a neighbour's id can show a deleted one (a
     # compression root resolves to its tip); only their cache entries go.
     row = request.snapshot.get("row", {})
@@ -251,7 +251,7 @@ def _apply(request: DeletionRequest, user, result: Result) -> None:
 def check(request: DeletionRequest, user) -> str:
     """Settle an uncertain DELETE by reading the session: 404 means it was deleted.
 
-    Returns the verify state of the target. Raises ``policy.Refusal`` or
+    Returns the confirm-gone state of the target. Raises ``policy.Refusal`` or
     ``HermesError`` (the request stays uncertain then).
     """
     if not policy.is_admin(user):
@@ -281,12 +281,12 @@ def check(request: DeletionRequest, user) -> str:
         )
     request.save()
     events.record(user, request, "deletion_check", deleted=False)
-    return verify.STILL_PRESENT
+    return confirm_gone.STILL_PRESENT
 
 
 def _confirmed(request: DeletionRequest, user, client) -> str:
     consequences = request.consequences
-    request.result = verify.after_delete(
+    request.result = confirm_gone.after_delete(
         client,
         request.session_id,
         consequences.get("cascade", []),
@@ -299,4 +299,4 @@ def _confirmed(request: DeletionRequest, user, client) -> str:
     request.save()
     events.record(user, request, "deletion_check", deleted=True)
     announce.executed(request, user)
-    return verify.GONE
+    return confirm_gone.GONE

@@ -1,6 +1,6 @@
 """One click files a deletion request for what an incomplete deletion left behind.
 
-The leftovers become the members of a bulk request (``batch``), reviewed by
+The leftovers become the members of a bulk request (``batch``), approved by
 another admin like any other: nothing is deleted without the four-eyes
 review. A leftover is a member of its own even when it is a delegate of
 another leftover, since this endpoint was seen not to cascade.

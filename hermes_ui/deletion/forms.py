@@ -2,8 +2,8 @@
 
 from django import forms
 
+from hermes_ui.deletion.approval import APPROVE, REJECT
 from hermes_ui.deletion.policy import APPROVE_RULES, REJECT_RULES, RULES
-from hermes_ui.deletion.review import APPROVE, REJECT
 
 MAX_TEXT = 2000
 
@@ -19,9 +19,9 @@ class RequestForm(forms.Form):
         max_length=MAX_TEXT,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Required. The reviewer decides on it; the audit trail keeps only its "
+        help_text="Required. The approver decides on it; the audit trail keeps only its "
         "fingerprint.",
-        error_messages={"required": "Give a reason: the reviewer decides on it."},
+        error_messages={"required": "Give a reason: the approver decides on it."},
     )
     reason.error_id = "reason-error"  # the id pages and tests know (form_rendering)
 

@@ -2,7 +2,7 @@
 
 The contract says a DELETE removes the session's delegate descendants too;
 hermes-agent 0.15.2 deletes only the session and its delegates become roots.
-The reads after the DELETE (``verify.after_delete``) show which ids are still
+The reads after the DELETE (``confirm_gone.after_delete``) show which ids are still
 there: the case then reads "executed, incomplete", and the endpoint is
 remembered as one whose DELETE does not (or, again, does) cascade, so the next
 request there says so before anyone approves it.
@@ -10,7 +10,7 @@ request there says so before anyone approves it.
 
 from __future__ import annotations
 
-from hermes_ui.deletion import verify
+from hermes_ui.deletion import confirm_gone
 from hermes_ui.deletion.models import DeletionRequest
 from hermes_ui.observed import facts
 from hermes_ui.observed.models import Source
@@ -33,11 +33,11 @@ def observe(request: DeletionRequest) -> None:
     others = siblings(request)
     result = request.result or {}
     own = {**result, "deleted": [d for d in result.get("deleted", []) if d["id"] not in others]}
-    held = verify.cascade_held(own)
+    held = confirm_gone.cascade_held(own)
     endpoint = configured(request.endpoint, request.endpoint_fp)
     if held is None or endpoint is None:
         return
-    kept = [d["id"] for d in verify.leftovers(own) if d.get("kind") == "delegate"]
+    kept = [d["id"] for d in confirm_gone.leftovers(own) if d.get("kind") == "delegate"]
     facts.record_cascade(endpoint, held, Source.DELETION, request.pk, kept)
 
 
@@ -45,5 +45,5 @@ def items(request: DeletionRequest) -> list[dict]:
     """The leftovers for the pages: id, kind and whether Hermes made it a root."""
     return [
         {**d, "root": not d.get("parent_session_id")}
-        for d in verify.leftovers(request.result or {})
+        for d in confirm_gone.leftovers(request.result or {})
     ]

@@ -15,7 +15,7 @@ from hermes_ui.platform import erasers
 
 
 class Status(models.TextChoices):
-    PENDING = "pending", "pending review"
+    PENDING = "pending", "pending approval"
     APPROVED = "approved", "approved"
     REJECTED = "rejected", "rejected"
     EXPIRED = "expired", "approval expired"
@@ -28,7 +28,7 @@ OPEN_STATUSES = (Status.PENDING, Status.APPROVED, Status.UNCERTAIN)
 
 
 class DeletionBatch(models.Model):
-    """One request covering many sessions: one reason, one review, one execution.
+    """One request covering many sessions: one reason, one approval, one execution.
 
     Each session is still its own ``DeletionRequest`` (its own snapshot,
     consequences, key and result) linked here as a member; the batch holds
@@ -43,7 +43,7 @@ class DeletionBatch(models.Model):
     )
     requester_name = models.CharField(max_length=150)
     # Who chose which sessions it covers when that was not the requester's choice
-    # alone (a retention rule's last editor): like the requester, they may not review it.
+    # alone (a retention rule's last editor): like the requester, they may not approve it.
     selected_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -65,7 +65,7 @@ class DeletionBatch(models.Model):
 class DeletionRequest(models.Model):
     endpoint = models.CharField(max_length=40, db_index=True)
     # With ``endpoint``, the identity of the Hermes database (``Endpoint.fingerprint``):
-    # a request is never reviewed or executed against another server.
+    # a request is never approved or executed against another server.
     endpoint_fp = models.CharField(max_length=16, blank=True, default="")
     session_id = models.CharField(max_length=300)
     requester = models.ForeignKey(
@@ -86,7 +86,7 @@ class DeletionRequest(models.Model):
     status_note = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    # The review: approve or reject, with the policy rule and a comment.
+    # The approval: approve or reject, with the policy rule and a comment.
     approver = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -116,7 +116,7 @@ class DeletionRequest(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     # What happened, verified by reading Hermes afterwards (ids and states only).
     result = models.JSONField(default=dict, blank=True)
-    # Set when this request is one session of a bulk request (reviewed as a whole).
+    # Set when this request is one session of a bulk request (approved as a whole).
     batch = models.ForeignKey(
         DeletionBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="members"
     )

@@ -1,9 +1,9 @@
-"""The deletion policy: who may review and execute, on which grounds, and for how long.
+"""The deletion policy: who may approve and execute, on which grounds, and for how long.
 
 * Any role may request a deletion, with a reason.
-* Only an admin reviews, and never the requester (four eyes), nor whoever
+* Only an admin approves, and never the requester (four eyes), nor whoever
   chose a batch's sessions for the requester (a retention rule's last
-  editor, ``DeletionBatch.selected_by``). The review
+  editor, ``DeletionBatch.selected_by``). The approval
   records one of the rules below and a comment as evidence.
 * An approval is valid for ``APPROVAL_VALIDITY`` after it was given.
 * Any admin may execute a valid approval: the approver, another admin, or
@@ -88,20 +88,20 @@ def may_view(request: DeletionRequest, user) -> bool:
     return is_admin(user) or is_requester(request, user)
 
 
-def review_refusal(request: DeletionRequest, user) -> Refusal | None:
+def approval_refusal(request: DeletionRequest, user) -> Refusal | None:
     if not is_admin(user):
         return Refusal("wrong_role", "Only an admin can approve or reject a deletion.", 403)
     if is_requester(request, user):
         return Refusal(
             "self_approval",
-            "You asked for this deletion, so another admin must review it (four-eyes rule).",
+            "You asked for this deletion, so another admin must approve it (four-eyes rule).",
             403,
         )
     if selected_by(request) == user.pk:
         return Refusal(
             "self_approval",
             "You chose what this request deletes (you last changed the retention rule that "
-            "filed it), so another admin must review it (four-eyes rule).",
+            "filed it), so another admin must approve it (four-eyes rule).",
             403,
         )
     if request.status != Status.PENDING:
@@ -160,7 +160,7 @@ def execution_refusal(request: DeletionRequest, user) -> Refusal | None:
         return Refusal(
             "self_approval",
             "This approval was not given by a second person, so it does not count. "
-            "Another admin must review the request.",
+            "Another admin must approve the request.",
             403,
         )
     return None

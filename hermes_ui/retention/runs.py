@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
+from hermes_ui.deletion import approval
 from hermes_ui.deletion import batch as deletion_batch
-from hermes_ui.deletion import review as deletion_review
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.hermes import HermesError
 from hermes_ui.platform.endpoints import Endpoint, get_endpoint
@@ -114,7 +114,7 @@ def supersede(rule: RetentionRule, newer: RetentionRun) -> int:
                 batch_id=run.batch_id, status__in=(Status.PENDING, Status.APPROVED)
             )
             for member in waiting:
-                deletion_review.void(member, None, "superseded", note)
+                approval.void(member, None, "superseded", note)
                 voided += 1
         RetentionRun.objects.filter(pk=run.pk).update(
             superseded_at=timezone.now(), superseded_by=newer

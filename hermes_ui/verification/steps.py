@@ -32,7 +32,7 @@ from hermes_ui.audit import trail
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply
-from hermes_ui.deletion import execute, verify
+from hermes_ui.deletion import confirm_gone, execute
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.hermes import HermesError, client_for
@@ -464,8 +464,8 @@ def _finish_step_7(run: Run) -> bool:
             7,
             {
                 "the deletion was executed": case.status == Status.EXECUTED,
-                "the session is gone": target.get("state") == verify.GONE,
-                "the branch survived as a root": kept.get(report.child_id) == verify.ROOT,
+                "the session is gone": target.get("state") == confirm_gone.GONE,
+                "the branch survived as a root": kept.get(report.child_id) == confirm_gone.ROOT,
             },
             request_id=case.pk,
             status=case.status,

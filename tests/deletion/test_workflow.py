@@ -94,7 +94,7 @@ def test_the_requester_cannot_approve_their_own_request(login, fake_hermes, cloc
     case = request_deletion(admin, TARGET)
     answer = decide(admin, case.pk)
     assert answer.status_code == 403
-    assert "another admin must review it (four-eyes rule)" in answer.content.decode()
+    assert "another admin must approve it (four-eyes rule)" in answer.content.decode()
     assert refresh(case).status == Status.PENDING
     refused = AuditEvent.objects.get(capability="deletion_approve")
     assert (refused.outcome, refused.error_code) == ("refused", "self_approval")

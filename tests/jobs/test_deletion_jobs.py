@@ -65,7 +65,7 @@ def test_the_review_runs_off_the_request_and_returns_to_the_batch(
     decision = {"decision": "approve", "policy_rule": "test_or_duplicate", "comment": "Checked"}
     answer = admin.post(reverse("deletion_batch_decide", kwargs={"pk": batch.pk}), decision)
     job = job_of(answer)
-    assert (job.kind, job.total, job.done) == ("deletion_batch_review", 2, 0)
+    assert (job.kind, job.total, job.done) == ("deletion_batch_approval", 2, 0)
     assert job.endpoint == batch.endpoint
     assert gate.waiting.wait(30)  # the first member's re-read is at Hermes
     batch_page = admin.get(reverse("deletion_batch", kwargs={"pk": batch.pk})).content.decode()

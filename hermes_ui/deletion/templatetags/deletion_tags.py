@@ -28,7 +28,7 @@ def open_deletion(endpoint, session_id: str):
 
 @register.simple_tag(takes_context=True)
 def deletion_pending_count(context) -> int:
-    """Requests waiting for an admin (review or a check); 0 for everyone else."""
+    """Requests waiting for an admin (an approval or a check); 0 for everyone else."""
     request = context.get("request")
     user = getattr(request, "user", None)
     if user is None or not has_role(user, ADMIN):

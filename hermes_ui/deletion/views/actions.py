@@ -1,4 +1,4 @@
-"""The steps of a deletion request: review, execute, check an uncertain DELETE, withdraw.
+"""The steps of a deletion request: approval, execute, check an uncertain DELETE, withdraw.
 
 Each is a POST that re-renders the case block for htmx and redirects
 otherwise. A refusal (wrong person, expired, changed session) is shown on the
@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from hermes_ui.deletion import events, execute, follow_up, policy, review
+from hermes_ui.deletion import approval, events, execute, follow_up, policy
 from hermes_ui.deletion.case_page import case_or_403, render_case
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.hermes import HermesError
@@ -52,14 +52,14 @@ def _step(request, case, action, notice=lambda outcome: ""):
 
 
 @require_POST
-@role_required(ADMIN, on_refusal=_audit_refusal("deletion_review"))
+@role_required(ADMIN, on_refusal=_audit_refusal("deletion_approval"))
 def deletion_decide(request, pk: int):
     case = case_or_403(request, pk)
     if case.batch_id is not None:
-        # One review covers a bulk request: its members are not decided one by one.
+        # One approval covers a bulk request: its members are not decided one by one.
         refusal = policy.Refusal(
             "in_batch",
-            "This session is part of a bulk deletion request: review the request as a whole.",
+            "This session is part of a bulk deletion request: decide the request as a whole.",
         )
         return render_case(request, case, status=409, refusal=refusal)
     form = DecisionForm(request.POST)
@@ -69,7 +69,7 @@ def deletion_decide(request, pk: int):
     return _step(
         request,
         case,
-        lambda: review.decide(
+        lambda: approval.decide(
             case, request.user, data["decision"], data["policy_rule"], data["comment"]
         ),
     )
@@ -103,7 +103,7 @@ def deletion_check(request, pk: int):
 @require_POST
 def deletion_withdraw(request, pk: int):
     case = case_or_403(request, pk)
-    return _step(request, case, lambda: review.withdraw(case, request.user))
+    return _step(request, case, lambda: approval.withdraw(case, request.user))
 
 
 @require_POST
@@ -123,6 +123,6 @@ def deletion_follow_up(request, pk: int):
     messages.success(
         request,
         f"Bulk deletion request #{made.pk} asks for the sessions deletion #{case.pk} left on "
-        "Hermes; an admin other than you reviews it.",
+        "Hermes; an admin other than you approves it.",
     )
     return redirect("deletion_batch", pk=made.pk)

@@ -1,4 +1,4 @@
-"""A bulk deletion's page: its members, one review, the execution and its progress."""
+"""A bulk deletion's page: its members, one approval, the execution and its progress."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -6,8 +6,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.deletion import approval_job, panels, policy
 from hermes_ui.deletion import batch as batches
-from hermes_ui.deletion import panels, policy, review_job
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
 from hermes_ui.jobs.respond import started
@@ -31,7 +31,7 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
     rows = [{"case": m, "verdict": batches.verdict(m, batch)} for m in members]
     selected = {m.session_id for m in members}
     admin = policy.is_admin(request.user)
-    reviewing = review_job.running(batch)
+    approving = approval_job.running(batch)
     counts = {}
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
@@ -42,9 +42,9 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
         "counts": sorted(counts.items()),
         "done": sum(1 for m in members if m.status != Status.APPROVED),
         "running": bool(batch.started_at and not batch.finished_at),
-        "reviewing": reviewing,
-        "can_review": admin
-        and reviewing is None
+        "approving": approving,
+        "can_approve": admin
+        and approving is None
         and request.user.pk not in (batch.requester_id, batch.selected_by_id)
         and any(m.status == Status.PENDING for m in members),
         "can_execute": admin
@@ -68,14 +68,14 @@ def deletion_batch(request, pk: int):
 @require_POST
 @role_required(ADMIN, on_refusal=_batch_or_403)  # a batch that does not exist is a 404
 def deletion_batch_decide(request, pk: int):
-    """Start the review (a job: approving re-reads every member); answer with its progress."""
+    """Start the decision (a job: approving re-reads every member); answer with its progress."""
     batch = _batch_or_403(request, pk)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         return render_batch(request, batch, status=400, form=form)
     data = form.cleaned_data
     try:
-        job = review_job.start(
+        job = approval_job.start(
             batch, request.user, data["decision"], data["policy_rule"], data["comment"]
         )
     except policy.Refusal as refusal:

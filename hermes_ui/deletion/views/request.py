@@ -42,7 +42,9 @@ def deletion_new(request, endpoint):
                 return error_page(request, error, ep)
             # The form shows the failure in place, with the failure's status.
             return _form(request, ep, session_id, form, error_context(error, ep))
-        messages.success(request, f"Deletion request #{made.pk} recorded; an admin will review it.")
+        messages.success(
+            request, f"Deletion request #{made.pk} recorded; an admin will approve or reject it."
+        )
         return _to_case(request, made.pk)
     return _form(request, ep, session_id, form)
 

@@ -1,4 +1,4 @@
-"""After a DELETE: read Hermes again to show what is really gone and what survived."""
+"""Confirm gone: after a DELETE, read Hermes again to show what is really gone and what survived."""
 
 from __future__ import annotations
 
