@@ -1,7 +1,7 @@
 """The one-line GET bars render through partials/field_inline.html: labels, help text
 and choices come from their form classes, ids stay what tests and scripts use."""
 
-from hermes_ui.audit.views import AuditFilter
+from hermes_ui.audit.forms import AuditFilter
 from hermes_ui.export.forms import ExportQuery
 from hermes_ui.index.forms import IndexQuery
 from hermes_ui.sessions.forms import ListQuery, SessionPageQuery

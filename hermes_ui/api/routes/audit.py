@@ -4,7 +4,7 @@ from ninja import Router
 
 from hermes_ui.api import paging
 from hermes_ui.api.errors import bad_request
-from hermes_ui.audit.views import AuditFilter, filtered
+from hermes_ui.audit.forms import AuditFilter, filtered
 from hermes_ui.web.roles import ADMIN, require_role
 
 router = Router(tags=["audit"])
