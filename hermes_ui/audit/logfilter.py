@@ -1,16 +1,4 @@
-"""Defence in depth for every log line the dashboard writes.
-
-Log calls in the dashboard pass ids, codes and statuses only. This filter
-covers what a log call cannot control: a traceback of an unexpected error
-quotes the exception's message (a Hermes error's message can quote a title
-the provider refused), and a careless ``%r`` could print a credential. So a
-record leaves here with the exception *types and frames* but no exception
-messages, and with every configured Hermes API key and any Bearer token
-masked.
-
-It must not import models: ``LOGGING`` is configured before the app
-registry is ready.
-"""
+"""Defence in depth for every log line the dashboard writes."""
 
 import logging
 import re

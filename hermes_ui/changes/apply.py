@@ -1,13 +1,4 @@
-"""Running one change through the replay boundary, and what a view needs to show it.
-
-``attempt`` wraps a Hermes mutation in ``idempotency.run_once``: the first
-submission of a form calls Hermes (with the effective key as
-``Idempotency-Key``), every repeat gets the recorded outcome. What is
-recorded passes through ``redact.evidence`` (titles become fingerprints,
-prompts only "present, N characters"); the provider's own words and the
-returned row are kept only in memory, for the response to the person who
-submitted the form.
-"""
+"""Running one change through the replay boundary, and what a view needs to show it."""
 
 from __future__ import annotations
 

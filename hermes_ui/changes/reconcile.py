@@ -1,25 +1,4 @@
-"""Say what actually happened after a change whose outcome is not simply "done".
-
-Fork is not atomic at the provider: it ends the parent (``branched``),
-creates the child, copies the active messages and only then validates the
-title, so an error can come back after durable changes. A timeout, a
-dropped connection, 429 or 5xx leave any mutation in doubt. In both cases
-the dashboard reads the current state and reports, check by check, what is
-true now and what is safe to do next. It never repeats the change itself.
-
-Intent comes from the recorded (redacted) evidence: ids as they are, the
-requested title only as a fingerprint, which is enough to tell whether the
-title Hermes holds now is the one that was asked for.
-
-A change is judged at its moment. When Hermes answered, what it returned
-then was recorded (a fork's child: its message count, digest and title
-fingerprint; a rename or close: whether it took; a create: the title and
-prompt it stored), and the checks compare that record with the intent.
-What happened to the session afterwards (a chat turn on the child, a later
-rename) is shown as "since", never as a failure of the change. Only a
-change whose answer was lost has no record, and is judged by what is there
-now, reading past later growth (the copied messages are the child's first).
-"""
+"""Say what actually happened after a change whose outcome is not simply "done"."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""Who may do what with a chat turn beyond reading it.
-
-Reading a turn (its page and its stream: the message and the answer) is
-role-wide, for every support user: the message and the answer are written
-to the session's transcript, which every support user reads anyway, and the
-session page shows a running turn to whoever opens it (one turn at a time per
-session). What is the sender's own is kept to the sender and admins: the
-memory scope (``session_key``) it used, and stopping it. The system message
-is never shown to anyone, only its length.
-"""
+"""Who may do what with a chat turn beyond reading it."""
 
 from hermes_ui.web.roles import ADMIN, has_role
 

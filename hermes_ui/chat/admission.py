@@ -1,33 +1,4 @@
-"""Whether a turn may start, and the turn record that makes it happen at most once.
-
-Order matters: a submission whose form key already made a turn gets that
-turn back (a double click, a reload or a resubmit never sends again); then
-the session is resolved to its compression tip (posting to a root writes
-rows ``session_messages`` never shows) and a closed tip is refused; then the
-turn row is inserted, and the database's "one running turn per session"
-constraint decides races between tabs. The caps on running turns (per person
-and overall) are checked before Hermes is asked anything, and again in the
-transaction that inserts the row.
-
-That transaction must serialize with every other admission, or parallel POSTs
-to different sessions all count "below the cap" and all insert:
-
-* PostgreSQL runs it under READ COMMITTED, where a count and an insert do not
-  conflict with anyone else's, so it first takes transaction-scoped advisory
-  locks (``pg_advisory_xact_lock``): the person's, guarding the per-person
-  count, then the dashboard-wide one, guarding the overall count. Always in
-  that order (an anonymous admission takes only the second, a prefix of it),
-  so two admissions never wait on each other in a circle. They are released
-  by the commit that makes the new turn visible, so the next holder's count
-  sees it (READ COMMITTED reads a fresh snapshot per statement, taken after
-  the lock was granted). Each cap keeps its own lock, so the per-person cap
-  holds even if the overall one is ever checked elsewhere.
-* SQLite needs nothing more: the database opens every transaction with
-  ``BEGIN IMMEDIATE`` (``backends.sqlite_database``), which takes the
-  database's single write lock at the start, so one admission's count and
-  insert finish before any other writer's transaction begins, in every
-  process.
-"""
+"""Whether a turn may start, and the turn record that makes it happen at most once."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""A turn as server-sent events of HTML fragments, for htmx's SSE extension.
-
-Frames (each ``id:`` is the last provider event it reflects, so a browser's
-automatic reconnect resumes with ``Last-Event-ID``):
-
-* ``snapshot``: the whole turn body (first frame of a fresh connection, and
-  the final rendering with markdown, usage and the durability check);
-* ``delta``: escaped answer text appended to the live answer;
-* ``tools`` / ``status``: the tool list / the status block, re-rendered;
-* ``end``: the turn is over; the page closes the connection.
-"""
+"""A turn as server-sent events of HTML fragments, for htmx's SSE extension."""
 
 from __future__ import annotations
 

@@ -1,17 +1,4 @@
-"""Turns in flight and their retained events (owned by the chat feature).
-
-A ``Turn`` is the dashboard's record of one chat turn: it exists before the
-turn is sent, so a double click, a reload or a second tab finds it instead
-of sending the turn again (chat is never safe to replay). Its state machine
-only moves forward::
-
-    pending -> streaming -> completed | failed | cancelled | truncated | uncertain
-    pending -> completed | failed | cancelled | uncertain   (sync turns, early ends)
-
-``TurnEvent`` rows are the provider's stream events as received, at most
-``HERMES_CHAT_MAX_EVENTS`` per turn, so a reconnect replays what was
-received without asking Hermes again.
-"""
+"""Turns in flight and their retained events (owned by the chat feature)."""
 
 from django.conf import settings
 from django.db import models

@@ -1,14 +1,4 @@
-"""The upstream consumer: runs each streamed turn once, apart from any browser.
-
-A turn's Hermes stream is read by an asyncio task on the relay's own event
-loop thread inside the dashboard process. Browsers only watch it (see
-``hub``), so a reload, a reconnect or a second tab never starts the turn
-again; they re-read what was received. The task retains at most
-``max_events`` events, no event over ``max_event_bytes`` and no answer over
-``max_answer_bytes``, stops after ``total_timeout`` seconds, skips keepalive
-comments, and its cancel closes the upstream connection (which Hermes does
-not treat as a rollback: the model may already have called tools).
-"""
+"""The upstream consumer: runs each streamed turn once, apart from any browser."""
 
 from __future__ import annotations
 

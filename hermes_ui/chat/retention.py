@@ -1,15 +1,4 @@
-"""Turn retention: after ``HERMES_UI_TURN_RETENTION_DAYS`` a turn keeps only its metadata.
-
-A turn's record is what makes a double click, a reload or a second tab safe,
-and its events let a reconnect replay the stream; neither needs the text
-once the turn is weeks old, while the text is user data (messages, system
-messages, answers, tool arguments). So old turns lose their message, system
-message, answer and error message, and their events lose their payloads;
-state, counts, tokens, timestamps and ids stay.
-
-The index refresher runs ``purge`` on every pass (``index/refresher.py``);
-``manage.py purge_turns`` runs it by hand or from cron.
-"""
+"""Turn retention: after ``HERMES_UI_TURN_RETENTION_DAYS`` a turn keeps only its metadata."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""The turn without JavaScript as a background job: the POST answers at once.
-
-The turn is recorded (``admission``) before the job is queued, so it is
-still sent at most once: the job only runs ``sync_turn.run`` for it, and a
-job resumed after its worker died never sends it: a turn still pending then
-may have reached Hermes, so it becomes uncertain (``store.settle_interrupted``). The
-job's result points at the turn (its text stays on the turn); when it is
-done its progress page goes where the form went before: the session's chat,
-or the turn's own page when Hermes refused it or it could not be sent.
-"""
+"""The turn without JavaScript as a background job: the POST answers at once."""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""A streamed turn shared between worker processes through Redis (only with ``REDIS_URL``).
-
-One process owns a turn's upstream Hermes stream (the one whose relay
-started it). It proves it is alive with a lease key it renews every
-``HEARTBEAT`` seconds, and appends everything its watchers would see to a
-Redis Stream per turn: each provider event and each published change of
-state. Any other worker serves a browser's SSE for that turn by replaying the
-stream (``XRANGE``) and following it (``XREAD`` blocking); ``Last-Event-ID``
-resumes from it exactly as from the owner's memory. When the lease lapses
-the owner is gone: the turn is settled as *uncertain* and nobody sends it
-again. A cancel from another worker is a key the owner's heartbeat reads.
-"""
+"""A streamed turn shared between worker processes through Redis (only with ``REDIS_URL``)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,4 @@
-"""Reading one side of a comparison, honestly about where its transcript came from.
-
-``session_messages`` does not always return the asked session's own rows:
-it follows a compression chain to its tip (the chain's active transcript,
-which is what a reader means), and after an API fork it walks into the
-newest fork (see ``hermes_ui.lineage.graph.tip.resume_target``), so the parent's
-own transcript is no longer readable. For that case the dashboard has one
-thing of its own: when it forked the parent, it recorded the parent's
-message count and digest just before (the fork's audit evidence). A fork
-copies the parent's rows, so if the first N rows Hermes returns match that
-digest, they are the parent's transcript at fork time. Otherwise the side
-is compared on its row figures only, and the page says so.
-"""
+"""Reading one side of a comparison, honestly about where its transcript came from."""
 
 from __future__ import annotations
 

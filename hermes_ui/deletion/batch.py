@@ -1,16 +1,4 @@
-"""A bulk deletion: one request for many sessions, one approval, one execution.
-
-Every session becomes its own ``DeletionRequest`` (snapshot, consequences,
-key minted at approval), linked to one ``DeletionBatch``. The approval
-approves or rejects them together; each approval still re-reads its
-session, so one that changed meanwhile is void on its own. Execution walks
-the members, deepest lineage first, each through ``execute.execute`` (the
-single DELETE path) and nothing else: it never touches an id outside the
-approved members.
-
-A session selected together with its delegate parent is not a member of its
-own: the parent's DELETE cascades to it (``skipped`` says so).
-"""
+"""A bulk deletion: one request for many sessions, one approval, one execution."""
 
 from __future__ import annotations
 

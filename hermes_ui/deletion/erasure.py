@@ -1,17 +1,4 @@
-"""Erasing the dashboard's own copies of sessions Hermes deleted.
-
-A deletion is judged by what is left afterwards, in Hermes and here. For
-every id Hermes verifiably deleted (a read answers 404, see ``confirm_gone``) this
-runs every registered eraser (``hermes_ui.platform.erasers``): each feature that keeps
-a copy of session data registers one in its ``AppConfig.ready()`` (chat
-turns and their events and relayed streams, index rows, the searchable
-transcript text, fork records, review verdicts, titles in recorded change
-results, cached transcripts and cached lineage drawings). Then SQLite is made
-to drop the erased bytes (``sqlite_wipe``).
-
-The deletion request and the audit trail stay: they hold ids, codes and
-fingerprints only.
-"""
+"""Erasing the dashboard's own copies of sessions Hermes deleted."""
 
 from __future__ import annotations
 

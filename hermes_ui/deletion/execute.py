@@ -1,18 +1,4 @@
-"""Executing an approved deletion: the only code in the dashboard that calls DELETE.
-
-Order matters. The policy checks and the re-read of the session happen
-first, outside the idempotency record, so a passing Hermes hiccup during
-the checks does not burn the approval. The DELETE itself runs inside
-``idempotency.run_once`` under the key minted at approval: a double click,
-a second admin or a refresh gets the recorded outcome, never a second call.
-A transport failure, timeout or 5xx is *uncertain*; only a later read
-(``check``) settles it.
-
-Once a read confirms that Hermes deleted an id, the dashboard erases its own
-copies of it (``erasure``). A case asked for a session Hermes had already
-lost (``DeletionRequest.erase_only``) goes through the same approval and runs
-the same reads and the same erasure, but sends no DELETE.
-"""
+"""Executing an approved deletion: the only code in the dashboard that calls DELETE."""
 
 from __future__ import annotations
 

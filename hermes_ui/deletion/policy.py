@@ -1,17 +1,4 @@
-"""The deletion policy: who may approve and execute, on which grounds, and for how long.
-
-* Any role may request a deletion, with a reason.
-* Only an admin approves, and never the requester (four eyes), nor whoever
-  chose a batch's sessions for the requester (a retention rule's last
-  editor, ``DeletionBatch.selected_by``). The approval
-  records one of the rules below and a comment as evidence.
-* An approval is valid for ``APPROVAL_VALIDITY`` after it was given.
-* Any admin may execute a valid approval: the approver, another admin, or
-  the requester when the requester is an admin. The second pair of eyes is
-  the approval itself; execution adds the check that the session still
-  matches what the approver saw. An approval given by the requester (or by
-  the batch's selector) never counts, whatever the database says.
-"""
+"""The deletion policy: who may approve and execute, on which grounds, and for how long."""
 
 from __future__ import annotations
 

@@ -1,18 +1,4 @@
-"""Probing every configured endpoint at once, each with its own short timeout.
-
-A probe asks ``/health`` (reachable, version) and ``/v1/capabilities``
-(whether the key is accepted, which features and operations the server
-reports). One endpoint that is down or slow costs its own timeout; the
-others answer meanwhile and the page shows them all.
-
-Probes are throttled: each answer is kept in Django's cache for
-``HERMES_PROBE_CACHE_SECONDS``, and a view of the endpoints page only asks
-the endpoints whose answer is older (``recent``), so reloading the page, or
-many people viewing it, costs one round of probes per window. That read
-writes no row. "Probe now" (a POST) asks every endpoint again at once
-(``refresh``) and records the answers (``EndpointProbe``) that gate
-optional features. The cache holds what the page shows (never the key).
-"""
+"""Probing every configured endpoint at once, each with its own short timeout."""
 
 from __future__ import annotations
 

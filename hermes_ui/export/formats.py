@@ -1,16 +1,4 @@
-"""Export writers: JSON, Markdown and HTML, each a generator of text pieces.
-
-A writer never holds a transcript: it walks ``doc.sessions`` (lazy) and each
-session's ``messages`` (lazy) and yields text as it goes. What it yields is
-the *body*; the caller hashes the body while streaming it and then appends
-the writer's ``trailer``, which states the SHA-256 of every byte before it.
-
-Everything from Hermes is escaped for its format: JSON escapes ``<``, ``>``
-and ``&`` as ``\\u003c``-style sequences (same values, nothing a browser or
-an HTML embedder could run); Markdown puts message text in fences long
-enough that the text cannot close them, and backslash-escapes markup in
-headings; HTML escapes every value and carries no script at all.
-"""
+"""Export writers: JSON, Markdown and HTML, each a generator of text pieces."""
 
 from __future__ import annotations
 

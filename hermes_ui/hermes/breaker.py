@@ -1,22 +1,4 @@
-"""A circuit breaker per endpoint: a Hermes that stops answering is failed fast, then retried.
-
-After ``HERMES_BREAKER_FAILURES`` consecutive timeouts or connection
-failures the endpoint is *open*: calls fail at once with "Hermes `<id>` is
-not answering since HH:MM; retrying automatically" instead of each holding
-a worker thread until its deadline. Every ``HERMES_BREAKER_RETRY_SECONDS``
-one call is let through as a trial (half-open); when it succeeds the breaker
-closes, with no restart. Any answer from Hermes, even an HTTP error, counts
-as success: the server is there.
-
-With Redis the state is shared by every worker (one hash per endpoint
-identity; the trial is a ``SET NX`` key, so one worker at a time tries),
-read at most once a second per process. Without Redis, or while it is down,
-each process keeps its own.
-
-pybreaker (the usual library) was not used: its Redis storage does not fall
-back to process state when Redis goes away mid-run, and it has no notion of
-one shared trial per period across processes.
-"""
+"""A circuit breaker per endpoint: a Hermes that stops answering is failed fast, then retried."""
 
 from __future__ import annotations
 

@@ -1,20 +1,4 @@
-"""A cap on the calls one worker process has in flight to any one endpoint.
-
-Without it, ten pages of one slow Hermes take ten of a worker's threads and
-the pages of every other endpoint queue behind them. Each endpoint may hold
-at most ``HERMES_BULKHEAD`` threads of a process at once (by default half of
-``HERMES_UI_VIEW_THREADS``); a call over the cap waits at most
-``HERMES_BULKHEAD_WAIT`` (half a second by default: enough to ride out a
-burst against a healthy server on a busy worker, where the capped scale bench
-saw 503s at a tenth of a second) and then fails with 503, long before the
-page's 10 s deadline.
-
-Only pages (calls made under a page budget, see ``deadline``) take a slot:
-background work (the index refresher, jobs) runs on threads of its own,
-bounded by their own pools, and never holds a page thread. A page that makes
-calls at once from helper threads holds one slot for all of them
-(``HermesClient.page_slot``): the calls inside ride on it (``riding``).
-"""
+"""A cap on the calls one worker process has in flight to any one endpoint."""
 
 from __future__ import annotations
 

@@ -634,8 +634,8 @@ _TLS_CONTEXT = None
 
 
 def _stream_tls_context():
-    """One TLS context for every stream: building one costs ~30 ms of CPU, and a
-    turn's stream would otherwise build it on the relay's event loop."""
+    """One TLS context for every stream: building one is costly, and a turn's
+    stream would otherwise build it on the relay's event loop."""
     global _TLS_CONTEXT
     if _TLS_CONTEXT is None:
         _TLS_CONTEXT = httpx.create_ssl_context()

@@ -1,16 +1,4 @@
-"""How long the Hermes work of one page may take, all calls and retries together.
-
-A page sets a budget (``HERMES_PAGE_DEADLINE``, 10 s by default) when it
-starts (``hermes_ui.web.deadline.DeadlineMiddleware``); every call the client
-makes for it takes its timeouts from what is left, so three reads that each
-wait the contract's 30 s can no longer hold a worker thread for 90 s. Code
-that runs outside a page (background jobs, the refresher) has no budget:
-each call is then bounded by its operation's own timeout as one total
-deadline, which also holds against a server that trickles bytes.
-
-The budget also carries the request's *gone* flag, set when the browser
-disconnects: no further call or retry starts for a page nobody waits for.
-"""
+"""How long the Hermes work of one page may take, all calls and retries together."""
 
 from __future__ import annotations
 

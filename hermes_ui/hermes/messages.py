@@ -1,19 +1,4 @@
-"""Reading a transcript whole, on every Hermes release.
-
-Hermes 0.15-0.19 answer ``session_messages`` with every active row and no
-``pagination``. Newer servers page it and, asked plainly, answer only the
-newest 500 rows. So a transcript is read in explicit pages from the oldest
-(``order=oldest&limit=500&offset=N``) until a short page; an answer without
-``pagination`` is already the whole transcript (older releases ignore the
-parameters). Nothing above this package knows which it was.
-
-A page that fails after the first raises ``IncompleteTranscript`` with what
-was read, so a part is never shown, indexed, exported or counted as the
-whole. Rows of compression ancestors (the paging servers include them, each
-with its own ``session_id``) are kept apart in ``ancestor_rows``: they belong
-to their own sessions and are not shown, counted or indexed a second time here.
-An answer without ``pagination`` is returned exactly as Hermes sent it.
-"""
+"""Reading a transcript whole, on every Hermes release."""
 
 from __future__ import annotations
 

@@ -1,19 +1,4 @@
-"""Walking ``sessions_list`` page by page, as the provider contract asks.
-
-The list is offset-paged over the most-recent-activity order: a snapshot it
-is not, and a row that gains activity while the walk runs can move to an
-earlier page (and be skipped) or to a later one (and come back). So:
-
-- the offset advances by the number of rows *returned*, never by the limit;
-- a short or empty page is the end: ``has_more`` only says the page was full,
-  and is true on a final full page too; a page longer than the limit (a
-  newer Hermes adds pinned rows past it) is full;
-- rows are de-duplicated by session id, the first sighting wins.
-
-Every caller that needs more than one page (the index sync, a deletion's
-inventory, reconciling an uncertain change, the endpoint verification) walks
-the list through here.
-"""
+"""Walking ``sessions_list`` page by page, as the provider contract asks."""
 
 from __future__ import annotations
 

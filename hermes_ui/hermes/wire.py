@@ -1,18 +1,4 @@
-"""Sockets whose every read and write ends by the deadline of the call using them.
-
-httpcore takes the read timeout once per part of an answer (the header, the
-body) and gives that same timeout to every ``recv`` of the part: each byte
-that arrives starts the wait afresh. A server that trickles its header one
-byte at a time was therefore never given up on (h11 allows a 16 KiB
-header), and one that stalls after a few body bytes got a whole new
-timeout. The client names the deadline of the call it is making
-(``until``); every socket operation under it waits at most what is left,
-and one that would start after it fails as a timeout at once.
-
-httpx has no setting for the network backend of its connection pool, so
-``bound`` swaps it in on a client's transports (their ``_pool``); the
-deadline tests against real slow sockets fail if that ever stops working.
-"""
+"""Sockets whose every read and write ends by the deadline of the call using them."""
 
 from __future__ import annotations
 
@@ -49,7 +35,7 @@ def _left(timeout: float | None, late: type[Exception]) -> float | None:
 
 # httpcore asks for 64 KiB a read. A long transcript (~1 MB) is then ~15 reads, and a
 # reading thread (the session page reads its messages beside the thread drawing the
-# page) waits for the GIL before each: up to the 5 ms switch interval every time.
+# page) waits for the GIL before each, up to the interpreter's switch interval.
 # Taking whatever the socket holds, up to this much, makes that a few reads.
 READ_BYTES = 1024 * 1024
 

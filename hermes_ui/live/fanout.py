@@ -1,15 +1,4 @@
-"""One feed per worker and endpoint: reads new events once, feeds every open stream.
-
-However many browsers a worker serves, each endpoint costs it one small
-database read per tick (``TICK`` seconds) and one heartbeat every ``BEAT``
-seconds; a stream only waits on its own queue. The feed starts with its
-first subscriber and ends (forgetting its heartbeat) after its last.
-
-A feed also says whether live updates are paused: the refresher's last poll
-of the endpoint failed (a breaker open, Hermes unreachable) or is overdue
-(the refresher is not running), or the database does not answer. It says
-so once, and again when they resume.
-"""
+"""One feed per worker and endpoint: reads new events once, feeds every open stream."""
 
 from __future__ import annotations
 

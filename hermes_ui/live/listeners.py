@@ -1,17 +1,4 @@
-"""Who listens to an open stream, checked again while it stays open.
-
-A stream is let in by its person's login and role when it opens, and may
-stay open for hours. So every ``HERMES_UI_LIVE_RECHECK_SECONDS`` (at most
-30 s) it asks again: the login session still there (not signed out, not
-expired, no password change since), the account active, the role the same;
-any change ends it. One person holds at most
-``HERMES_UI_LIVE_STREAMS_PER_PERSON`` streams: one more ends their oldest,
-which is told to poll. Each worker counts its own; with Redis the count
-spans every worker (``slots``), and while Redis is down each worker's own
-count still holds. Queues are bounded: a client that
-stops reading is cut off when its queue fills, and its browser reconnects
-and resumes from ``Last-Event-ID``.
-"""
+"""Who listens to an open stream, checked again while it stays open."""
 
 from __future__ import annotations
 

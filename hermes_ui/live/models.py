@@ -1,17 +1,4 @@
-"""What every process shares about live updates, in the database.
-
-The refresher (its own process) and each uvicorn worker meet here, so the
-same tables work on SQLite and PostgreSQL, with or without Redis:
-
-- ``LiveWatch``: one row per worker and endpoint while a browser on that
-  worker watches the endpoint (a heartbeat; the refresher polls only
-  endpoints with a fresh one). ``sessions`` are the session pages watched.
-- ``LiveEvent``: one coalesced change per endpoint per poll, ids and change
-  kinds only (never a title or text), with an increasing id the browsers
-  resume from; pruned after an hour.
-- ``LiveStatus``: the last poll of each endpoint, and its error code (a
-  breaker open, Hermes unreachable): the pages say "live updates paused".
-"""
+"""What every process shares about live updates, in the database."""
 
 from __future__ import annotations
 

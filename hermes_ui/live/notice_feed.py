@@ -1,16 +1,4 @@
-"""One feed per worker and topic of dashboard notices: one read per tick for all its streams.
-
-Like ``fanout`` for Hermes' change events, without the heartbeat (nothing is
-polled for a notice: the features write them) and without the pause (no
-Hermes behind them). Each stream gives the feed a ``wants(row)`` predicate
-(its queue, or a non-admin's own requests): a stream only ever receives the
-ids it was let see.
-
-Notices are written by every web worker, so on PostgreSQL a notice can
-commit after one with a higher id (its id was taken first): the feed keeps
-the ids it skipped over as gaps for ``GAP_SECONDS`` and asks for them again
-each tick, so a notice that commits late is still sent, once.
-"""
+"""One feed per worker and topic of dashboard notices: one read per tick for all its streams."""
 
 from __future__ import annotations
 

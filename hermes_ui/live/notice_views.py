@@ -1,19 +1,4 @@
-"""Event streams of dashboard notices: the deletion queue's and a review queue's.
-
-``GET /live/deletions/`` (any role: an admin hears of every request, anyone
-else of their own only, as the queue shows them) and
-``GET /e/<ep>/review/<queue>/live/`` (reviewers; the queue must exist on the
-endpoint). Frames: ``notice`` (``{"id", "kind", <ids>}``, with the notice id
-as the SSE id, so a reconnect's ``Last-Event-ID`` resumes without a gap; a
-notice that committed after a higher one, from another worker, comes without
-an SSE id, so the cursor stays the highest),
-``since`` (``{"reset": true}``: the cursor is older than the notices kept),
-``poll`` (this worker is at ``HERMES_UI_LIVE_MAX_STREAMS``, or the person
-opened more than their share: reconnect in 30 s), ``end`` (the person's
-login, account or role changed, or the client read too slowly: see
-``listeners``), and a keepalive comment every 15 s. The page fetches what it shows
-through its own role-checked view.
-"""
+"""Event streams of dashboard notices: the deletion queue's and a review queue's."""
 
 from __future__ import annotations
 

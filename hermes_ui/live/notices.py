@@ -1,14 +1,4 @@
-"""Dashboard events an open page follows: written from ``platform.events``, read by streams.
-
-The deletion and review features already ``emit`` what happened (ids and
-counts only); ``record`` listens (``LiveConfig.ready``) and writes one
-``LiveNotice`` row once the feature's transaction commits (a rolled-back
-change leaves none), so every web worker's stream reads it from the
-database, as the Hermes change events. Only whitelisted integer ids are
-kept, and a session id only for review notices (erased with the session,
-``erase``); a deletion notice names its request or batch, never the session,
-so a notice written after an erasure cannot bring the erased id back.
-"""
+"""Dashboard events an open page follows: written from ``platform.events``, read by streams."""
 
 from __future__ import annotations
 

@@ -1,24 +1,4 @@
-"""The refresher's live loop: watched endpoints are re-read every ``HERMES_UI_LIVE_SECONDS``.
-
-Runs in a thread of ``manage.py index_refresher`` (``start``). Each round,
-for every endpoint a browser watches (``channel.watched``):
-
-1. the index rows the round may change are what the last round saw (the
-   top of the activity order, and the watched session pages' own rows; read
-   afresh on a first round), so a change another writer made in between
-   (the periodic sync, a page load) is published too;
-2. the incremental sync runs (``index.sync``): one list call when nothing
-   changed, and the index rows are written the usual way;
-3. each watched session page's own row is re-read (``refresh_now``: a get,
-   never a list call), for a session below the first page;
-4. the rows whose ``changed_gen`` moved past what the last round saw are
-   diffed against step 1 (``changes.kinds``) and published as one event.
-
-Browser count does not matter: whatever the number of open streams, an
-endpoint is polled once per round. The sync's lease keeps a round from
-running beside another sync of the endpoint (it is skipped, and the rows
-that sync wrote are published by the next round).
-"""
+"""The refresher's live loop: watched endpoints are re-read every ``HERMES_UI_LIVE_SECONDS``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,4 @@
-"""A person's open streams counted across every worker, in Redis (only with ``REDIS_URL``).
-
-``listeners`` caps one person's streams per worker by itself; with several
-workers that lets one person hold the cap once per worker. Here each
-worker's ``Keeper`` tells Redis, every ``RENEW_SECONDS`` and at once when a
-stream opens or ends, which streams it holds: each stream is a slot in its
-person's sorted set (ordered by when it opened) with a lease key that lapses
-``LEASE_SECONDS`` after its worker's last renewal, so a dead worker's slots
-free themselves. Past the cap the oldest slots, wherever they run, are
-marked ``replaced``; their worker reads the mark at its next renewal and
-ends them with the same ``poll`` frame as the per-worker cap.
-
-Redis is a relay here, never needed: while it is down (or not configured)
-each worker's own cap is all that holds, and nothing waits on Redis.
-"""
+"""A person's open streams counted across every worker, in Redis (only with ``REDIS_URL``)."""
 
 from __future__ import annotations
 

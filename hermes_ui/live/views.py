@@ -1,28 +1,4 @@
-"""``GET /e/<endpoint>/live/``: an endpoint's changes as server-sent events.
-
-Async (served by Django's ASGI handler, see ``hermes_ui.asgi``): an open
-stream holds no page thread. Frames, each ``id:`` the last event it covers:
-
-* ``changes``: ``{"id", "changes": [[session id, [kind, ...]], ...], "more"}``,
-  ids and kinds only, never a title or text;
-* ``since``: the same, coalesced, for everything after the browser's
-  ``Last-Event-ID`` (or ``?after=``, the event the page was drawn at);
-  ``"reset": true`` when that is too old to know;
-* ``status``: ``{"paused": bool, "reason": code}``;
-* ``poll``: this worker serves ``HERMES_UI_LIVE_MAX_STREAMS`` streams
-  already, or the person opened more than their share (``listeners``): the
-  stream ends and the browser reconnects in 30 s (``retry``), getting
-  ``since`` then, which is polling;
-* ``end``: ``{"reason"}``: the person's login, account or role changed
-  (``access_changed``; the reconnect is refused), or the client read too
-  slowly (``slow``; the reconnect resumes from ``Last-Event-ID``).
-
-``?session=`` names the session page being watched; it takes one of the
-endpoint's watched slots only when the session is indexed or Hermes has it.
-
-Keepalive comments every 15 s. The browser fetches anything it shows
-through the normal, role-checked pages.
-"""
+"""``GET /e/<endpoint>/live/``: an endpoint's changes as server-sent events."""
 
 from __future__ import annotations
 

@@ -1,21 +1,4 @@
-"""Which sessions a rule proposes, and which it spares and why (reads only the index).
-
-A rule matches as the index search does (``queries.search``: ids, titles,
-previews, the session filters and feature filters such as ``tag:``), over
-sessions whose last activity is older than its age. A match is *protected*,
-and never proposed, when:
-
-- it carries a tag an admin marked "keep" (``keep_tag``);
-- it is in an open review item, in a queue that is not archived (``review_item``);
-- it has a note (``note``) or a correction (``correction``) newer than the rule's age;
-- it belongs to a compression chain whose live tip is kept, not proposed
-  (``tip_kept``): deleting a root would orphan the conversation that goes on;
-- a delegate below it is protected (``delegate_protected``): its DELETE would
-  cascade to that delegate.
-
-Every check is one query per 500 matches (or per level of a chain), never one
-per session, so a rule over 10,000 sessions costs a few dozen queries.
-"""
+"""Which sessions a rule proposes, and which it spares and why (reads only the index)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""Sessions that left Hermes without anyone here deleting them: pruned, or deleted elsewhere.
-
-Hermes releases after 0.19 prune ended sessions older than 90 days by default
-(#101316), silently. The index notices such a session when a full sweep no
-longer finds it (``vanished_at``); a deletion made through this dashboard
-erases the session's index row, so a vanished row was removed by someone or
-something else. One that had ended at least ``PRUNE_DAYS`` before it vanished
-is marked "pruned by Hermes (inferred)", so nobody mistakes it for a deletion
-by a person; the others "deleted outside this dashboard".
-"""
+"""Sessions that left Hermes without anyone here deleting them: pruned, or deleted elsewhere."""
 
 from __future__ import annotations
 

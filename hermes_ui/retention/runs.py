@@ -1,13 +1,4 @@
-"""Runs: a rule's proposal filed as one deletion batch that a second admin reviews.
-
-The worker runs every active rule once a day (``run_due``, after an index
-refresh of its endpoint). A run supersedes the rule's earlier runs: whatever of
-their batches is still waiting (pending review, or approved but not executed)
-is voided with a note naming the new run, so a stale proposal is never
-executed. A session that became protected after its batch was filed is held
-at execution (``hold``, registered with ``deletion.holds``): it is voided with
-the reason and reported, and its DELETE is never sent.
-"""
+"""Runs: a rule's proposal filed as one deletion batch that a second admin reviews."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""Which labels count, and the one value a field has when reviewers disagree.
-
-Only labels of completed reviews of completed items count: a draft is a
-reviewer's unfinished work, which they may still change, and while an item
-waits for more reviews its first reviews stay hidden (the item page shows
-them to no one before it completes, so reviews stay independent); filters,
-badges and datasets ignore both. Where an admin marked a review of an item authoritative, only that
-review's labels count for the item. Otherwise a field's value is the one
-most completed reviews gave; a tie gives no value (the dataset still lists
-every review's own labels).
-"""
+"""Which labels count, and the one value a field has when reviewers disagree."""
 
 from __future__ import annotations
 

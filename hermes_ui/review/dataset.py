@@ -1,19 +1,4 @@
-"""The records of a review dataset: what the model saw, what it said, and what reviewers gave.
-
-A record is one message (``per="message"``: every message holding a counted
-label or a correction) or one session (``per="session"``: the session's
-labels, with its last message as the output). Each holds the endpoint, the
-session and message ids, the ``context`` (every earlier message's role and
-text), the ``output`` (the message), the ``correction`` (the newest one), the
-``labels`` (field -> the authoritative or consensus value, see
-``consensus``), every completed ``reviews``' own labels with the rubric name
-and version, and the ``reviewer_ids`` (dashboard user ids).
-
-Transcripts are read one session at a time, when the writer reaches it; the
-labels and corrections of ``CHUNK`` sessions at a time, in two queries. Text
-goes through the redactor (message text, corrections and label values;
-ids and usernames are the dashboard's own and stay).
-"""
+"""The records of a review dataset: what the model saw, what it said, and what reviewers gave."""
 
 from __future__ import annotations
 

@@ -1,17 +1,4 @@
-"""Writing dataset records as JSONL or CSV, with the SHA-256 trailer line.
-
-JSONL: one JSON object per line; ``<``, ``>`` and ``&`` are written as
-``\\u003c``-style escapes (the same values, nothing an HTML embedder could
-run), and so are U+2028 and U+2029, so no reader splits a record in two.
-The last line is ``{"sha256": ..., "records": ...}``: the SHA-256 of every
-byte before that line.
-
-CSV: a header row, then one row per record; ``context``, ``labels`` and
-``reviews`` are JSON cells. A cell that a spreadsheet would read as a formula
-(starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a
-leading ``'``. The last line is ``#sha256,<hex>``: the SHA-256 of every byte
-before it (drop that line and hash the rest to check it).
-"""
+"""Writing dataset records as JSONL or CSV, with the SHA-256 trailer line."""
 
 from __future__ import annotations
 

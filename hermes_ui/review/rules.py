@@ -1,19 +1,4 @@
-"""Rules: a queue's saved index search, run after each index refresh, adding sessions.
-
-A rule's ``query`` is written in the search box's syntax and matches as the
-index table and "select all matching" do (ids, titles and previews, the
-session filters, feature filters such as ``label:``). Message filters
-(``role:``, ``after:``, ``before:``) narrow transcript hits, not sessions,
-so a rule refuses them. Every match of ``always`` is added; of the other
-matches of ``query``, ``percent`` per cent are, chosen by a hash of (rule id,
-session id): a session left out stays out on every later run, and one
-taken is never added twice (the item table's unique constraints and a check
-of what the queue already holds).
-
-Rules read only the index, never Hermes: a run is a few queries, so "Run
-now" runs in the request. After each sync of an endpoint the refresher
-enqueues a task that runs every active rule of it (``rules_task``).
-"""
+"""Rules: a queue's saved index search, run after each index refresh, adding sessions."""
 
 from __future__ import annotations
 

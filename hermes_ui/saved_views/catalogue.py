@@ -1,18 +1,4 @@
-"""The views a user may pick: built-ins, their own, and those others shared.
-
-Built-ins:
-
-- "Unreviewed" (``reviewed:no``), only once a feature registers the
-  ``reviewed`` filter (the review feature);
-- "Closed with errors": ``reason:`` with the error-like end reasons. Hermes
-  0.19.0 itself never closes a session with an error (its reasons are
-  ``cli_close``, ``session_reset``, ``compression``, ``branched``,
-  ``agent_close``, ``cron_complete`` …); ``orphaned_compression`` is how it
-  marks a continuation whose compression never completed, and clients close
-  failed sessions with ``error`` or ``failed`` (PATCH takes any reason);
-- "New since I looked" (``new:yes``), when the ``new`` filter is registered
-  (the watermarks feature).
-"""
+"""The views a user may pick: built-ins, their own, and those others shared."""
 
 from __future__ import annotations
 

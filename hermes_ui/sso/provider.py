@@ -1,17 +1,4 @@
-"""allauth's OpenID Connect provider, stricter: a nonce, a signed ID token, one issuer.
-
-allauth (65.x) sends PKCE and checks ``state`` itself. On top of it:
-
-* a fresh ``nonce`` goes with every authorization request, kept in allauth's
-  state (in the session), and the ID token must carry it back;
-* the ID token's signature is always checked against the provider's keys
-  (allauth skips that when the token came straight from the token endpoint),
-  and its issuer and audience are checked as allauth does;
-* the discovery document must name the configured issuer;
-* userinfo, when fetched, must be about the ID token's ``sub``.
-
-allauth loads ``provider_classes`` from every installed app's ``provider`` module.
-"""
+"""allauth's OpenID Connect provider, stricter: a nonce, a signed ID token, one issuer."""
 
 import secrets
 

@@ -1,21 +1,4 @@
-"""The contract's integration check ("Verify an integration"), step by step.
-
-Steps 1-6 and the request of step 7 run in one go (``begin``); the DELETE
-waits for another admin's approval through the deletion workflow and runs
-with ``finish``. Every change goes through the same paths as the pages
-(``changes.apply`` for create, patch and fork; ``deletion.request`` and
-``deletion.execute`` for the deletion), so each has its key, idempotency
-record and audit event. The report keeps ids, keys, statuses, codes,
-counts and digests, never a title, a message or a credential (step 8
-checks that).
-
-Nothing the check creates stays behind unasked for (``clean_up``): the
-session's deletion is filed at step 7, or as soon as a step fails; once it
-is executed, the branch's deletion is filed and executed the same way, by a
-later ``finish``. The branch cannot be asked for earlier: deleting its parent
-clears its parent id, which voids an approval given before (and the other
-order voids the parent's, whose transcript Hermes resolves to the branch).
-"""
+"""The contract's integration check ("Verify an integration"), step by step."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
 """Where a webhook may be sent: https to a globally routable unicast address, unless
 its host is allowed.
-
-Checked at every delivery, not only when the URL is saved: a name that
-resolved to a public address yesterday may resolve to 127.0.0.1 today. The
-caller then connects to the address checked here (``Target.address``), never
-resolves the name again, and follows no redirect.
-``HERMES_UI_WEBHOOK_ALLOW_HOSTS`` lists host names or addresses exempt from
-both rules (plain http, a loopback or private address): an internal
-receiver, or the tests' loopback one.
 """
 
 from __future__ import annotations

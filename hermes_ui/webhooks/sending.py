@@ -1,13 +1,4 @@
-"""One attempt of one delivery: claim it, check the address, POST, record, plan the next.
-
-A delivery is claimed with a conditional update (one worker wins) and a
-lease: a worker killed mid-attempt leaves it "sending" with a lease that
-runs out, and the round (``rounds.py``) hands it to the queue again, with
-the same delivery id. Retries back off exponentially with jitter until
-``HERMES_UI_WEBHOOK_GIVE_UP_SECONDS`` after the event; then it is failed. A
-URL no retry can fix (a bad port, credentials) fails it at the first attempt.
-A webhook whose attempts have all failed for that long is disabled.
-"""
+"""One attempt of one delivery: claim it, check the address, POST, record, plan the next."""
 
 from __future__ import annotations
 
