@@ -154,7 +154,7 @@ def _delete(client, request: DeletionRequest, key: str, survivors: list[dict]) -
         Outcome.SUCCESS,
         http_status=200,
         result=result,
-        message="Deleted and verified by reading Hermes.",
+        message="Deleted and confirmed gone by reading Hermes.",
         evidence={
             **evidence,
             "deleted": [d["id"] for d in result["deleted"]],
@@ -181,7 +181,7 @@ def _confirm_lost(client, request: DeletionRequest, key: str) -> Result:
 
 
 def _erase(request: DeletionRequest, earlier: dict | None = None) -> dict:
-    """Erase the local copies of every id the verification found gone; counts per kind.
+    """Erase the local copies of every id confirmed gone; counts per kind.
 
     ``earlier`` counts (a concurrent repeat that applied the outcome first)
     are added, since the second erasure of the same ids finds nothing.

@@ -114,7 +114,7 @@ class DeletionRequest(models.Model):
     executor_name = models.CharField(max_length=150, blank=True)
     executed_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
-    # What happened, verified by reading Hermes afterwards (ids and states only).
+    # What happened, confirmed by reading Hermes afterwards (ids and states only).
     result = models.JSONField(default=dict, blank=True)
     # Set when this request is one session of a bulk request (approved as a whole).
     batch = models.ForeignKey(
