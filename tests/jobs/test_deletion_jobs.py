@@ -55,10 +55,10 @@ def test_hermes_down_fails_the_job_and_files_nothing(jobs_db, settings, users, l
     assert not DeletionBatch.objects.exists()
 
 
-def test_the_review_runs_off_the_request_and_returns_to_the_batch(
+def test_the_approval_runs_off_the_request_and_returns_to_the_batch(
     jobs_db, make_sessions, gate, login, users, peer_endpoint
 ):
-    ids = make_sessions(2, "review")
+    ids = make_sessions(2, "approval")
     batch = batches.create(peer_endpoint, ids, users["support"], REASON)
     admin = login("admin")
     gate.held = lambda request: request.method == "GET" and "/messages" in request.url.path
@@ -69,8 +69,8 @@ def test_the_review_runs_off_the_request_and_returns_to_the_batch(
     assert job.endpoint == batch.endpoint
     assert gate.waiting.wait(30)  # the first member's re-read is at Hermes
     batch_page = admin.get(reverse("deletion_batch", kwargs={"pk": batch.pk})).content.decode()
-    assert 'id="batch-reviewing"' in batch_page and 'id="batch-decision"' not in batch_page
-    # Posting the review again meanwhile shows the running one; nothing starts twice.
+    assert 'id="batch-approving"' in batch_page and 'id="batch-decision"' not in batch_page
+    # Posting the decision again meanwhile shows the running one; nothing starts twice.
     again = admin.post(reverse("deletion_batch_decide", kwargs={"pk": batch.pk}), decision)
     assert again["Location"] == answer["Location"]
     gate.allow(1)
