@@ -1,4 +1,8 @@
-"""Defence in depth for every log line the dashboard writes."""
+"""Defence in depth for every log line the dashboard writes.
+
+It must not import models: ``LOGGING`` is configured before the app
+registry is ready.
+"""
 
 import logging
 import re
