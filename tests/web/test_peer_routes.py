@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
 TRICKY = [
     "x/fork",
-    "x/edit",
+    "x/rename",
     "x/lineage",
     "x/messages",
     "x/chat",
