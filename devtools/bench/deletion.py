@@ -1,10 +1,10 @@
-"""Deletion benchmark: what capturing, checking and verifying a deletion costs.
+"""Deletion benchmark: what capturing, checking and confirming a deletion costs.
 
 Against a scratch peer seeded with the bench profile (``HERMES_BENCH_SESSIONS``
 sessions, default 10,000, plus the 500-node lineage), it times the steps of
 one deletion of the lineage root: both lists paged to the end, the pure
 consequence computation, the snapshot, then the DELETE and the read-back
-verification. It prints figures; it asserts nothing.
+that confirms what is gone. It prints figures; it asserts nothing.
 
     .venv/bin/python manage.py bench --only deletion
 """
@@ -82,10 +82,10 @@ def _measure(stdout, client: HermesClient) -> None:
     _, delete_ms = _timed(client.delete_session, target, idempotency_key=mint_key())
     cascade = [a.__dict__ for a in found.cascade]
     survivors = [a.__dict__ for a in found.survivors]
-    result, verify_ms = _timed(confirm_gone.after_delete, client, target, cascade, survivors)
+    result, confirm_ms = _timed(confirm_gone.after_delete, client, target, cascade, survivors)
     gone = sum(d["state"] == confirm_gone.GONE for d in result["deleted"])
     roots = sum(s["state"] == confirm_gone.ROOT for s in result["survivors"])
     stdout.write(
-        f"DELETE: {delete_ms:.1f} ms; verification of {len(cascade) + 1 + len(survivors)}"
-        f" ids: {verify_ms:.0f} ms ({gone} gone, {roots} now roots)"
+        f"DELETE: {delete_ms:.1f} ms; confirm gone of {len(cascade) + 1 + len(survivors)}"
+        f" ids: {confirm_ms:.0f} ms ({gone} gone, {roots} now roots)"
     )
