@@ -382,6 +382,9 @@ def test_no_serious_axe_violation_on_any_page(chromium, a11y_dashboard):
     page = support.new_page()
     log_in(page, base, "support")
     check("403 audit", "/audit/", 403)
+    # The check itself: a button without a name is a critical violation it reports.
+    page.evaluate("document.querySelector('main').append(document.createElement('button'))")
+    assert any(line.startswith("button-name (critical)") for line in axe_findings(page))
     support.close()
     assert failures == {}, json.dumps(failures, indent=1)
     assert_no_csp_violations(context)
