@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run serve test lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider
+.PHONY: run serve test lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -28,6 +28,14 @@ oidc-provider: $(OIDC_DIR)/node_modules/.installed
 $(OIDC_DIR)/node_modules/.installed: $(OIDC_DIR)/package.json $(OIDC_DIR)/package-lock.json
 	@command -v npm >/dev/null || { echo "Node.js 18+ with npm is required for the single sign-on tests"; exit 1; }
 	cd $(OIDC_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# axe-core, the accessibility engine the browser tests run on every page (from npm).
+AXE_DIR := devtools/axe
+axe-core: $(AXE_DIR)/node_modules/.installed
+$(AXE_DIR)/node_modules/.installed: $(AXE_DIR)/package.json $(AXE_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "Node.js 18+ with npm is required for the accessibility test"; exit 1; }
+	cd $(AXE_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # The release matrix (docs/hermes-releases.md): one cached venv per extra hermes-agent
@@ -69,7 +77,7 @@ format: venv
 # last), an order xdist keeps only without its reordering. PYTEST_WORKERS=0 runs in
 # this process.
 PYTEST_WORKERS ?= 2
-test: venv peer-venvs oidc-provider system-test lint docs
+test: venv peer-venvs oidc-provider axe-core system-test lint docs
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The manual: MkDocs over docs/, into site/. --strict: a broken link or a page

@@ -55,7 +55,7 @@ def draw(context, m, focus_id=None) -> SafeString:
             f'<code class="muted">{escape(call.call_id)}</code></p>\n'
         )
         for p in m.parts:
-            out.append(f'<pre class="tool-output">{escape(_pretty(p.text))}</pre>')
+            out.append(f'<pre class="tool-output" tabindex="0">{escape(_pretty(p.text))}</pre>')
         out.append("\n  </div>\n")
     else:
         for p in m.parts:
@@ -65,7 +65,7 @@ def draw(context, m, focus_id=None) -> SafeString:
             f'  <details class="tool-call" id="{escape(c.anchor)}">\n'
             f"    <summary>Tool call <code>{escape(c.name)}</code> "
             f'<code class="muted">{escape(c.call_id)}</code></summary>\n'
-            f'    <pre class="tool-args">{escape(c.arguments)}</pre>\n'
+            f'    <pre class="tool-args" tabindex="0">{escape(c.arguments)}</pre>\n'
             f'    <p><a href="#{escape(c.result_anchor)}">Go to its result</a></p>\n'
             "  </details>\n"
         )
@@ -109,4 +109,4 @@ def _part(p, mid) -> str:
             '  <p class="part-image-link">Image (not a web link, shown as text): '
             f"<code>{short}</code></p>\n"
         )
-    return f'  <pre class="part-other">{escape(p.text)}</pre>\n'
+    return f'  <pre class="part-other" tabindex="0">{escape(p.text)}</pre>\n'
