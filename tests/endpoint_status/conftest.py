@@ -1,3 +1,3 @@
-"""Two real Hermes peers as endpoints ``a`` and ``b`` (see ``tests/peers.py``)."""
+"""Two real Hermes peers as endpoints ``a`` and ``b`` (see ``tests/support/peers.py``)."""
 
-from tests.peers import endpoints, two_peers, with_down  # noqa: F401 (fixtures)
+from tests.support.peers import endpoints, two_peers, with_down  # noqa: F401 (fixtures)

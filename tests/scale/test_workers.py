@@ -112,7 +112,7 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
     import subprocess
     import sys
 
-    from tests.browser import REPO, DashboardServer
+    from tests.support.browser import REPO, DashboardServer
 
     # A round's summary is routine (DEBUG): the race is read from it.
     env = {**DashboardServer(REPO, hermes_peer).env, **scale_env, "HERMES_UI_LOG_LEVEL": "DEBUG"}

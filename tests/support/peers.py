@@ -370,7 +370,7 @@ def too_old_peer(tmp_path_factory):
 
 
 # -- the retention peer (tests/retention/): cron and telegram sessions of several ages ----
-AGES_SEED = Path(__file__).parent / "retention" / "seed_ages.py"
+AGES_SEED = Path(__file__).parent.parent / "retention" / "seed_ages.py"
 
 
 _aged: dict[str, object] = {}
