@@ -104,7 +104,7 @@ def test_killing_the_owner_makes_the_turn_uncertain_and_never_resends(
         page = on_worker(browser, b).get(f"/e/local/turns/{turn_id}/").text
         assert "state-uncertain" in page
     finally:
-        a.process = None
+        a.stop()  # its task worker is still running: a restart would orphan it
         a.start()  # later tests get two workers again
 
 

@@ -121,6 +121,7 @@ class DashboardServer:
         then serve."""
         from hermes_ui.platform.serving import uvicorn_argv
 
+        assert self.process is None, "started twice: stop() first, or its workers outlive it"
         if prepare:
             self.prepare()
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
@@ -163,13 +164,17 @@ class DashboardServer:
         raise RuntimeError(f"uvicorn did not start: {self.log_path.read_text()[-2000:]}")
 
     def stop(self) -> None:
-        for process in (self.process, self.refresher_process, self.task_worker_process):
-            if process is not None:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        """SIGTERM every process at once, then wait for each (SIGKILL after 10 s)."""
+        processes = [self.process, self.refresher_process, self.task_worker_process]
+        processes = [process for process in processes if process is not None]
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
         self.process = self.refresher_process = self.task_worker_process = None
 
 
