@@ -6,7 +6,17 @@ from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.roles import set_role
 from tests.support.fakes import FakeHermes
-from tests.support.peers import fresh_peer, hermes_peer, peer_endpoint  # noqa: F401 (fixtures)
+from tests.support.peers import (  # noqa: F401 (fixtures shared by several packages)
+    changes_client,
+    changes_endpoint,
+    changes_peer,
+    endpoints,
+    fresh_peer,
+    hermes_peer,
+    peer_endpoint,
+    two_peers,
+    with_down,
+)
 from tests.support.redis_server import redis_url, with_redis  # noqa: F401 (fixtures)
 from tests.support.samples import Recorder
 
