@@ -5,6 +5,7 @@ from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.roles import set_role
+from tests.support import shared
 from tests.support.fakes import FakeHermes
 from tests.support.peers import (  # noqa: F401 (fixtures shared by several packages)
     changes_client,
@@ -226,6 +227,11 @@ def xdist_groups(items) -> list[str]:
     ]
 
 
+def pytest_configure(config):
+    """The run's shared folder (``tests/support/shared.py``), named before any worker starts."""
+    shared.start_run()
+
+
 def pytest_unconfigure(config):
     """Django removes the test database's file, but not SQLite's ``-wal`` and ``-shm``
     beside it when a worker thread's connection still had them open: remove them too,
@@ -234,6 +240,8 @@ def pytest_unconfigure(config):
 
     from django.conf import settings
 
+    if not hasattr(config, "workerinput"):
+        shared.end_run()  # its workers have ended
     db = settings.DATABASES["default"]
     name = db.get("TEST", {}).get("NAME")
     if "sqlite3" not in db["ENGINE"] or not name or Path(name).exists():

@@ -32,6 +32,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.platform.endpoints import Endpoint
+from tests.support.shared import made_once
 
 # Throwaway peers: no graceful shutdown is worth waiting for on the way out.
 STOP_GRACE = 0.2
@@ -74,19 +75,15 @@ def running_peer(
         peer.stop(timeout=STOP_GRACE)
 
 
-_seeded: dict[tuple[str, str, int], Path] = {}
-
-
 def seeded_home(seed: str, version: str, python: Path, count: int = 10000) -> Path:
-    """A home seeded with profile ``seed`` by release ``version``, made once per test
-    process; peers start from a copy of it (seeding is a process of its own over
-    thousands of messages)."""
-    if (seed, version, count) not in _seeded:
-        home = Path(tempfile.mkdtemp(prefix=f"hermes-seed-{seed}-{version}-"))
-        atexit.register(shutil.rmtree, home, ignore_errors=True)
+    """A home seeded with profile ``seed`` by release ``version``, made once per run;
+    peers start from a copy of it (seeding is a process of its own over thousands of
+    messages)."""
+
+    def make(home: Path) -> None:
         run_seed(home, seed, count=count, peer_python=python)
-        _seeded[seed, version, count] = home
-    return _seeded[seed, version, count]
+
+    return made_once(f"seed-{seed}-{version}-{count}", make)
 
 
 def unreachable_url() -> str:
