@@ -5,7 +5,7 @@ PEER_VENV := .peer-venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run serve test lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
+.PHONY: run serve test test-fast lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -79,6 +79,12 @@ format: venv
 PYTEST_WORKERS ?= 2
 test: venv peer-venvs oidc-provider axe-core system-test lint docs
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+
+# The everyday loop: make test without Chromium, the scale tests and the release matrix.
+# CI calls make test.
+test-fast: venv peer-venv oidc-provider system-run
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder \
+		-m "not browser and not scale and not release"
 
 # The manual: MkDocs over docs/, into site/. --strict: a broken link or a page
 # missing from the navigation fails the build (and so make test).

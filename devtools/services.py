@@ -11,6 +11,7 @@ PostgreSQL refuses to run as root, so under root the cluster belongs to the
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import json
@@ -80,6 +81,40 @@ def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
         proc.wait(5)
 
 
+_initdb: Path | None = None
+
+
+def _initdb_once(run_as: dict) -> Path:
+    """A fresh cluster's data folder, made by ``initdb`` once per process: each server
+    starts from a copy (``initdb`` was most of a server's start)."""
+    global _initdb
+    if _initdb is None:
+        folder = Path(tempfile.mkdtemp(prefix="hermes-ui-initdb-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        if run_as:
+            os.chown(folder, run_as["user"], run_as["group"])
+        subprocess.run(
+            [
+                str(postgres_bindir() / "initdb"),
+                "-D",
+                str(folder / "data"),
+                "-U",
+                Postgres.USER,
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=folder,
+            **run_as,
+        )
+        _initdb = folder / "data"
+    return _initdb
+
+
 class Postgres:
     """``with Postgres() as pg: pg.url`` -> ``postgres://hermes@127.0.0.1:PORT/hermes_ui``."""
 
@@ -97,32 +132,15 @@ class Postgres:
         return f"postgres://{self.USER}@127.0.0.1:{self.port}/{self.DATABASE}"
 
     def start(self, timeout: float = 60.0) -> Postgres:
-        bindir = postgres_bindir()
         self.folder = Path(tempfile.mkdtemp(prefix="hermes-ui-pg-"))
-        data = self.folder / "data"
         run_as = {}
         if os.geteuid() == 0:
             owner = pwd.getpwnam("postgres")
             os.chown(self.folder, owner.pw_uid, owner.pw_gid)
             run_as = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
-        subprocess.run(
-            [
-                str(bindir / "initdb"),
-                "-D",
-                str(data),
-                "-U",
-                self.USER,
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                "--locale=C",
-                "--no-sync",
-            ],
-            check=True,
-            capture_output=True,
-            cwd=self.folder,
-            **run_as,
-        )
+        # cp -a keeps the owner and the 0700 mode PostgreSQL insists on.
+        template = _initdb_once(run_as)
+        subprocess.run(["cp", "-a", str(template), str(self.folder / "data")], check=True)
         self.port = free_port()
         self._run_as = run_as
         self._launch(timeout)

@@ -5,10 +5,21 @@ from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.roles import set_role
-from tests.fakes import FakeHermes
-from tests.peers import fresh_peer, hermes_peer, peer_endpoint  # noqa: F401 (fixtures)
-from tests.redis_server import redis_url, with_redis  # noqa: F401 (fixtures)
-from tests.samples import Recorder
+from tests.support import shared
+from tests.support.fakes import FakeHermes
+from tests.support.peers import (  # noqa: F401 (fixtures shared by several packages)
+    changes_client,
+    changes_endpoint,
+    changes_peer,
+    endpoints,
+    fresh_peer,
+    hermes_peer,
+    peer_endpoint,
+    two_peers,
+    with_down,
+)
+from tests.support.redis_server import redis_url, with_redis  # noqa: F401 (fixtures)
+from tests.support.samples import Recorder
 
 TEST_KEY = "test-key-0123456789abcdef"
 PASSWORD = "correct-horse-battery"
@@ -35,13 +46,13 @@ def fresh_breakers():
 
 @pytest.fixture
 def jobs_db(transactional_db):
-    """Jobs run as tasks on a worker thread of this process (``tests/tasks_worker.py``),
+    """Jobs run as tasks on a worker thread of this process (``tests/support/tasks.py``),
     so tests see committed rows only.
 
     Depending on ``transactional_db`` makes this teardown (waiting for the queue to
     empty) run before the database is flushed.
     """
-    from tests.tasks_worker import InProcessWorker
+    from tests.support.tasks import InProcessWorker
 
     with InProcessWorker() as worker:
         yield worker
@@ -53,7 +64,7 @@ def task_worker_process(transactional_db, tmp_path):
     stopped (SIGTERM) after the test. Its output is in ``tmp_path / "task_worker.log"``."""
     from django.db import connections
 
-    from tests.tasks_worker import WorkerProcess, worker_env
+    from tests.support.tasks import WorkerProcess, worker_env
 
     # The worker reads the file on its own: nothing of this process's connections
     # (an earlier test's snapshot or lock) may stand between them.
@@ -84,7 +95,7 @@ def recorder(mock_endpoint):
 
 @pytest.fixture
 def fake_hermes(mock_endpoint):
-    """A stateful Hermes (``tests/fakes.py``) holding the captured lineage rows."""
+    """A stateful Hermes (``tests/support/fakes.py``) holding the captured lineage rows."""
     fake = FakeHermes.captured()
     with use_transport(fake.transport):
         yield fake
@@ -133,7 +144,7 @@ def colleague(db, django_user_model):
     return client
 
 
-# -- the real Hermes peers: tests/peers.py -------------------------------------------
+# -- the real Hermes peers: tests/support/peers.py -------------------------------------------
 
 
 # -- browser tests ----------------------------------------------------------------
@@ -141,7 +152,7 @@ def colleague(db, django_user_model):
 
 @pytest.fixture(scope="session")
 def dashboard(tmp_path_factory, hermes_peer):  # noqa: F811 (imported fixture)
-    from tests.browser import DashboardServer
+    from tests.support.browser import DashboardServer
 
     server = DashboardServer(tmp_path_factory.mktemp("ui-data"), hermes_peer).start()
     yield server
@@ -152,7 +163,7 @@ def dashboard(tmp_path_factory, hermes_peer):  # noqa: F811 (imported fixture)
 def chromium():
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -163,7 +174,7 @@ def chromium():
 @pytest.fixture
 def page(chromium):
     """A tab whose test fails on any Content-Security-Policy violation."""
-    from tests.browser import assert_no_csp_violations, watched_context
+    from tests.support.browser import assert_no_csp_violations, watched_context
 
     context = watched_context(chromium, viewport={"width": 1400, "height": 900})
     tab = context.new_page()
@@ -216,6 +227,11 @@ def xdist_groups(items) -> list[str]:
     ]
 
 
+def pytest_configure(config):
+    """The run's shared folder (``tests/support/shared.py``), named before any worker starts."""
+    shared.start_run()
+
+
 def pytest_unconfigure(config):
     """Django removes the test database's file, but not SQLite's ``-wal`` and ``-shm``
     beside it when a worker thread's connection still had them open: remove them too,
@@ -224,6 +240,8 @@ def pytest_unconfigure(config):
 
     from django.conf import settings
 
+    if not hasattr(config, "workerinput"):
+        shared.end_run()  # its workers have ended
     db = settings.DATABASES["default"]
     name = db.get("TEST", {}).get("NAME")
     if "sqlite3" not in db["ENGINE"] or not name or Path(name).exists():

@@ -331,7 +331,7 @@ def test_urls_with_search_text_never_reach_the_servers_log(dashboard):
     line would have been written by."""
     import httpx
 
-    from tests.waiting import until
+    from tests.support.waiting import until
 
     needle = f"needle-{secrets.token_hex(4)}"
     refused = "Refused 404 user=anonymous path=(no route) reason=no_route"

@@ -40,7 +40,7 @@ ENDPOINT_GONE = (
 )
 
 # A transport a test or a benchmark set for the submitting thread follows the job
-# to a worker running in the same process (tests/tasks_worker.py), as the chat
+# to a worker running in the same process (tests/support/tasks.py), as the chat
 # relay keeps the client its request made. A worker process never has one.
 # Keyed by (id, created_at): a test database reuses ids after a flush.
 _transports: dict[tuple, tuple] = {}

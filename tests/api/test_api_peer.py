@@ -27,8 +27,8 @@ from hermes_ui.review.models import Item, Queue, Rubric, RubricVersion
 from hermes_ui.tags.models import SessionTag, Tag
 from hermes_ui.web.roles import set_role
 from tests.deletion.helpers import decide, execute
-from tests.peers import index, make
 from tests.review.filters_rules_export.made import item, review
+from tests.support.peers import index, make
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
 

@@ -10,7 +10,7 @@ import pytest
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.deletion.models import DeletionRequest
 from hermes_ui.tags.models import SessionTag, Tag
-from tests.peers import make
+from tests.support.peers import make
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
 

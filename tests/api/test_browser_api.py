@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.browser import log_in, screenshot, wait_for_js
+from tests.support.browser import log_in, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -15,7 +15,7 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
 from tests.deletion.helpers import decide
 from tests.jobs.helpers import follow
-from tests.peers import index, make, read
+from tests.support.peers import index, make, read
 
 # Bulk close, filing a bulk deletion and its review run as jobs on threads of their own.
 pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]

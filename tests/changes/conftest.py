@@ -8,13 +8,7 @@ import pytest
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
-from tests.peers import (  # noqa: F401 (fixtures)
-    canary_peer,
-    changes_client,
-    changes_endpoint,
-    changes_peer,
-    unreachable_url,
-)
+from tests.support.peers import canary_peer, unreachable_url  # noqa: F401 (fixtures)
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
 
@@ -36,9 +30,9 @@ def submit_buttons(html: str) -> list[str]:
 
 
 @pytest.fixture(scope="package")
-def changes_dashboard(tmp_path_factory, changes_peer):  # noqa: F811 (imported fixture)
+def changes_dashboard(tmp_path_factory, changes_peer):
     """The real app under uvicorn, in front of this area's peer and of one nobody answers."""
-    from tests.browser import DashboardServer
+    from tests.support.browser import DashboardServer
 
     dead = {
         "HERMES_EXTRA_ENDPOINTS": f"dead={unreachable_url()}",
@@ -111,7 +105,7 @@ class Faults:
 
 
 @pytest.fixture
-def faults(changes_endpoint):  # noqa: F811 (imported fixture)
+def faults(changes_endpoint):
     """Fault injection in front of the real peer, for every client the views create."""
     rules = Faults()
     with use_transport(rules.transport):
@@ -126,8 +120,8 @@ def csrf_of(html: str) -> str:
 
 
 def http_login(http: httpx.Client, username: str) -> None:
-    """Log an httpx client in to a running dashboard (tests.browser.DashboardServer)."""
-    from tests.browser import PASSWORD
+    """Log an httpx client in to a running dashboard (tests.support.browser.DashboardServer)."""
+    from tests.support.browser import PASSWORD
 
     page = http.get("/accounts/login/")
     answer = http.post(

@@ -5,8 +5,8 @@ import pytest
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot, wait_for_js
 from tests.changes.conftest import make_session, unique
+from tests.support.browser import log_in, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

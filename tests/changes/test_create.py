@@ -13,7 +13,7 @@ from hermes_ui.changes.reconcile import check_create
 from hermes_ui.hermes import errors as e
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, make_session, unique
-from tests.peers import unreachable
+from tests.support.peers import unreachable
 
 pytestmark = pytest.mark.django_db
 NEW = "/e/local/new/"

@@ -6,7 +6,7 @@ import httpx
 
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.index.models import KnownFork
-from tests.samples import sample
+from tests.support.samples import sample
 
 
 def _event(endpoint, user, capability, outcome, evidence):

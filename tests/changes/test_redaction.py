@@ -23,9 +23,9 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer
 from tests.changes.conftest import csrf_of, form_key, http_login
-from tests.peers import CANARY_KEY, unreachable_url
+from tests.support.browser import DashboardServer
+from tests.support.peers import CANARY_KEY, unreachable_url
 
 
 def canary(kind: str) -> str:

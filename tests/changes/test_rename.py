@@ -9,8 +9,8 @@ from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.hermes import errors as e
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, make_session, submit_buttons, unique
-from tests.fakes import raising
-from tests.samples import sample
+from tests.support.fakes import raising
+from tests.support.samples import sample
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ import pytest
 
 from hermes_ui.chat import relay
 from hermes_ui.hermes.client import use_transport
-from tests.peers import endpoint_for, erroring_peer, rotating_peer  # noqa: F401 (fixtures)
-from tests.samples import Recorder, response
+from tests.support.peers import endpoint_for, erroring_peer, rotating_peer  # noqa: F401 (fixtures)
+from tests.support.samples import Recorder, response
 
 
 @pytest.fixture

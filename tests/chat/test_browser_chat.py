@@ -4,8 +4,8 @@ import pytest
 from playwright.sync_api import expect
 
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot, wait_for_js
 from tests.chat.conftest import new_session, open_chat, peer_messages
+from tests.support.browser import log_in, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

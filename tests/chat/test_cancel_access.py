@@ -7,7 +7,7 @@ anyone's turn by posting to ``/e/<endpoint>/turns/<n>/cancel/``.
 from hermes_ui.chat import hub
 from tests.chat.test_faults import SID, Upstream, frames_of, serve
 from tests.chat.turns import finished, only_turn, send
-from tests.waiting import until
+from tests.support.waiting import until
 
 MESSAGE = "please summarise ticket 4711"
 

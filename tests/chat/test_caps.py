@@ -9,7 +9,7 @@ from hermes_ui.chat.models import Turn, TurnEvent
 from hermes_ui.platform.endpoints import get_endpoint
 from tests.chat.test_faults import Upstream, frames_of
 from tests.chat.turns import finished, only_turn, send
-from tests.samples import response
+from tests.support.samples import response
 
 SID = "peer-demo"
 STREAM = ("POST", f"/api/sessions/{SID}/chat/stream")

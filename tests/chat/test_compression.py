@@ -8,7 +8,7 @@ from hermes_ui.chat.models import Turn
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, send
-from tests.peers import endpoint_for
+from tests.support.peers import endpoint_for
 
 pytestmark = [pytest.mark.peer]
 

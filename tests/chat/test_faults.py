@@ -13,8 +13,8 @@ import httpx
 from hermes_ui.chat import relay
 from hermes_ui.chat.models import TurnEvent
 from tests.chat.turns import finished, only_turn, send
-from tests.samples import raw_stream, response
-from tests.waiting import until
+from tests.support.samples import raw_stream, response
+from tests.support.waiting import until
 
 SID = "peer-demo"  # the session of the captured samples (see the ``hermes`` fixture)
 STREAM = ("POST", f"/api/sessions/{SID}/chat/stream")

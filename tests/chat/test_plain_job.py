@@ -8,7 +8,7 @@ from hermes_ui.jobs.models import Job
 from hermes_ui.web.links import session_url
 from tests.chat.turns import only_turn, send
 from tests.jobs.helpers import finished, follow, job_of
-from tests.samples import response
+from tests.support.samples import response
 
 SID = "peer-demo"  # the session of the captured samples (see the ``hermes`` fixture)
 CHAT = ("POST", f"/api/sessions/{SID}/chat")
@@ -72,7 +72,7 @@ def test_a_turn_whose_worker_died_is_uncertain_and_never_sent_again(
 
     from hermes_ui.chat import sync_job
     from hermes_ui.tasks import recovery
-    from tests.tasks_worker import drain
+    from tests.support.tasks import drain
 
     calls = []
     hermes[CHAT] = lambda request: calls.append(request) or response("060_chat")

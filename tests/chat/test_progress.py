@@ -3,7 +3,7 @@
 from hermes_ui.chat.frames import render
 from hermes_ui.chat.progress import TurnView, classify_end
 from hermes_ui.hermes.sse import SseParser
-from tests.samples import raw_stream
+from tests.support.samples import raw_stream
 
 
 def fold(name: str) -> TurnView:

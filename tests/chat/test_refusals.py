@@ -11,8 +11,8 @@ from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
 from tests.jobs import helpers as jobs
-from tests.peers import unreachable
-from tests.samples import response
+from tests.support.peers import unreachable
+from tests.support.samples import response
 
 
 @pytest.mark.parametrize("htmx", [True, False])

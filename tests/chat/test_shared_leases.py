@@ -18,8 +18,8 @@ from hermes_ui.chat.models import Turn
 from tests.chat.test_faults import SID, STREAM, Upstream, frames_of, serve
 from tests.chat.turns import finished, only_turn, send
 from tests.jobs import helpers as jobs
-from tests.samples import response
-from tests.waiting import until
+from tests.support.samples import response
+from tests.support.waiting import until
 
 CHAT = ("POST", f"/api/sessions/{SID}/chat")
 

@@ -7,7 +7,7 @@ from hermes_ui.chat.durability import evaluate
 from hermes_ui.chat.models import IllegalTransition, Turn, check_transition
 from hermes_ui.platform.endpoints import url_fingerprint
 from hermes_ui.web.links import session_url
-from tests.samples import response
+from tests.support.samples import response
 
 
 def make(**fields) -> Turn:

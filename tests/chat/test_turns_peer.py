@@ -11,7 +11,7 @@ from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
 from tests.chat.turns import finished, only_turn, send
 from tests.jobs import helpers as jobs
-from tests.waiting import until
+from tests.support.waiting import until
 
 pytestmark = [pytest.mark.peer]
 
@@ -147,7 +147,7 @@ def test_a_model_failure_answer_is_shown_as_failed_and_only_the_user_row_is_save
 
 
 def test_an_error_event_is_shown_as_failed(chat_db, settings, erroring_peer, login):
-    from tests.peers import endpoint_for
+    from tests.support.peers import endpoint_for
 
     endpoint_for(settings, erroring_peer)
     session_id = new_session(erroring_peer)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import httpx
 
 from hermes_ui.web.links import session_url
-from tests.browser import PASSWORD
+from tests.support.browser import PASSWORD
 
 
 @dataclass

@@ -1,3 +1,3 @@
-"""The compare and export tests' own seeded peer (see ``tests/peers.py``)."""
+"""The compare and export tests' own seeded peer (see ``tests/support/peers.py``)."""
 
-from tests.peers import review_client, review_endpoint, review_peer  # noqa: F401 (fixtures)
+from tests.support.peers import review_client, review_endpoint, review_peer  # noqa: F401 (fixtures)

@@ -10,7 +10,7 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.web.links import session_url
-from tests.browser import (
+from tests.support.browser import (
     DashboardServer,
     assert_no_csp_violations,
     log_in,

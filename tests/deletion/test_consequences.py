@@ -1,7 +1,7 @@
 """Consequences of a delete, computed from captured administrative-list rows."""
 
 from hermes_ui.lineage.graph.consequences import compute
-from tests.samples import sample
+from tests.support.samples import sample
 
 ROWS = sample("201_list_lineage_children")["body"]["data"]
 

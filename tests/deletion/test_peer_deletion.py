@@ -18,7 +18,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient, use_transport
 from hermes_ui.observed.models import Observation
 from tests.deletion.helpers import check, decide, execute, page, refresh, request_deletion
-from tests.peers import endpoint_for
+from tests.support.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

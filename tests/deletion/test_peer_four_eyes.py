@@ -19,7 +19,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from tests.deletion.helpers import decide, execute, request_deletion
 from tests.jobs.helpers import follow
-from tests.peers import index, make, read
+from tests.support.peers import index, make, read
 
 pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]
 

@@ -35,7 +35,7 @@ from hermes_ui.review.models import Note
 from hermes_ui.saved_views.models import SavedView
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.links import session_url
-from tests.samples import response
+from tests.support.samples import response
 
 pytestmark = pytest.mark.django_db
 

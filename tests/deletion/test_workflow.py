@@ -11,8 +11,8 @@ from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.hermes import breaker
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.web.links import session_url
-from tests import fakes
 from tests.deletion.helpers import check, decide, execute, new_url, page, refresh, request_deletion
+from tests.support import fakes
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ import pytest
 
 from devtools.peer.launcher import free_port
 from tests.platform.test_shutdown import children, cmdline
-from tests.waiting import until
+from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 BANNER_END = "Press Ctrl-C to stop; the demo peer stops with it."

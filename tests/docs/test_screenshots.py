@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from devtools.screenshot_specs import SHOTS, Shot
-from tests.browser import ARTIFACTS, REPO, log_in
+from tests.support.browser import ARTIFACTS, REPO, log_in
 
 pytestmark = [pytest.mark.peer, pytest.mark.browser]
 OUT = os.environ.get("HERMES_UI_SCREENSHOTS")
@@ -47,7 +47,7 @@ def _save(png: bytes, path: Path) -> None:
 
 @pytest.mark.parametrize("shot", SHOTS, ids=[s.name for s in SHOTS])
 def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, shot):
-    from tests.browser import assert_no_csp_violations, watched_context
+    from tests.support.browser import assert_no_csp_violations, watched_context
 
     context = watched_context(chromium, viewport={"width": shot.width, "height": shot.height})
     page = context.new_page()

@@ -13,7 +13,7 @@ from hermes_ui.hermes import breaker
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.samples import response
+from tests.support.samples import response
 
 pytestmark = pytest.mark.django_db
 

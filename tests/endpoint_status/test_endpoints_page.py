@@ -22,8 +22,8 @@ from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import switch_url
 from tests.conftest import TEST_KEY
-from tests.peers import index, make
-from tests.samples import response
+from tests.support.peers import index, make
+from tests.support.samples import response
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from hermes_ui.web.links import session_url
-from tests.samples import sample
+from tests.support.samples import sample
 
 SID = "peer-demo"
 EMAIL = "ana.silva@example.org"

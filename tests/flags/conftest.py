@@ -1,1 +1,1 @@
-from tests.peers import changes_endpoint, changes_peer, flags_endpoint, flags_peer  # noqa: F401
+from tests.support.peers import flags_endpoint, flags_peer  # noqa: F401

@@ -14,7 +14,7 @@ from hermes_ui.web.links import session_url
 from tests.changes.conftest import Faults, form_key
 from tests.changes.test_fork import checks
 from tests.jobs.helpers import follow
-from tests.peers import index, make, read
+from tests.support.peers import index, make, read
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

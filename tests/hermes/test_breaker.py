@@ -1,6 +1,6 @@
 """The per-endpoint circuit breaker: open after repeated timeouts, one trial per period.
 
-In process memory, and shared through a real Redis (``tests/redis_server.py``)
+In process memory, and shared through a real Redis (``tests/support/redis_server.py``)
 by every worker; with Redis configured but gone, each process keeps its own
 and nothing raises.
 """
@@ -20,8 +20,8 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform import redis_link
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.peers import unreachable_url
-from tests.samples import response
+from tests.support.peers import unreachable_url
+from tests.support.samples import response
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
 OTHER = Endpoint("other", "http://other.test", TEST_KEY)

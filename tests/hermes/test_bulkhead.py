@@ -11,7 +11,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.samples import response
+from tests.support.samples import response
 
 SLOW = Endpoint("slow", "http://slow.test", TEST_KEY)
 OTHER = Endpoint("other", "http://other.test", TEST_KEY)

@@ -18,8 +18,8 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.samples import MUTATIONS, response
-from tests.servers import slow_server
+from tests.support.samples import MUTATIONS, response
+from tests.support.servers import slow_server
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
 # What the contract lets a single read wait: far longer than any test may take.

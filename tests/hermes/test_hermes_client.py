@@ -12,8 +12,8 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform import outages
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.fakes import raising
-from tests.samples import MUTATIONS, Recorder, raw_stream, response
+from tests.support.fakes import raising
+from tests.support.samples import MUTATIONS, Recorder, raw_stream, response
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
 

@@ -13,7 +13,7 @@ from hermes_ui.hermes.messages import IncompleteTranscript
 from hermes_ui.index import sync
 from hermes_ui.index.models import ContentMessage
 from hermes_ui.web.links import session_url
-from tests.fakes import FakeHermes
+from tests.support.fakes import FakeHermes
 
 ENDPOINT_ARGS = {"read_retries": 0, "retry_backoff": 0.0}
 

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from hermes_ui.hermes import errors as e
-from tests.fakes import error
 from tests.hermes.test_hermes_client import collect, make, stream_client
+from tests.support.fakes import error
 
 QUEUED = {"object": "hermes.session.chat.queued", "session_id": "peer-demo"}
 

@@ -9,7 +9,7 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.session import Session, is_closed
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.samples import Recorder, sample
+from tests.support.samples import Recorder, sample
 
 ENDPOINT = Endpoint("local", "http://hermes.test", TEST_KEY)
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from hermes_ui.index import archived
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.web.links import session_url
-from tests.peers import endpoint_for, index, make
+from tests.support.peers import endpoint_for, index, make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

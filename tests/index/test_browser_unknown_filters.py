@@ -3,7 +3,7 @@ a typo of a filter an error in the page (the search box stays to correct it)."""
 
 import pytest
 
-from tests.browser import log_in, screenshot
+from tests.support.browser import log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -6,9 +6,9 @@ import pytest
 
 from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
-from tests.peers import endpoint_for
-from tests.slow_lists import SlowLists
-from tests.waiting import until
+from tests.support.peers import endpoint_for
+from tests.support.servers import SlowLists
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.peer
 

@@ -7,8 +7,8 @@ import pytest
 from hermes_ui.index import stopping, sync
 from hermes_ui.index.freshness import Freshness
 from hermes_ui.index.pacing import Pacer, pace_text
-from tests.peers import endpoint_for
-from tests.slow_lists import SlowLists
+from tests.support.peers import endpoint_for
+from tests.support.servers import SlowLists
 
 
 def test_slow_calls_double_the_pause_and_fast_ones_shorten_it_to_none():

@@ -9,7 +9,7 @@ from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.sync import MAX_CONFIRM, PAGE
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
-from tests.fakes import LIST
+from tests.support.fakes import LIST
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.slow_lists import SlowLists
-from tests.waiting import until
+from tests.support.servers import SlowLists
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.peer
 

@@ -100,7 +100,7 @@ def test_certain_rows_are_parentless_non_subagent_rows_that_were_not_compressed(
 
 @pytest.mark.peer
 def test_the_derivation_agrees_with_a_real_hermes_default_list(settings, hermes_peer):
-    from tests.peers import endpoint_for
+    from tests.support.peers import endpoint_for
 
     settings.HERMES_INDEX_CONTENT = False
     report = sync.sync(endpoint_for(settings, hermes_peer), full=True)

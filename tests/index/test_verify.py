@@ -18,9 +18,9 @@ from hermes_ui.index.freshness import Freshness
 from hermes_ui.index.get_pacing import MAX_PAUSE, GetPacer, verify_text
 from hermes_ui.index.models import ContentSession, IndexedSession, IndexSyncState
 from tests.index.test_sync import indexed, seed_lineage, seed_many
-from tests.peers import endpoint_for, make
-from tests.slow_lists import SlowLists
-from tests.waiting import until
+from tests.support.peers import endpoint_for, make
+from tests.support.servers import SlowLists
+from tests.support.waiting import until
 
 
 def state():

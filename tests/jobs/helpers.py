@@ -8,7 +8,7 @@ import threading
 import httpx
 
 from hermes_ui.jobs.models import Job
-from tests.waiting import until
+from tests.support.waiting import until
 
 _JOB_URL = re.compile(r"^/jobs/(\d+)/$")
 

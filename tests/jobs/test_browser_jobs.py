@@ -6,9 +6,9 @@ import time
 import pytest
 
 from hermes_ui.web.links import session_url
-from tests.browser import assert_no_csp_violations, log_in, screenshot, watched_context
 from tests.chat.conftest import new_session, open_chat, peer_messages
-from tests.waiting import until
+from tests.support.browser import assert_no_csp_violations, log_in, screenshot, watched_context
+from tests.support.waiting import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -12,7 +12,7 @@ from hermes_ui.bulk import close, close_job
 from hermes_ui.jobs.models import Job
 from tests.jobs.conftest import read
 from tests.jobs.helpers import finished, job_of
-from tests.waiting import until
+from tests.support.waiting import until
 
 pytestmark = [pytest.mark.peer]
 

@@ -7,8 +7,8 @@ from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.models import DeletionBatch, Status
 from hermes_ui.jobs.models import Job
 from tests.jobs.helpers import follow, job_of
-from tests.peers import unreachable
-from tests.waiting import until
+from tests.support.peers import unreachable
+from tests.support.waiting import until
 
 pytestmark = [pytest.mark.peer]
 

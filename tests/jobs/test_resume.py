@@ -12,7 +12,7 @@ from hermes_ui.index.selection import member_key
 from hermes_ui.jobs.models import Job
 from hermes_ui.tasks import recovery
 from tests.jobs.conftest import read
-from tests.tasks_worker import drain
+from tests.support.tasks import drain
 
 pytestmark = [pytest.mark.peer]
 KEY = "resume-form-key-0123456789"

@@ -7,7 +7,7 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer, log_in, screenshot
+from tests.support.browser import DashboardServer, log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 # Case-sensitive: "Not indexed yet" must not count as indexed.

@@ -12,9 +12,9 @@ from hermes_ui.lineage import render
 from hermes_ui.lineage.graph.tip import compression_tip, resume_target
 from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.web.links import session_url
-from tests.fakes import raising
 from tests.lineage.helpers import box_with, edge_kinds, links, node_texts, svg_in
-from tests.peers import unreachable
+from tests.support.fakes import raising
+from tests.support.peers import unreachable
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

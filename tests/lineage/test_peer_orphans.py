@@ -10,7 +10,7 @@ from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.web.links import session_url
 from tests.lineage.helpers import box_with, edge_kinds, node_texts, svg_in
-from tests.peers import endpoint_for
+from tests.support.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

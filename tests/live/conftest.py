@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.browser import DashboardServer
-from tests.peers import live_endpoint, live_peer  # noqa: F401 (fixtures)
+from tests.support.browser import DashboardServer
+from tests.support.peers import live_endpoint, live_peer  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="package")

@@ -14,9 +14,9 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer, log_in, screenshot, wait_for_js
 from tests.lineage.test_browser_lineage import wait_until_indexed
-from tests.peers import make
+from tests.support.browser import DashboardServer, log_in, screenshot, wait_for_js
+from tests.support.peers import make
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 HOSTILE = '<img src=x onerror="window.__pwned=1">Hostile'
@@ -187,7 +187,7 @@ def test_the_live_session_list_says_what_is_new(page, live_dashboard, live_peer)
 def test_an_unreachable_hermes_pauses_live_updates_on_the_page(page, tmp_path):
     from types import SimpleNamespace
 
-    from tests.peers import unreachable_url
+    from tests.support.peers import unreachable_url
 
     down = SimpleNamespace(base_url=unreachable_url(), key="d" * 24)
     server = DashboardServer(

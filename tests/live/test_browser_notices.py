@@ -12,8 +12,14 @@ import re
 import pytest
 
 from hermes_ui.platform.endpoints import Endpoint
-from tests.browser import assert_no_csp_violations, log_in, screenshot, wait_for_js, watched_context
-from tests.peers import make
+from tests.support.browser import (
+    assert_no_csp_violations,
+    log_in,
+    screenshot,
+    wait_for_js,
+    watched_context,
+)
+from tests.support.peers import make
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 HOSTILE = '<img src=x onerror="window.__pwned=1">Hostile'
@@ -158,7 +164,7 @@ def _queue_id(server) -> int:
     import subprocess
     import sys
 
-    from tests.browser import REPO
+    from tests.support.browser import REPO
 
     done = subprocess.run(
         [sys.executable, str(REPO / "manage.py"), "shell", "-c", QUEUE_CODE],

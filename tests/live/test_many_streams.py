@@ -13,7 +13,7 @@ import pytest
 
 from hermes_ui.platform.endpoints import Endpoint
 from tests.changes.conftest import http_login
-from tests.peers import make
+from tests.support.peers import make
 
 pytestmark = pytest.mark.peer
 STREAMS = 200

@@ -10,7 +10,7 @@ from hermes_ui.live import changes as c
 from hermes_ui.live import channel
 from hermes_ui.live.models import LiveEvent, LiveStatus
 from hermes_ui.live.poller import Poller
-from tests.peers import index, make
+from tests.support.peers import index, make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,7 +111,7 @@ def test_a_watched_session_below_the_first_page_is_read_by_id(live_endpoint, mon
 
 
 def test_an_unreachable_endpoint_is_recorded_as_paused(settings):
-    from tests.peers import unreachable
+    from tests.support.peers import unreachable
 
     endpoint = unreachable(settings)
     settings.HERMES_ENDPOINTS = {endpoint.id: endpoint}

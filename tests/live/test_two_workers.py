@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from hermes_ui.platform.endpoints import Endpoint
-from tests.browser import DashboardServer
 from tests.changes.conftest import http_login
-from tests.peers import make
+from tests.support.browser import DashboardServer
+from tests.support.peers import make
 
 pytestmark = pytest.mark.peer
 STREAMS = 16

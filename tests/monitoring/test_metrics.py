@@ -15,7 +15,7 @@ from hermes_ui.web.links import session_url
 from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks import tasks as webhook_tasks
 from hermes_ui.webhooks.models import Webhook
-from tests.task_queue import run_ready
+from tests.support.tasks import run_ready
 from tests.webhooks import conftest as webhook_fixtures
 
 TOKEN = "t" * 24

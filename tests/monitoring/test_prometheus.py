@@ -13,9 +13,9 @@ from devtools.services import Prometheus
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer
 from tests.changes.conftest import http_login
-from tests.waiting import until
+from tests.support.browser import DashboardServer
+from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "docs" / "operating" / "alerts.yml"

@@ -15,9 +15,9 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.platform.tracing import scrubbed_url
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer
 from tests.changes.conftest import http_login
-from tests.waiting import until
+from tests.support.browser import DashboardServer
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.peer
 

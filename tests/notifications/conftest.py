@@ -1,2 +1,2 @@
 from tests.deletion.conftest import clock  # noqa: F401 (fixture)
-from tests.smtp_inbox import smtp_inbox  # noqa: F401 (fixture)
+from tests.support.smtp_inbox import smtp_inbox  # noqa: F401 (fixture)

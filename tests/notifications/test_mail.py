@@ -19,7 +19,7 @@ from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import notes, waiting
 from hermes_ui.review.models import Item, Label, Queue, Review, Rubric, RubricVersion
 from tests.deletion.helpers import decide, request_deletion
-from tests.task_queue import run_ready
+from tests.support.tasks import run_ready
 
 pytestmark = pytest.mark.django_db
 

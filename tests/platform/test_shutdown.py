@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from devtools.peer.launcher import free_port
-from tests.waiting import until
+from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 10

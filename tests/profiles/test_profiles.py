@@ -21,7 +21,7 @@ from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.verification.models import VerificationReport
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key
-from tests.peers import endpoint_for, index, make, read
+from tests.support.peers import endpoint_for, index, make, read
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

@@ -1,3 +1,3 @@
-"""Peers of older hermes-agent releases (the release matrix): defined in tests/peers.py."""
+"""Peers of older hermes-agent releases (the release matrix): defined in tests/support/peers.py."""
 
-from tests.peers import peer_0152, release_endpoint, release_peer, too_old_peer  # noqa: F401
+from tests.support.peers import peer_0152, release_endpoint, release_peer, too_old_peer  # noqa: F401

@@ -12,7 +12,7 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.observed.models import Observation
 from tests.deletion.helpers import decide, execute, page, refresh, request_deletion
 from tests.jobs.helpers import follow
-from tests.peers import endpoint_for
+from tests.support.peers import endpoint_for
 
 pytestmark = [pytest.mark.peer, pytest.mark.release, pytest.mark.usefixtures("jobs_db")]
 

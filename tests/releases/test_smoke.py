@@ -16,7 +16,7 @@ from tests.changes.conftest import form_key, make_session, unique
 from tests.chat.conftest import new_session
 from tests.chat.turns import finished, send
 from tests.jobs import helpers as jobs
-from tests.peers import index
+from tests.support.peers import index
 
 pytestmark = [pytest.mark.peer, pytest.mark.release, pytest.mark.usefixtures("smoke_chat_db")]
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from hermes_ui.endpoint_status import rounds, session_api
 from hermes_ui.web.links import session_url
-from tests.peers import endpoint_for
+from tests.support.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer, pytest.mark.release]
 

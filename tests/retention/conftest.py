@@ -1,3 +1,3 @@
-"""The retention peer: cron and telegram sessions of several ages (tests/peers.py)."""
+"""The retention peer: cron and telegram sessions of several ages (tests/support/peers.py)."""
 
-from tests.peers import aged  # noqa: F401 (fixture)
+from tests.support.peers import aged  # noqa: F401 (fixture)

@@ -19,8 +19,8 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.retention import runs
 from hermes_ui.retention.models import RetentionRule
 from hermes_ui.web.roles import set_role
-from tests.peers import read
 from tests.retention.test_peer_retention import add_rule, decide_batch, execute_batch, file_now
+from tests.support.peers import read
 
 pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]
 

@@ -23,7 +23,7 @@ from hermes_ui.retention.models import KeepTag, RetentionRule, RetentionRun
 from hermes_ui.review.models import Item, Note, Queue, Rubric
 from hermes_ui.tags.models import SessionTag, Tag
 from tests.jobs.helpers import follow
-from tests.peers import read
+from tests.support.peers import read
 
 # A batch's review runs as a background job (``tests/jobs/helpers.follow`` waits for it).
 pytestmark = [pytest.mark.peer, pytest.mark.usefixtures("jobs_db")]

@@ -7,8 +7,8 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot, wait_for_js
 from tests.review.notes_corpus import HOSTILE, HOSTILE_TEXT
+from tests.support.browser import log_in, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -11,7 +11,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import (
+from tests.support.browser import (
     PASSWORD,
     assert_no_csp_violations,
     log_in,

@@ -12,8 +12,8 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.review.models import Item, Label
 from hermes_ui.web.links import session_url
-from tests.peers import index
 from tests.review.core_helpers import add_items, item_url, make_queue, next_url, post_labels
+from tests.support.peers import index
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

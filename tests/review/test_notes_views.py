@@ -1,4 +1,4 @@
-"""Notes, mentions and corrections through the views, against the fake Hermes (tests/fakes.py).
+"""Notes, mentions and corrections through the views, against the fake Hermes (support/fakes.py).
 
 The same behaviours are exercised against the real peer in test_notes_peer.py.
 """

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from devtools.services import Postgres, Redis
-from tests.browser import PASSWORD, REPO, DashboardServer
+from tests.support.browser import PASSWORD, REPO, DashboardServer
 
 pytestmark = pytest.mark.scale
 

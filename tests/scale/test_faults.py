@@ -21,9 +21,11 @@ from devtools.peer import demo_ids
 from devtools.services import Postgres, Redis
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.web.links import session_url
-from tests.browser import DashboardServer
 from tests.chat.conftest import new_session, peer_messages
-from tests.faults import (
+from tests.scale.conftest import logged_in, manage, on_worker
+from tests.scale.test_workers import answer_text, final_state, read_stream, start_turn
+from tests.support.browser import DashboardServer
+from tests.support.servers import (
     FaultServer,
     Load,
     Sample,
@@ -33,9 +35,7 @@ from tests.faults import (
     slow_upload,
     worker_pids,
 )
-from tests.scale.conftest import logged_in, manage, on_worker
-from tests.scale.test_workers import answer_text, final_state, read_stream, start_turn
-from tests.waiting import until
+from tests.support.waiting import until
 
 PAGE_DEADLINE = 3.0
 BREAKER_RETRY = 3.0

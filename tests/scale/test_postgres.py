@@ -5,8 +5,8 @@ import secrets
 import psycopg
 import pytest
 
-from tests.browser import DashboardServer
 from tests.scale.conftest import logged_in, manage
+from tests.support.browser import DashboardServer
 
 pytestmark = pytest.mark.scale
 

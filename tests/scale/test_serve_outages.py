@@ -27,11 +27,11 @@ from django_tasks_db.models import DBTaskResult
 from devtools.peer.launcher import free_port
 from devtools.services import Postgres
 from hermes_ui.index.models import IndexSyncState
-from tests.browser import PASSWORD, USERS, prepare_script
 from tests.platform.test_shutdown import children, cmdline
 from tests.scale.conftest import logged_in
-from tests.tasks_restart import manage
-from tests.waiting import until
+from tests.support.browser import PASSWORD, USERS, prepare_script
+from tests.support.tasks import manage
+from tests.support.waiting import until
 
 REPO = Path(__file__).resolve().parents[2]
 OUTAGE = 6.0  # longer than the pool's wait (HERMES_UI_DB_WAIT_SECONDS=2)

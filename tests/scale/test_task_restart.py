@@ -5,7 +5,7 @@ import secrets
 import psycopg
 import pytest
 
-from tests.tasks_restart import run_scenario
+from tests.support.tasks import run_scenario
 
 pytestmark = [pytest.mark.scale, pytest.mark.peer]
 

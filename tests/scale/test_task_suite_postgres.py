@@ -12,7 +12,7 @@ import sys
 import psycopg
 import pytest
 
-from tests.tasks_worker import REPO
+from tests.support.tasks import REPO
 
 pytestmark = [pytest.mark.scale, pytest.mark.peer]
 

@@ -104,7 +104,7 @@ def test_killing_the_owner_makes_the_turn_uncertain_and_never_resends(
         page = on_worker(browser, b).get(f"/e/local/turns/{turn_id}/").text
         assert "state-uncertain" in page
     finally:
-        a.process = None
+        a.stop()  # its task worker is still running: a restart would orphan it
         a.start()  # later tests get two workers again
 
 
@@ -112,7 +112,7 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
     import subprocess
     import sys
 
-    from tests.browser import REPO, DashboardServer
+    from tests.support.browser import REPO, DashboardServer
 
     # A round's summary is routine (DEBUG): the race is read from it.
     env = {**DashboardServer(REPO, hermes_peer).env, **scale_env, "HERMES_UI_LOG_LEVEL": "DEBUG"}

@@ -8,7 +8,7 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.web.links import session_url
-from tests.browser import ARTIFACTS, log_in, wait_for_js, watched_context
+from tests.support.browser import ARTIFACTS, log_in, wait_for_js, watched_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -9,7 +9,7 @@ from tests.sso.oidc import OidcProvider
 @pytest.fixture(scope="session")
 def sso_dashboard(tmp_path_factory, hermes_peer):
     """The dashboard under uvicorn with single sign-on against a real oidc-provider."""
-    from tests.browser import DashboardServer
+    from tests.support.browser import DashboardServer
 
     folder = tmp_path_factory.mktemp("sso")
     server = DashboardServer(folder / "ui-data", hermes_peer)
@@ -41,7 +41,7 @@ def oidc(sso_dashboard):
 @pytest.fixture
 def sso_page(chromium, sso_dashboard):
     """A tab that reaches only loopback (the provider's own pages ask for a web font)."""
-    from tests.browser import assert_no_csp_violations, watched_context
+    from tests.support.browser import assert_no_csp_violations, watched_context
 
     context = watched_context(chromium, viewport={"width": 1200, "height": 800})
     context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort())

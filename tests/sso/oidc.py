@@ -26,7 +26,7 @@ USERS = {
     },
     "sub-sam": {"name": "Sam Support", "preferred_username": "sam", "groups": ["hermes-support"]},
     "sub-olga": {"name": "Olga Outsider", "preferred_username": "olga", "groups": ["finance"]},
-    # For an admin to link to the local account "reviewer" (tests/browser.py's users).
+    # For an admin to link to the local account "reviewer" (tests/support/browser.py's users).
     "sub-lin": {"name": "Lin Linked", "preferred_username": "lin", "groups": ["hermes-admins"]},
     # Calls itself "admin", like a local account: it must get an account of its own.
     "sub-imp": {"name": "Imp", "preferred_username": "admin", "groups": ["hermes-support"]},

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import pytest
 
-from tests.browser import PASSWORD, screenshot
+from tests.support.browser import PASSWORD, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -18,7 +18,7 @@ CALLBACK = "/accounts/oidc/sso/login/callback/"
 
 
 def log_in(page, base_url: str, username: str) -> None:
-    """The password form (tests/browser.py's log_in would press the first button: SSO's)."""
+    """The password form (tests/support/browser.py's log_in would press the first button: SSO's)."""
     page.goto(base_url + "/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)

@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from hermes_ui.sso.claims import groups_of, mapped_role
 from hermes_ui.sso.config import ROLES, allauth_providers, oidc_config, parse_roles
 from hermes_ui.web import roles
-from tests.browser import REPO
+from tests.support.browser import REPO
 
 BASE = {
     "issuer": "https://idp.example.test/realms/team",

@@ -3,8 +3,8 @@
 import httpx
 import pytest
 
-from tests.fakes import FakeHermes
-from tests.samples import sample
+from tests.support.fakes import FakeHermes
+from tests.support.samples import sample
 
 BASE = "http://hermes.test"
 

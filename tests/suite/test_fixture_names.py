@@ -1,7 +1,7 @@
 """One definition per fixture name: a name means the same fixture in every folder.
 
 A package that needs a fixture defined elsewhere imports it into its
-``conftest.py``; the real peers are all defined in ``tests/peers.py``.
+``conftest.py``; the real peers are all defined in ``tests/support/peers.py``.
 """
 
 import ast

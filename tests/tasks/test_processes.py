@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from hermes_ui.management.commands import serve
-from tests.tasks_worker import REPO
+from tests.support.tasks import REPO
 
 
 def test_serve_starts_the_configured_number_of_task_workers(settings, monkeypatch, db):

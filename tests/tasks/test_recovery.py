@@ -9,7 +9,7 @@ from hermes_ui.review import rules_task
 from hermes_ui.tasks import liveness, recovery
 from hermes_ui.tasks.models import WorkerBeat
 from hermes_ui.tasks.worker import Heart
-from tests.waiting import until
+from tests.support.waiting import until
 
 
 def running_on(worker_id: str) -> DBTaskResult:

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from tests.tasks_restart import run_scenario
+from tests.support.tasks import run_scenario
 
 pytestmark = [pytest.mark.peer]
 

@@ -1,3 +1,3 @@
-"""The usage tests' own seeded peer (see ``tests/peers.py``)."""
+"""The usage tests' own seeded peer (see ``tests/support/peers.py``)."""
 
-from tests.peers import usage_endpoint, usage_peer  # noqa: F401 (fixtures)
+from tests.support.peers import usage_endpoint, usage_peer  # noqa: F401 (fixtures)

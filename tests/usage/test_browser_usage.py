@@ -8,8 +8,8 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot
-from tests.peers import make
+from tests.support.browser import log_in, screenshot
+from tests.support.peers import make
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

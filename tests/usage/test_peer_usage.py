@@ -14,7 +14,7 @@ from hermes_ui.usage import clock
 from hermes_ui.usage.models import Booking, DayTotal
 from hermes_ui.web.links import session_url
 from tests.deletion.helpers import decide, execute, refresh, request_deletion
-from tests.peers import make, read
+from tests.support.peers import make, read
 from tests.usage.test_page import table_of
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db(transaction=True)]

@@ -18,7 +18,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient, use_transport
 from hermes_ui.verification.models import Cleanup, Verdict, VerificationReport
 from tests.deletion.helpers import decide
-from tests.peers import read
+from tests.support.peers import read
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

@@ -15,7 +15,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot
+from tests.support.browser import log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 _TRAP = 'for (const n of ["alert", "confirm", "prompt"]) { window[n] = () => window.__ran(n); }'

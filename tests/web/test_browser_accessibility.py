@@ -14,7 +14,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from devtools.peer import demo_ids as ids
-from tests.browser import (
+from tests.support.browser import (
     REPO,
     DashboardServer,
     assert_no_csp_violations,

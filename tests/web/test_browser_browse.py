@@ -4,7 +4,7 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot, wait_for_js
+from tests.support.browser import log_in, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

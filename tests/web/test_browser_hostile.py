@@ -1,6 +1,6 @@
 """In Chromium, under the Content-Security-Policy: hostile content stays text.
 
-The ``page`` fixture fails a test on any CSP violation (``tests/browser.py``);
+The ``page`` fixture fails a test on any CSP violation (``tests/support/browser.py``);
 these tests also prove that the policy is really enforced, and that the
 seeded hostile session (a ``<script>`` title, an ``onerror`` image and a
 ``javascript:`` link in its messages) runs none of its payloads.
@@ -16,7 +16,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.browser import log_in, screenshot
+from tests.support.browser import log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -11,8 +11,8 @@ from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web import database
 from tests.conftest import TEST_KEY
-from tests.peers import unreachable_url
-from tests.servers import slow_server
+from tests.support.peers import unreachable_url
+from tests.support.servers import slow_server
 from tests.web import outage_urls
 
 pytestmark = pytest.mark.django_db

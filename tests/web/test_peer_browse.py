@@ -8,7 +8,7 @@ from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.hermes.ids import encode_path_id
 from hermes_ui.web.links import session_url
-from tests.peers import unreachable
+from tests.support.peers import unreachable
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

@@ -16,7 +16,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.ids import encode_path_id
 from hermes_ui.index import sync
 from hermes_ui.web.links import session_url
-from tests.peers import endpoint_for
+from tests.support.peers import endpoint_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 

@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from hermes_ui.web.links import session_url
-from tests.fakes import raising
-from tests.samples import response, sample
+from tests.support.fakes import raising
+from tests.support.samples import response, sample
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,8 @@
+import os
+
 import pytest
 
-from tests.task_queue import TaskWorker
+from tests.support.tasks import WorkerProcess, worker_env
 from tests.webhooks.receiver import HookReceiver
 
 
@@ -16,11 +18,15 @@ def hook_receiver(settings):
 @pytest.fixture
 def start_db_worker(transactional_db, tmp_path):
     """``start(**env)``: a real ``manage.py db_worker`` on the test database."""
-    made: list[TaskWorker] = []
+    from django.conf import settings
 
-    def start(**env) -> TaskWorker:
-        worker = TaskWorker(tmp_path, **env).start()
-        made.append(worker)
+    made: list[WorkerProcess] = []
+
+    def start(**env) -> WorkerProcess:
+        env = worker_env(HERMES_UI_DATA_DIR=str(settings.DATA_DIR), **env)
+        worker_id = f"test-{os.getpid()}-{len(made) + 1}"
+        worker = WorkerProcess(env, worker_id, tmp_path / "worker.log", command="db_worker")
+        made.append(worker.start())
         return worker
 
     yield start

@@ -17,7 +17,7 @@ from hermes_ui.tags import tagging
 from hermes_ui.tags.models import Tag
 from hermes_ui.webhooks import addresses, outbox, sending
 from hermes_ui.webhooks.models import Attempt, Delivery, Webhook
-from tests.task_queue import run_ready
+from tests.support.tasks import run_ready
 from tests.webhooks.receiver import HANG
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ import pytest
 from hermes_ui.platform import task_rounds
 from hermes_ui.webhooks import outbox, tasks
 from hermes_ui.webhooks.models import Delivery, Webhook
-from tests.waiting import until
+from tests.support.waiting import until
 from tests.webhooks.receiver import HANG
 
 SECRET = "whsec-worker-5d1c"

@@ -10,7 +10,7 @@ import pytest
 
 from hermes_ui.review.models import Queue, Rubric, RubricVersion
 from tests.deletion.conftest import clock  # noqa: F401 (fixture)
-from tests.peers import dataset_endpoint, dataset_peer  # noqa: F401 (fixtures)
+from tests.support.peers import dataset_endpoint, dataset_peer  # noqa: F401 (fixtures)
 
 FIELDS = [
     {"key": "resolved", "label": "Resolved", "type": "bool", "applies": "session"},

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.browser import REPO, log_in, screenshot
+from tests.support.browser import REPO, log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 

@@ -13,7 +13,7 @@ from hermes_ui.index.models import IndexSyncState
 from hermes_ui.review import rules
 from hermes_ui.review.models import Item, Rule
 from tests.review.filters_rules_export.made import item, review
-from tests.tasks_worker import drain
+from tests.support.tasks import drain
 
 pytestmark = pytest.mark.peer
 

@@ -1,15 +1,10 @@
-"""Misbehaving Hermes servers and a load generator, for tests/scale/test_faults.py.
+"""Loopback servers that misbehave like a Hermes would, and the scale tests' load.
 
-Each fault server is a small threaded socket server on a free loopback port:
-
-- ``FaultServer(upstream)`` accepts a connection and never answers;
-- ``FaultServer(upstream, trickle=2.0)`` reads the request, then sends a valid
-  ``/api/sessions`` answer one byte every 2 s (status line and headers too).
-
-``heal()`` makes it a healthy Hermes at the same address: every new
-connection is relayed, byte for byte, to ``upstream`` (the real peer); the
-ones it holds keep misbehaving until the dashboard gives up on them.
-``close()`` stops it.
+- ``FaultServer(upstream)`` never answers, or trickles a valid answer a byte at a
+  time; ``heal()`` turns it into a relay to the real peer.
+- ``SlowServer(behaviour)`` trickles or stalls every answer (the deadline tests).
+- ``SlowLists(upstream)`` relays to the real peer, delaying list and session GETs.
+- ``Load`` and friends: client threads recording every answer (tests/scale).
 """
 
 from __future__ import annotations
@@ -19,9 +14,13 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import pairwise
 from urllib.parse import urlsplit
+
+import httpx
 
 _BODY = json.dumps({"object": "list", "data": [], "has_more": False}).encode()
 TRICKLED_ANSWER = (
@@ -159,6 +158,199 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
 def _close(conn: socket.socket) -> None:
     with contextlib.suppress(OSError):
         conn.close()
+
+
+# -- slow answers (tests/hermes/test_deadline.py, outage pages) --------------
+
+BODY_HEADER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+
+
+class SlowServer:
+    """Answers every request the same way and never finishes: ``trickle_body``,
+    ``trickle_headers``, ``stall_body`` or ``silent``; it gives up after ``give_up``
+    seconds, so a broken deadline fails a test instead of hanging it."""
+
+    def __init__(self, behaviour: str, every: float = 0.2, give_up: float = 8.0):
+        self.behaviour = behaviour
+        self.every = every
+        self.give_up = give_up
+        self.stopped = threading.Event()
+        self.accepted = 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def start(self) -> SlowServer:
+        self._spawn(self._accept)
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self._listener.close()
+        for thread in self._threads:
+            thread.join(5)
+
+    def _spawn(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _accept(self) -> None:
+        self._listener.settimeout(0.05)
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted += 1
+            self._spawn(self._answer, conn)
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            conn.settimeout(self.give_up)
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                request += chunk
+            if self.behaviour == "silent":
+                self.stopped.wait(self.give_up)
+                return
+            if self.behaviour == "stall_body":
+                conn.sendall(BODY_HEADER)
+                if not self.stopped.wait(self.every):
+                    conn.sendall(b" ")
+                self.stopped.wait(self.give_up)
+                return
+            if self.behaviour == "trickle_body":
+                conn.sendall(BODY_HEADER)
+                drip = b" "
+            else:  # trickle_headers: a header line that never ends
+                conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                drip = b"a"
+            for _ in range(int(self.give_up / self.every)):
+                if self.stopped.wait(self.every):
+                    return
+                conn.sendall(drip)
+
+
+@contextlib.contextmanager
+def slow_server(behaviour: str, **kwargs) -> Iterator[SlowServer]:
+    server = SlowServer(behaviour, **kwargs).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# -- slow lists: a relay delaying list and session GETs ------------------------
+
+
+class SlowLists:
+    """Relays to ``upstream``; a list call waits ``list_delay`` first and a session GET
+    ``get_delay`` (a number, or a function of the call's number from 1). ``calls`` and
+    ``gets`` record (arrived, finished); ``plain_404_gets`` answers GETs with a bare 404."""
+
+    def __init__(self, upstream: str, *, list_delay: float = 0.0, get_delay=0.0):
+        self.list_delay = list_delay
+        self.get_delay = get_delay
+        self.plain_404_gets = False
+        self.calls: list[tuple[float, float]] = []  # (arrived, finished), monotonic
+        self.gets: list[tuple[float, float]] = []
+        self._upstream = httpx.Client(base_url=upstream, timeout=60)
+        relay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def setup(self):
+                super().setup()
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def _relay(self):
+                arrived = time.monotonic()
+                listing = self.command == "GET" and urlsplit(self.path).path == "/api/sessions"
+                path = urlsplit(self.path).path
+                getting = (
+                    self.command == "GET"
+                    and path.startswith("/api/sessions/")
+                    and "/" not in path.removeprefix("/api/sessions/")
+                )
+                if listing:
+                    delay = relay.list_delay
+                    time.sleep(delay(len(relay.calls) + 1) if callable(delay) else delay)
+                if getting:
+                    delay = relay.get_delay
+                    time.sleep(delay(len(relay.gets) + 1) if callable(delay) else delay)
+                    if relay.plain_404_gets:
+                        relay.gets.append((arrived, time.monotonic()))
+                        payload = b"404: Not Found"
+                        self.send_response(404)
+                        self.send_header("Content-Type", "text/plain; charset=utf-8")
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                headers = {
+                    k: v
+                    for k, v in self.headers.items()
+                    if k.lower() not in {"host", "content-length", "connection"}
+                }
+                answer = relay._upstream.request(
+                    self.command, self.path, content=body, headers=headers
+                )
+                payload = answer.content
+                self.send_response(answer.status_code)
+                for k, v in answer.headers.items():
+                    if k.lower() not in {
+                        "content-length",
+                        "transfer-encoding",
+                        "connection",
+                        "content-encoding",
+                    }:
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                if listing:
+                    relay.calls.append((arrived, time.monotonic()))
+                if getting:
+                    relay.gets.append((arrived, time.monotonic()))
+
+            do_GET = do_POST = do_PATCH = do_DELETE = _relay
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def pauses(self) -> list[float]:
+        """Seconds between the end of each list call and the arrival of the next."""
+        return [later[0] - earlier[1] for earlier, later in pairwise(list(self.calls))]
+
+    def get_pauses(self) -> list[float]:
+        """Seconds between the end of each session GET and the arrival of the next."""
+        return [later[0] - earlier[1] for earlier, later in pairwise(list(self.gets))]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._upstream.close()
+
+    def __enter__(self) -> SlowLists:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 # -- load ----------------------------------------------------------------------

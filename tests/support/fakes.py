@@ -21,7 +21,7 @@ from urllib.parse import unquote
 import httpx
 
 from devtools.peer.paging import page_messages
-from tests.samples import response, sample
+from tests.support.samples import response, sample
 
 LIST = "/api/sessions"
 LIST_ONLY = ("last_active", "preview")  # fields a list row has and a GET does not

@@ -1,19 +1,18 @@
 """Browser-test plumbing: the dashboard under uvicorn, and Debian's Chromium via Playwright."""
 
-import atexit
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 from devtools.peer.launcher import free_port
+from tests.support.shared import made_once
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -23,8 +22,7 @@ USERS = {"support": "support", "reviewer": "reviewer", "admin": "admin", "admin2
 
 def prepare_script(users: dict[str, str], password: str) -> str:
     """For ``manage.py shell -c``: ``migrate``, then each of ``users`` (name: role) with
-    ``password``, as ``manage.py create_user`` would; one process, so Django starts once
-    (a process per command spent ~1.3 s starting Django each)."""
+    ``password``, as ``manage.py create_user`` would; one process, so Django starts once."""
     return f"""
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
@@ -33,20 +31,15 @@ for name, role in {users!r}.items():
 """
 
 
-_template: Path | None = None
-
-
 def template_database(env: dict) -> Path:
-    """A SQLite database migrated and holding ``USERS``, made once per test process
-    (``env`` is the first server's, its data folder swapped for a temporary one).
+    """A SQLite database migrated and holding ``USERS``, made once per run (``env`` is
+    the first server's, its data folder swapped for the template's own).
 
     Each SQLite server starts from a copy: running every migration again for each
     server was most of its start.
     """
-    global _template
-    if _template is None:
-        folder = Path(tempfile.mkdtemp(prefix="hermes-ui-template-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+    def make(folder: Path) -> None:
         script = prepare_script(USERS, PASSWORD)
         subprocess.run(
             [sys.executable, str(REPO / "manage.py"), "shell", "-c", script],
@@ -55,13 +48,12 @@ def template_database(env: dict) -> Path:
             capture_output=True,
             cwd=REPO,
         )
-        path = folder / "data" / "hermes_ui.sqlite3"
         # Fold the WAL into the file, so a plain copy of the file is the whole database.
-        with sqlite3.connect(path) as conn:
+        with sqlite3.connect(folder / "data" / "hermes_ui.sqlite3") as conn:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.close()
-        _template = path
-    return _template
+
+    return made_once("template-database", make) / "data" / "hermes_ui.sqlite3"
 
 
 class DashboardServer:
@@ -121,6 +113,7 @@ class DashboardServer:
         then serve."""
         from hermes_ui.platform.serving import uvicorn_argv
 
+        assert self.process is None, "started twice: stop() first, or its workers outlive it"
         if prepare:
             self.prepare()
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
@@ -163,13 +156,17 @@ class DashboardServer:
         raise RuntimeError(f"uvicorn did not start: {self.log_path.read_text()[-2000:]}")
 
     def stop(self) -> None:
-        for process in (self.process, self.refresher_process, self.task_worker_process):
-            if process is not None:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        """SIGTERM every process at once, then wait for each (SIGKILL after 10 s)."""
+        processes = [self.process, self.refresher_process, self.task_worker_process]
+        processes = [process for process in processes if process is not None]
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
         self.process = self.refresher_process = self.task_worker_process = None
 
 

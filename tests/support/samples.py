@@ -5,7 +5,7 @@ from pathlib import Path
 
 import httpx
 
-SAMPLES = Path(__file__).parent / "fixtures" / "hermes_samples"
+SAMPLES = Path(__file__).parent.parent / "fixtures" / "hermes_samples"
 
 
 def sample(name: str) -> dict:

@@ -1,15 +1,9 @@
 """Real Hermes peers for the suite (hermes-agent 0.19.0 in .peer-venv, the stub model).
 
-``running_peer(..., version="0.15.2")`` runs another release from its own cached
-virtualenv (``.peer-venv-0.15.2``, installed on first use): the release matrix in
-``tests/releases/`` (docs/hermes-releases.md).
-
-Every fixture that needs a peer of its own starts it here, so each one is
-started, waited for and stopped the same way. A fixture of a package's own
-(``scope="package"``) is imported into that package's conftest; each import
-is then one peer per package. Each fixture name has one meaning in the suite:
-``peer_endpoint`` is the shared ``hermes_peer``, ``review_endpoint`` the
-compare/export peer, ``changes_endpoint`` the changes/audit peer.
+Every peer starts through ``running_peer``, the one factory (release, seed, proxy
+rules, profiles). A package-scoped fixture is one peer per package that imports it;
+a session-scoped one is shared by every package whose tests only add sessions of
+their own. See docs/development/testing.md.
 """
 
 from __future__ import annotations
@@ -38,45 +32,58 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.platform.endpoints import Endpoint
+from tests.support.shared import made_once
+
+# Throwaway peers: no graceful shutdown is worth waiting for on the way out.
+STOP_GRACE = 0.2
 
 
 @contextmanager
 def running_peer(
-    home: Path, *, seed: str | None = None, version: str = PEER_VERSION, **config
-) -> Iterator[Peer]:
-    """A healthy hermes-agent ``version`` peer in ``home`` (its database seeded with
-    profile ``seed`` when given), stopped on the way out. ``config`` goes to
-    ``PeerConfig``."""
+    home: Path,
+    *,
+    seed: str | None = None,
+    seed_count: int = 10000,
+    copy_of: Path | None = None,
+    version: str = PEER_VERSION,
+    rules: dict | None = None,
+    **config,
+) -> Iterator[Peer | PagingPeer]:
+    """The suite's one peer factory: a healthy hermes-agent ``version`` peer in ``home``,
+    stopped on the way out.
+
+    ``seed`` copies a home seeded once per process with that profile (``seed_count``
+    sessions for the bench and paging profiles), ``copy_of`` copies a given home;
+    ``rules`` puts the newer-Hermes proxy (``PagingPeer`` options) in front and yields
+    it; ``config`` goes to ``PeerConfig`` (key, profiles, context_length...).
+    """
     python = ensure_peer_venv(version=version)
     if seed:
-        shutil.copytree(seeded_home(seed, version, python), home, dirs_exist_ok=True)
+        copy_of = seeded_home(seed, version, python, seed_count)
+    if copy_of:
+        shutil.copytree(copy_of, home, dirs_exist_ok=True)
     peer = Peer(PeerConfig(home=home, peer_python=python, **config))
     try:
         peer.start()
         peer.wait_healthy(60)
-        yield peer
+        if rules is None:
+            yield peer
+        else:
+            with PagingPeer(peer, **rules) as proxy:
+                yield proxy
     finally:
-        peer.stop()
+        peer.stop(timeout=STOP_GRACE)
 
 
-_seeded: dict[tuple[str, str], Path] = {}
+def seeded_home(seed: str, version: str, python: Path, count: int = 10000) -> Path:
+    """A home seeded with profile ``seed`` by release ``version``, made once per run;
+    peers start from a copy of it (seeding is a process of its own over thousands of
+    messages)."""
 
+    def make(home: Path) -> None:
+        run_seed(home, seed, count=count, peer_python=python)
 
-def seeded_home(seed: str, version: str, python: Path) -> Path:
-    """A home seeded with profile ``seed`` by release ``version``, made once per test
-    process; peers start from a copy of it.
-
-    Seeding runs hermes-agent's SessionDB over thousands of messages in a process of
-    its own, for each of about twenty seeded peers. The seed is the same every time
-    but for its clock (now, floored to the hour), which already differed between a
-    run's peers when the run crossed an hour.
-    """
-    if (seed, version) not in _seeded:
-        home = Path(tempfile.mkdtemp(prefix=f"hermes-seed-{seed}-{version}-"))
-        atexit.register(shutil.rmtree, home, ignore_errors=True)
-        run_seed(home, seed, peer_python=python)
-        _seeded[seed, version] = home
-    return _seeded[seed, version]
+    return made_once(f"seed-{seed}-{version}-{count}", make)
 
 
 def unreachable_url() -> str:
@@ -150,13 +157,12 @@ def review_client(review_endpoint):
 # -- the changes (and audit trail) peer ----------------------------------------------
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
 def changes_peer(tmp_path_factory):
-    """A real peer of this area's own (no seed needed: every test makes its sessions).
+    """An unseeded peer of the changes, audit and flags tests: each makes its own sessions.
 
-    Forks change how Hermes resolves a parent's transcript (``/messages`` of
-    an API-forked parent follows the child), which checks of other areas
-    over the whole shared database would otherwise trip over.
+    Forks change how Hermes resolves a parent's transcript, which checks over the
+    whole seeded database of other areas would trip over.
     """
     with running_peer(tmp_path_factory.mktemp("changes-peer")) as peer:
         yield peer
@@ -217,10 +223,10 @@ def fresh_peer_pair(tmp_path):
 
 
 # -- two peers at once, endpoints ``a`` and ``b`` (bulk, endpoint status, verification) --
-# Import the fixtures into a package conftest: ``two_peers`` is then one pair per package.
+# One pair for the three packages: their tests only add sessions of their own.
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
 def two_peers(tmp_path_factory):
     with (
         running_peer(tmp_path_factory.mktemp("operate-a")) as a,
@@ -370,7 +376,7 @@ def too_old_peer(tmp_path_factory):
 
 
 # -- the retention peer (tests/retention/): cron and telegram sessions of several ages ----
-AGES_SEED = Path(__file__).parent / "retention" / "seed_ages.py"
+AGES_SEED = Path(__file__).parent.parent / "retention" / "seed_ages.py"
 
 
 _aged: dict[str, object] = {}
@@ -404,9 +410,7 @@ def aged(settings, tmp_path):
     """A fresh peer with the aged sessions (each test deletes some), indexed; yields
     (endpoint, the seeded ids by role)."""
     seeded, ids = aged_home()
-    home = tmp_path / "hermes-home"
-    shutil.copytree(seeded, home)
-    with running_peer(home) as peer:
+    with running_peer(tmp_path / "hermes-home", copy_of=seeded) as peer:
         endpoint = endpoint_for(settings, peer)
         index(endpoint)
         yield endpoint, copy.deepcopy(ids)
@@ -437,8 +441,8 @@ def paging_peer(tmp_path_factory):
     """The paging peer: yields the proxy (``base_url``, ``key``); ``.upstream`` is the
     0.19.0 server behind it."""
     home = tmp_path_factory.mktemp("paging-peer")
-    run_seed(home, "paging", count=0, peer_python=ensure_peer_venv())
-    with running_peer(home) as peer, PagingPeer(peer, hide_compaction=True) as paging:
+    rules = {"hide_compaction": True}
+    with running_peer(home, seed="paging", seed_count=0, rules=rules) as paging:
         yield paging
 
 
@@ -480,10 +484,8 @@ def profile_endpoints(settings, profiles_peer):
 @pytest.fixture(scope="package")
 def flags_peer(tmp_path_factory):
     """The proxy (``base_url``, ``key``) with the newer flag rules; ``.upstream`` is 0.19.0."""
-    with (
-        running_peer(tmp_path_factory.mktemp("flags-peer")) as peer,
-        PagingPeer(peer, session_flags=True) as proxy,
-    ):
+    rules = {"session_flags": True}
+    with running_peer(tmp_path_factory.mktemp("flags-peer"), rules=rules) as proxy:
         yield proxy
 
 

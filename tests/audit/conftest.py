@@ -1,3 +1,0 @@
-"""The audit trail test that makes changes on a real peer uses the changes peer."""
-
-from tests.peers import changes_client, changes_endpoint, changes_peer  # noqa: F401 (fixtures)

@@ -1,0 +1,46 @@
+"""What the pytest processes of one run make once and share: folders made under a lock.
+
+The run's first process (the xdist controller, or the only one) names a folder in
+``HERMES_UI_SUITE_SHARED``; its workers inherit it. Outside a test run each process
+gets a folder of its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ENV = "HERMES_UI_SUITE_SHARED"
+
+
+def start_run() -> None:
+    """Name the run's shared folder (``pytest_configure`` of the first process)."""
+    if ENV not in os.environ:
+        os.environ[ENV] = tempfile.mkdtemp(prefix="hermes-ui-suite-")
+
+
+def end_run() -> None:
+    """Remove it (``pytest_unconfigure`` of the first process, after its workers)."""
+    shutil.rmtree(os.environ.pop(ENV, ""), ignore_errors=True)
+
+
+def made_once(name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``make(folder)`` in the first process to ask."""
+    if ENV not in os.environ:
+        start_run()
+        atexit.register(end_run)
+    root = Path(os.environ[ENV])
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / f"{name}.done").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a failed attempt's leftovers
+            folder.mkdir()
+            make(folder)
+            (root / f"{name}.done").touch()
+    return folder
