@@ -1,23 +1,17 @@
 """Erasing the dashboard's own copies of sessions Hermes deleted.
 
-A deletion is judged by what is left afterwards, in Hermes and here. For
-every id Hermes verifiably deleted (a read answers 404, see ``verify``) this
-runs every registered eraser (``hermes_ui.platform.erasers``): each feature that keeps
-a copy of session data registers one in its ``AppConfig.ready()`` (chat
-turns and their events and relayed streams, index rows, the searchable
-transcript text, fork records, review verdicts, titles in recorded change
-results, cached transcripts and cached lineage drawings). Then SQLite is made
-to drop the erased bytes (``sqlite_wipe``).
-
-The deletion request and the audit trail stay: they hold ids, codes and
-fingerprints only.
+For every id Hermes verifiably deleted this runs each eraser of
+``deletion.erasers``, then makes SQLite drop the erased bytes. The deletion
+request and the audit trail stay: they hold ids, codes and fingerprints only.
 """
 
 from __future__ import annotations
 
 from django.db import transaction
 
-from hermes_ui.platform import erasers, sqlite_wipe
+from hermes_ui.deletion import erasers
+from hermes_ui.platform import erasers as helpers
+from hermes_ui.platform import sqlite_wipe
 from hermes_ui.platform.endpoints import Endpoint
 
 
@@ -25,9 +19,8 @@ def local_copies(ep: Endpoint, ids) -> dict[str, int]:
     """What the database holds about these sessions now (nothing is erased)."""
     ids = sorted(set(ids))
     held: dict[str, int] = {}
-    for eraser in erasers.registered():
-        if eraser.held is not None:
-            held.update(eraser.held(ep, ids))
+    for eraser in erasers.all_erasers():
+        held.update(eraser.count(ep, ids))
     return held
 
 
@@ -35,7 +28,7 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
     """Erase every local copy of ``ids`` (sessions Hermes deleted); counts per kind.
 
     ``related`` are ids whose cached transcript may show a deleted one (a
-    compression root resolves to its tip): only erasers registered with
+    compression root resolves to its tip): only erasers with
     ``related=True`` (caches of what a page shows) get them too.
     Idempotent: a second call finds nothing and returns zeros.
     """
@@ -52,9 +45,9 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
                 raise ValueError(f"eraser {eraser.name!r} counted {kind!r}, not one of its kinds")
             counts[kind] += n
 
-    with erasers.collecting() as steps, transaction.atomic():
-        for eraser in erasers.registered():
-            add(eraser, eraser.erase(ep, with_related if eraser.related else ids))
+    with helpers.collecting() as steps, transaction.atomic():
+        for eraser in erasers.all_erasers():
+            add(eraser, eraser.run(ep, with_related if eraser.related else ids))
             later += [(eraser, step) for step in steps[len(later) :]]
     # Committed: the copies outside the database, and what needs no transaction.
     for eraser, step in later:

@@ -9,16 +9,8 @@ class LiveConfig(AppConfig):
     verbose_name = "Live updates"
 
     def ready(self):
-        from hermes_ui.live import erase, notices
-        from hermes_ui.live.models import LiveEvent, LiveNotice, LiveWatch
-        from hermes_ui.platform import erasers, events
+        from hermes_ui.live import notices
+        from hermes_ui.platform import events
 
-        erasers.register(
-            "live_events",
-            "live update events",
-            erase.erase,
-            models=[LiveEvent, LiveWatch, LiveNotice],
-            held=erase.held,
-        )
         # The deletion queue and review queue pages follow what those features emit.
         events.listen("live_notices", notices.record)

@@ -10,16 +10,7 @@ class RetentionConfig(AppConfig):
 
     def ready(self):
         from hermes_ui.deletion import holds, panels
-        from hermes_ui.platform import erasers
-        from hermes_ui.retention import erase, runs, views
-        from hermes_ui.retention.models import RetentionRun
+        from hermes_ui.retention import runs, views
 
         holds.register(runs.hold)
         panels.register(views.batch_panel)
-        erasers.register(
-            "retention_runs",
-            "retention run records",
-            erase.erase,
-            models=[RetentionRun],
-            held=erase.held,
-        )

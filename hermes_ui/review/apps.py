@@ -9,18 +9,6 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review queues"
 
     def ready(self):
-        from hermes_ui.platform import erasers
-        from hermes_ui.review import erase
-
-        first, *rest = erase.KINDS.items()
-        erasers.register(
-            first[0],
-            first[1][1],
-            erase.erase,
-            models=[model for model, _ in erase.KINDS.values()],
-            also={kind: label for kind, (_, label) in rest},
-            held=erase.held,
-        )
         self._register_search_and_badges()
 
     def _register_search_and_badges(self):

@@ -10,11 +10,6 @@ class UsageConfig(AppConfig):
 
     def ready(self):
         from hermes_ui.index import observers
-        from hermes_ui.platform import erasers
-        from hermes_ui.usage import booking, erase
-        from hermes_ui.usage.models import Booking
+        from hermes_ui.usage import booking
 
         observers.register("usage", booking.book)
-        erasers.register(
-            "usage_bookings", "usage bookings", erase.erase, models=[Booking], held=erase.held
-        )
