@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui.index import badges, counts, facets, sync_state
+from hermes_ui.index import counts, facets, sync_state
 from hermes_ui.index.badges import Badge
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.prepared import Prepared
@@ -107,9 +107,4 @@ def state(endpoint, session_id: str) -> bool:
     return _ARCHIVED_ONE.found(endpoint.id, endpoint.fingerprint, session_id)
 
 
-def register() -> None:
-    facets.register(
-        "archived", parse=parse, sessions=sessions, help=HELP, default=False, hides=hides_any
-    )
-    badges.register("archived", read_badges, takes_rows=True)
-    badges.register("pinned", pinned_badges, takes_rows=True)
+FACET = facets.Facet("archived", parse, sessions, help=HELP, default=False, hides=hides_any)

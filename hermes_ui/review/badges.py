@@ -6,8 +6,7 @@ fields. A session shows "reviewed" once an item of it completed, else
 "reviewing 1/2" (completed reviews of the reviews needed, of its furthest
 open item); then up to ``MAX_LABELS`` values of choice and yes/no fields
 (in the rubric's order),
-the authoritative or consensus value (``consensus.resolve``). Registered
-with ``hermes_ui.index.badges`` by ``ReviewConfig.ready()``.
+the authoritative or consensus value (``consensus.resolve``).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ SHOWN_TYPES = ("choice", "bool")
 OPEN = (Item.NEEDS_REVIEW, Item.NEEDS_OTHERS)
 
 
-def read(ep, session_ids: list[str], user) -> dict[str, list[Badge]]:
+def read(ep, session_ids: list[str], user, rows=None) -> dict[str, list[Badge]]:
     found: dict[str, list[Badge]] = defaultdict(list)
     progress, queued = _progress(ep, session_ids)
     for session_id, badge in progress.items():
