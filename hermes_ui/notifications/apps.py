@@ -11,7 +11,5 @@ class NotificationsConfig(AppConfig):
 
     def ready(self):
         from hermes_ui.notifications import receivers
-        from hermes_ui.platform import events
 
-        events.listen("notifications", receivers.on_event)
         post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")

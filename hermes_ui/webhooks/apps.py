@@ -10,8 +10,6 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        from hermes_ui.platform import events
         from hermes_ui.webhooks import receivers
 
-        events.listen("webhooks", receivers.on_event)
         post_migrate.connect(receivers.start_round, sender=self, dispatch_uid="webhooks.round")
