@@ -7,8 +7,3 @@ class TasksConfig(AppConfig):
     name = "hermes_ui.tasks"
     label = "hermes_tasks"
     verbose_name = "Task workers"
-
-    def ready(self):
-        from hermes_ui.tasks import erase, worker
-
-        worker.on_beat(erase.prune_now_and_then)
