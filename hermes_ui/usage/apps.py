@@ -9,7 +9,7 @@ class UsageConfig(AppConfig):
     verbose_name = "Usage"
 
     def ready(self):
-        from hermes_ui.index import observers
+        from hermes_ui.index.observers import counters_moved
         from hermes_ui.usage import booking
 
-        observers.register("usage", booking.book)
+        counters_moved.connect(booking.on_counters_moved, dispatch_uid="usage.book")
