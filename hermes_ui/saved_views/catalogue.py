@@ -2,7 +2,7 @@
 
 Built-ins:
 
-- "Unreviewed" (``reviewed:no``), only once a feature registers the
+- "Unreviewed" (``reviewed:no``), only while ``index.facets`` has the
   ``reviewed`` filter (the review feature);
 - "Closed with errors": ``reason:`` with the error-like end reasons. Hermes
   0.19.0 itself never closes a session with an error (its reasons are
@@ -10,8 +10,8 @@ Built-ins:
   ``agent_close``, ``cron_complete`` …); ``orphaned_compression`` is how it
   marks a continuation whose compression never completed, and clients close
   failed sessions with ``error`` or ``failed`` (PATCH takes any reason);
-- "New since I looked" (``new:yes``), when the ``new`` filter is registered
-  (the watermarks feature).
+- "New since I looked" (``new:yes``), while ``index.facets`` has the ``new``
+  filter (the watermarks feature).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def default_key(user) -> str:
 
 
 def start(request, endpoint) -> dict | None:
-    """The user's default view as the index's query (``index.defaults``)."""
+    """The user's default view as the index page's query, or None: every session."""
     user = request.user
     if not user.is_authenticated:
         return None
