@@ -27,10 +27,10 @@ from hermes_ui.deletion import (
     clock,
     erasure,
     events,
-    holds,
     leftovers,
     policy,
     review,
+    signals,
     verify,
 )
 from hermes_ui.deletion.models import DeletionRequest, Status
@@ -56,7 +56,7 @@ def execute(request: DeletionRequest, user) -> Result:
         raise refusal
     if request.status in (Status.EXECUTED, Status.UNCERTAIN):
         return _run(request, user, lambda key: _recorded(request))
-    held = holds.reason(request)
+    held = signals.hold_reason(request)
     if held:
         raise review.void(request, user, "held", held)
     review.still_matches(request, user)

@@ -9,8 +9,9 @@ class RetentionConfig(AppConfig):
     verbose_name = "Retention"
 
     def ready(self):
-        from hermes_ui.deletion import holds, panels
+        from hermes_ui.deletion import signals
         from hermes_ui.retention import runs, views
 
-        holds.register(runs.hold)
-        panels.register(views.batch_panel)
+        # A member protected since its batch was filed is held; a batch page shows the run.
+        signals.holding.connect(runs.hold, dispatch_uid="retention.hold")
+        signals.batch_page.connect(views.batch_panel, dispatch_uid="retention.batch_panel")
