@@ -60,9 +60,8 @@ def sessions(endpoint, wanted: bool, user) -> Q:
 def hides_any(endpoint) -> bool:
     """Whether the default (archived:no) hides a row of this endpoint at all.
 
-    Asked on every index page. At 100,000 rows, none archived, the answer walks
-    every root (22 ms of a 34 ms page), so it is cached per state of the index,
-    like the page's counts: a row becomes archived-looking only through a sync.
+    Asked on every index page and costly on a large index, so it is cached per
+    state of the index: a row becomes archived-looking only through a sync.
     """
     state = sync_state.stored(endpoint)  # the freshness line read it for the same page
     at = counts.version(state) if state is not None else None

@@ -1,12 +1,7 @@
 """Review badges on index rows and lineage nodes: progress, and the session's choice labels.
 
-For a page of session ids, two queries (one when none has an item): the items with their completed
-reviews, and the counted session-level labels with their rubric version's
-fields. A session shows "reviewed" once an item of it completed, else
-"reviewing 1/2" (completed reviews of the reviews needed, of its furthest
-open item); then up to ``MAX_LABELS`` values of choice and yes/no fields
-(in the rubric's order),
-the authoritative or consensus value (``consensus.resolve``).
+Two queries for a page of ids (one when none has an item); labels show the
+authoritative or consensus value (``consensus.resolve``), at most ``MAX_LABELS``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """The review filters of the index search: ``label:<field>=<value>``, ``reviewed:``, ``queue:``.
 
-- ``label:resolved=yes`` (negatable): a session with that label on itself or
-  on any of its messages, from completed reviews (``consensus.labels``:
-  drafts do not count; an authoritative review overrides the others of its
-  item). Field names match exactly as the rubric keys them, values ignoring
-  case; quote a value with spaces: ``label:"policy=self harm"``.
-- ``reviewed:yes`` / ``reviewed:no``: has (or lacks) a completed review in
-  any queue of this endpoint.
-- ``queue:<name>`` (negatable): is an item, whole or by a message, of the
-  queue of that name on this endpoint (a name no queue has matches nothing).
+Labels count from completed reviews only (``consensus.labels``); the reviewers'
+guide describes each filter.
 """
 
 from __future__ import annotations

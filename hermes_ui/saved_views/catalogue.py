@@ -1,17 +1,7 @@
 """The views a user may pick: built-ins, their own, and those others shared.
 
-Built-ins:
-
-- "Unreviewed" (``reviewed:no``), only while ``index.facets`` has the
-  ``reviewed`` filter (the review feature);
-- "Closed with errors": ``reason:`` with the error-like end reasons. Hermes
-  0.19.0 itself never closes a session with an error (its reasons are
-  ``cli_close``, ``session_reset``, ``compression``, ``branched``,
-  ``agent_close``, ``cron_complete`` …); ``orphaned_compression`` is how it
-  marks a continuation whose compression never completed, and clients close
-  failed sessions with ``error`` or ``failed`` (PATCH takes any reason);
-- "New since I looked" (``new:yes``), while ``index.facets`` has the ``new``
-  filter (the watermarks feature).
+A built-in that needs a search filter ("Unreviewed": ``reviewed:``, "New since I
+looked": ``new:``) is offered only while ``index.facets`` has it.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """Booking the counters' changes that an index sync saw (``index.observers.counters_moved``).
 
-Each sync books, per session, how much its counters grew since the previous
-sync, on the UTC day of the sync (``clock.today``), never on the session's
-start day: a long session's tokens land on the days they were spent.
-
-A session seen for the first time books its whole past on its start day,
-flagged ``history``: the dashboard did not see when it was spent. If the
-ledger already holds bookings for it (its index row was dropped and the
-session seen again, e.g. after an index rebuild), only what exceeds those
-is booked, on the day of the sync. A sync and a page load that add the
-same new row at the same moment (the index lets either insert win) both
-see a first sighting; a constraint keeps one history row per session, so
-it is booked once.
-
-A counter that went down books nothing: usage is money spent, and a lower
-counter (a provider correction, an id reused after a deletion elsewhere)
-refunds nothing. The next rise is booked from the lower value.
+Growth is booked on the day of the sync; a session seen for the first time books
+its past on its start day as ``history`` (one such row per session, by a
+constraint); a counter that went down books nothing. The rules are in the usage guide.
 """
 
 from __future__ import annotations
