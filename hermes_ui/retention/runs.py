@@ -5,7 +5,7 @@ refresh of its endpoint). A run supersedes the rule's earlier runs: whatever of
 their batches is still waiting (pending review, or approved but not executed)
 is voided with a note naming the new run, so a stale proposal is never
 executed. A session that became protected after its batch was filed is held
-at execution (``hold``, registered with ``deletion.holds``): it is voided with
+at execution (``hold``, a receiver of ``deletion.signals.holding``): it is voided with
 the reason and reported, and its DELETE is never sent.
 """
 
