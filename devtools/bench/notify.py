@@ -184,11 +184,11 @@ def _enqueueing(say) -> None:
 
     def connected(on: bool) -> None:
         if on:
-            events.listen("notifications", mail_receivers.on_event)
-            events.listen("webhooks", hook_receivers.on_event)
+            events.receivers()["notifications"] = mail_receivers.on_event
+            events.receivers()["webhooks"] = hook_receivers.on_event
         else:
-            events.stop("notifications")
-            events.stop("webhooks")
+            events.receivers().pop("notifications", None)
+            events.receivers().pop("webhooks", None)
 
     post_note()
     figures: dict[bool, list[float]] = {True: [], False: []}

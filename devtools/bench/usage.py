@@ -47,26 +47,29 @@ def _sync_cost(ep, say) -> None:
     """
     from django.conf import settings
 
-    from hermes_ui.index import observers, sync
+    from hermes_ui.index import sync
     from hermes_ui.index.models import IndexedSession, IndexSyncState
+    from hermes_ui.index.observers import counters_moved
+    from hermes_ui.usage.booking import on_counters_moved
     from hermes_ui.usage.models import Booking
 
     settings.HERMES_INDEX_CONTENT = False
-    usage_observer = observers.unregister("usage")
+    counters_moved.disconnect(dispatch_uid="usage.book")
     plain = sync.sync(ep, full=True)
     IndexedSession.objects.all().delete()
     IndexSyncState.objects.all().delete()
     spent = [0.0, 0]
 
-    def timed(endpoint, changes, seen_at):
+    def timed(**kwargs):
         started = time.perf_counter()
-        usage_observer(endpoint, changes, seen_at)
+        on_counters_moved(**kwargs)
         spent[0] += time.perf_counter() - started
         spent[1] += 1
 
-    observers.register("usage", timed)
+    counters_moved.connect(timed, dispatch_uid="usage.book")
     booked = sync.sync(ep, full=True)
-    observers.register("usage", usage_observer)
+    counters_moved.disconnect(dispatch_uid="usage.book")
+    counters_moved.connect(on_counters_moved, dispatch_uid="usage.book")
     say(
         f"full sync of {booked.rows_seen:,} rows ({booked.list_calls} list calls): "
         f"{plain.seconds:.1f} s without the usage observer, {booked.seconds:.1f} s with it; "

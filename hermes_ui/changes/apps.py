@@ -9,16 +9,6 @@ class ChangesConfig(AppConfig):
     verbose_name = "Changes"
 
     def ready(self):
-        from hermes_ui.audit.models import IdempotencyRecord
-        from hermes_ui.changes import erase
-        from hermes_ui.platform import erasers
-
-        erasers.register(
-            "change_records",
-            "titles in recorded change results",
-            erase.erase,
-            models=[IdempotencyRecord],
-        )
         # Its region of the session page (web.session_regions places it).
         from hermes_ui.web import session_regions
 

@@ -9,13 +9,6 @@ class CompareConfig(AppConfig):
     verbose_name = "Compare and review"
 
     def ready(self):
-        from hermes_ui.compare import erase
-        from hermes_ui.compare.models import Verdict
-        from hermes_ui.platform import erasers
-
-        erasers.register(
-            "verdicts", "review verdicts", erase.erase, models=[Verdict], held=erase.held
-        )
         # Its region of the session page (web.session_regions places it).
         from hermes_ui.web import session_regions
 

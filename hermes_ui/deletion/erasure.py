@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from hermes_ui.platform import erasers, sqlite_wipe
+from hermes_ui.deletion import erasers
+from hermes_ui.platform import erasers as helpers
+from hermes_ui.platform import sqlite_wipe
 from hermes_ui.platform.endpoints import Endpoint
 
 
@@ -12,9 +14,8 @@ def local_copies(ep: Endpoint, ids) -> dict[str, int]:
     """What the database holds about these sessions now (nothing is erased)."""
     ids = sorted(set(ids))
     held: dict[str, int] = {}
-    for eraser in erasers.registered():
-        if eraser.held is not None:
-            held.update(eraser.held(ep, ids))
+    for eraser in erasers.all_erasers():
+        held.update(eraser.count(ep, ids))
     return held
 
 
@@ -22,7 +23,7 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
     """Erase every local copy of ``ids`` (sessions Hermes deleted); counts per kind.
 
     ``related`` are ids whose cached transcript may show a deleted one (a
-    compression root resolves to its tip): only erasers registered with
+    compression root resolves to its tip): only erasers with
     ``related=True`` (caches of what a page shows) get them too.
     Idempotent: a second call finds nothing and returns zeros.
     """
@@ -39,9 +40,9 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
                 raise ValueError(f"eraser {eraser.name!r} counted {kind!r}, not one of its kinds")
             counts[kind] += n
 
-    with erasers.collecting() as steps, transaction.atomic():
-        for eraser in erasers.registered():
-            add(eraser, eraser.erase(ep, with_related if eraser.related else ids))
+    with helpers.collecting() as steps, transaction.atomic():
+        for eraser in erasers.all_erasers():
+            add(eraser, eraser.run(ep, with_related if eraser.related else ids))
             later += [(eraser, step) for step in steps[len(later) :]]
     # Committed: the copies outside the database, and what needs no transaction.
     for eraser, step in later:

@@ -15,9 +15,9 @@ from hermes_ui.deletion import (
     confirm_gone,
     erasure,
     events,
-    holds,
     leftovers,
     policy,
+    signals,
 )
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.deletion.request import current_consequences
@@ -42,7 +42,7 @@ def execute(request: DeletionRequest, user) -> Result:
         raise refusal
     if request.status in (Status.EXECUTED, Status.UNCERTAIN):
         return _run(request, user, lambda key: _recorded(request))
-    held = holds.reason(request)
+    held = signals.hold_reason(request)
     if held:
         raise approval.void(request, user, "held", held)
     approval.still_matches(request, user)

@@ -11,7 +11,7 @@ row so the queue and the audit trail can show the whole story.
 from django.conf import settings
 from django.db import models
 
-from hermes_ui.platform import erasers
+from hermes_ui.deletion import erasers
 
 
 class Status(models.TextChoices):

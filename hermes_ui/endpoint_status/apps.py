@@ -11,8 +11,8 @@ class EndpointStatusConfig(AppConfig):
 
     def ready(self):
         from hermes_ui.endpoint_status import session_api, watch
-        from hermes_ui.web import failures
+        from hermes_ui.web.signals import failure_shown
 
-        failures.explain(session_api.NO_SESSION_API, session_api.explain)
+        failure_shown.connect(session_api.explain, dispatch_uid="endpoint_status.explain")
         # The probing round (endpoint.down / endpoint.up), kept by the task queue.
         post_migrate.connect(watch.start, sender=self, dispatch_uid="endpoint_status.watch")

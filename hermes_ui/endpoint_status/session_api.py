@@ -64,10 +64,12 @@ def absent_endpoints(endpoints: list[Endpoint] | None = None) -> list[dict]:
     return found
 
 
-def explain(error, endpoint: Endpoint) -> dict:
-    """For ``web.failures``: a list call met the plain 404. Only the endpoint's probe
-    concludes that it has no session API (its answer is kept for the gate): what
-    one request met is that request's failure."""
+def explain(sender, error, endpoint: Endpoint, **kwargs) -> dict:
+    """For ``web.signals.failure_shown``: a list call met the plain 404. Only the
+    endpoint's probe concludes that it has no session API (its answer is kept for
+    the gate): what one request met is that request's failure."""
+    if error.code != NO_SESSION_API:
+        return {}
     found = absent(endpoint)
     if found is None:
         probes.store(probes.probe(endpoint))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui.index import badges, counts, facets, sync_state
+from hermes_ui.index import counts, facets, sync_state
 from hermes_ui.index.badges import Badge
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.prepared import Prepared
@@ -60,9 +60,8 @@ def sessions(endpoint, wanted: bool, user) -> Q:
 def hides_any(endpoint) -> bool:
     """Whether the default (archived:no) hides a row of this endpoint at all.
 
-    Asked on every index page. At 100,000 rows, none archived, the answer walks
-    every root (22 ms of a 34 ms page), so it is cached per state of the index,
-    like the page's counts: a row becomes archived-looking only through a sync.
+    Asked on every index page and costly on a large index, so it is cached per
+    state of the index: a row becomes archived-looking only through a sync.
     """
     state = sync_state.stored(endpoint)  # the freshness line read it for the same page
     at = counts.version(state) if state is not None else None
@@ -107,9 +106,4 @@ def state(endpoint, session_id: str) -> bool:
     return _ARCHIVED_ONE.found(endpoint.id, endpoint.fingerprint, session_id)
 
 
-def register() -> None:
-    facets.register(
-        "archived", parse=parse, sessions=sessions, help=HELP, default=False, hides=hides_any
-    )
-    badges.register("archived", read_badges, takes_rows=True)
-    badges.register("pinned", pinned_badges, takes_rows=True)
+FACET = facets.Facet("archived", parse, sessions, help=HELP, default=False, hides=hides_any)

@@ -1,24 +1,18 @@
-"""Small marks on a session that other features own (tags, review labels), by registration.
+"""Small marks on a session that other features own (tags, review labels), in one table.
 
-The index table and the lineage graph show them without knowing what they
-are: a feature registers a reader from ``AppConfig.ready()``::
-
-    badges.register("tags", read)   # read(endpoint, session_ids, user) -> {id: [Badge]}
-
-A reader answers for a whole page of ids in a query or two. Badge text is
-user text: templates escape it, and the lineage graph escapes it for SVG.
-
-A reader registered with ``takes_rows=True`` is also given ``rows``: the
-index rows (API shape, by id) when the caller has them (the index table),
-else None. The "new" badge then compares with the row's ``message_count``
-instead of reading the index rows again.
+A reader answers for a whole page of ids in a query or two; ``rows`` are the
+caller's index rows by id when it holds them (the index table), else None.
+Badge text is user text: templates escape it, the lineage graph too.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from django.utils.module_loading import import_string
 
 if TYPE_CHECKING:
     from hermes_ui.platform.endpoints import Endpoint
@@ -32,27 +26,36 @@ class Badge:
     kind: str = ""  # the feature that gave it ("tag", "label"), a CSS class too
 
 
-Read = Callable[..., dict[str, list[Badge]]]  # (endpoint, ids, user[, rows=])
-_registry: dict[str, tuple[Read, bool]] = {}
+Read = Callable[..., dict[str, list[Badge]]]  # (endpoint, ids, user, rows=None)
 PALETTE = ("grey", "red", "orange", "yellow", "green", "teal", "blue", "purple", "pink")
 
+# Each feature's reader, in the order rows show the badges; by dotted path, so that
+# the index imports no feature.
+READERS = {
+    "archived": "hermes_ui.index.archived.read_badges",
+    "pinned": "hermes_ui.index.archived.pinned_badges",
+    "review": "hermes_ui.review.badges.read",
+    "tags": "hermes_ui.tags.marks.badges",
+    "watermarks": "hermes_ui.watermarks.marks.badges",
+}
 
-def register(name: str, read: Read, *, takes_rows: bool = False) -> None:
-    _registry[name] = (read, takes_rows)
+
+@functools.cache
+def readers() -> dict[str, Read]:
+    """The table's readers by name, imported on first use."""
+    return {name: import_string(path) for name, path in READERS.items()}
 
 
 def for_sessions(
     endpoint: Endpoint, session_ids: Iterable[str], user, rows: dict[str, dict] | None = None
 ) -> dict[str, list[Badge]]:
-    """Every registered feature's badges for these sessions, in registration order;
-    ``rows``: their index rows by id, when the caller holds them."""
+    """Every reader's badges for these sessions, in the table's order."""
     ids = list(dict.fromkeys(session_ids))
     found: dict[str, list[Badge]] = {}
     if not ids:
         return found
-    for read, takes_rows in _registry.values():
-        marks = read(endpoint, ids, user, rows=rows) if takes_rows else read(endpoint, ids, user)
-        for session_id, given in marks.items():
+    for read in readers().values():
+        for session_id, given in read(endpoint, ids, user, rows=rows).items():
             found.setdefault(session_id, []).extend(given)
     return found
 

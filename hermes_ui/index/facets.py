@@ -1,27 +1,18 @@
-"""Search filters that other features own, registered by key (``tag:``, ``label:`` …).
+"""Search filters that other features own (``tag:``, ``label:`` …), in one table.
 
-The index knows nothing of tags, labels or watermarks; the features that
-keep them add a filter to the search box's syntax from ``AppConfig.ready()``::
-
-    facets.register("tag", parse=parse_tag, sessions=tagged, negatable=True,
-                    help="tag:<name> sessions with this tag (-tag:<name> without)")
-
-``parse(text)`` turns the value typed after the colon into what
-``sessions`` takes, or raises ``ValueError`` with a message for the user.
-``sessions(endpoint, value, user)`` returns a ``Q`` over ``IndexedSession``
-rows (usually ``session_id__in=<subquery>``). A negatable facet may also be
-written ``-key:value`` and then excludes what it matches. Facets apply to
-the id/title/preview table, to transcript hits and to "select all matching".
-
-This module holds only the registry: it imports no feature, so any feature
-above the index may register.
+``parse(text)`` turns the value typed after the colon into what ``sessions``
+takes, or raises ``ValueError`` with a message for the user;
+``sessions(endpoint, value, user)`` is a ``Q`` over ``IndexedSession`` rows.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from django.utils.module_loading import import_string
 
 if TYPE_CHECKING:
     from django.db.models import Q, QuerySet
@@ -50,33 +41,29 @@ class FacetTerm:
     text: str = ""  # as typed, for messages and saved queries
 
 
-_registry: dict[str, Facet] = {}
+# Each key's ``Facet``, named by dotted path so that the index imports no feature.
+FACETS = {
+    "archived": "hermes_ui.index.archived.FACET",
+    "label": "hermes_ui.review.search_filters.LABEL",
+    "reviewed": "hermes_ui.review.search_filters.REVIEWED",
+    "queue": "hermes_ui.review.search_filters.QUEUE",
+    "tag": "hermes_ui.tags.marks.FACET",
+    "new": "hermes_ui.watermarks.marks.FACET",
+}
 
 
-def register(
-    key: str,
-    *,
-    parse: Callable[[str], Any],
-    sessions: Callable[[Endpoint, Any, Any], Q],
-    negatable: bool = False,
-    help: str = "",
-    default: Any = None,
-    hides: Callable[[Endpoint], bool] | None = None,
-) -> Facet:
-    """Add (or replace) the filter ``key:``; call it from ``AppConfig.ready()``.
-
-    ``default``: the value applied when a query has no ``key:`` term."""
-    facet = Facet(key.lower(), parse, sessions, negatable, help, default, hides)
-    _registry[facet.key] = facet
-    return facet
+@functools.cache
+def loaded() -> dict[str, Facet]:
+    """The table's facets by key, imported on first use."""
+    return {key: import_string(path) for key, path in FACETS.items()}
 
 
 def get(key: str) -> Facet | None:
-    return _registry.get(key.lower())
+    return loaded().get(key.lower())
 
 
-def registered() -> list[Facet]:
-    return list(_registry.values())
+def all_facets() -> list[Facet]:
+    return list(loaded().values())
 
 
 def with_defaults(endpoint: Endpoint, terms) -> list[FacetTerm]:
@@ -84,7 +71,7 @@ def with_defaults(endpoint: Endpoint, terms) -> list[FacetTerm]:
     named = {term.key for term in terms}
     extra = [
         FacetTerm(f.key, f.default, False, f"{f.key}:{f.default}")
-        for f in _registry.values()
+        for f in loaded().values()
         if f.default is not None and f.key not in named and (f.hides is None or f.hides(endpoint))
     ]
     return [*terms, *extra]
@@ -93,7 +80,7 @@ def with_defaults(endpoint: Endpoint, terms) -> list[FacetTerm]:
 def restrict(rows: QuerySet, endpoint: Endpoint, terms, user) -> QuerySet:
     """``rows`` (``IndexedSession``) narrowed by each term, for ``user``."""
     for term in terms:
-        facet = _registry.get(term.key)
+        facet = loaded().get(term.key)
         if facet is None:
             continue  # a feature that is no longer installed filters nothing
         match = facet.sessions(endpoint, term.value, user)

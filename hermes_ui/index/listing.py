@@ -32,7 +32,7 @@ def page_context(ep, form, fresh) -> dict:
         "form": form,
         "fresh": fresh,
         "bulk_limit": settings.HERMES_BULK_LIMIT,
-        "feature_filters": [facet.help for facet in facets.registered() if facet.help],
+        "feature_filters": [facet.help for facet in facets.all_facets() if facet.help],
     }
 
 

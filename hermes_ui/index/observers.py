@@ -1,26 +1,17 @@
-"""Who wants to know how a sync moved each session's usage counters, by registration.
+"""How a sync moved each session's usage counters, and the signal that tells who keeps them.
 
-The index knows the previous and the new token and cost counters of every
-row it writes; features that keep usage over time (``usage``) register an
-observer from ``AppConfig.ready()``::
-
-    observers.register("usage", book)   # book(endpoint, changes, seen_at)
-
-``store.upsert`` calls every observer once per written page of rows, inside
-the transaction that writes the rows: a booking that fails rolls the rows
-back too, so the same change is seen again by the next sync, never lost and
-never booked twice. Only sessions whose counters moved, or that the index
-sees for the first time, are passed.
-
-This module holds only the registry: it imports no feature.
+``store.upsert`` sends ``counters_moved`` once per written page of rows, inside
+the transaction that writes them (``send()``, not ``send_robust()``): a failing
+receiver rolls the rows back, so the next sync sees the change again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from django.dispatch import Signal
 
 from hermes_ui.hermes.contract import USAGE_COUNTERS as COUNTERS
 
@@ -39,22 +30,9 @@ class CounterChange:
     first_seen: bool
 
 
-Observer = Callable[["Endpoint", list[CounterChange], datetime], None]
-_registry: dict[str, Observer] = {}
-
-
-def register(name: str, observe: Observer) -> None:
-    """Add (or replace) an observer; call it from ``AppConfig.ready()``."""
-    _registry[name] = observe
-
-
-def unregister(name: str) -> Observer | None:
-    """Remove an observer and return it (benchmarks and tests: "without this feature")."""
-    return _registry.pop(name, None)
-
-
-def registered() -> list[Observer]:
-    return list(_registry.values())
+# Sent with ``endpoint``, ``changes`` (sessions first seen or whose counters moved)
+# and ``seen_at``; the usage feature books them.
+counters_moved = Signal()
 
 
 def counters(values) -> dict:
@@ -81,7 +59,5 @@ def change(session_id: str, before: dict | None, cols: dict) -> CounterChange | 
 
 
 def notify(endpoint: Endpoint, changes: list[CounterChange], seen_at: datetime) -> None:
-    if not changes:
-        return
-    for observe in _registry.values():
-        observe(endpoint, changes, seen_at)
+    if changes:
+        counters_moved.send(sender=None, endpoint=endpoint, changes=changes, seen_at=seen_at)

@@ -137,7 +137,7 @@ def parse(text: str, *, kinds=()) -> Query:
 
 def known_names() -> list[str]:
     """Every filter name the box takes now: the built-in ones and the registered facets."""
-    return [*FILTERS, *(facet.key for facet in facets.registered())]
+    return [*FILTERS, *(facet.key for facet in facets.all_facets())]
 
 
 def suggestion(name: str) -> str:

@@ -7,9 +7,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.index import defaults, freshness, listing, refresher
+from hermes_ui.index import freshness, listing, refresher
 from hermes_ui.index.forms import IndexQuery
 from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.saved_views import catalogue
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
 
@@ -17,7 +18,7 @@ from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 @vary_on_headers("HX-Request")
 def index_list(request, endpoint):
     ep = get_endpoint(endpoint)
-    if start := defaults.start(request, ep):  # the user's default view
+    if not request.GET and (start := catalogue.start(request, ep)):  # the user's default view
         return redirect(listing.Paging(request.path, {}).url(**start))
     form = IndexQuery(request.GET)
     fresh = freshness.of(ep)

@@ -1,4 +1,4 @@
-"""The lineage page, and the eraser of its cached drawings."""
+"""The lineage page."""
 
 from django.apps import AppConfig
 
@@ -9,10 +9,6 @@ class LineageConfig(AppConfig):
     verbose_name = "Lineage"
 
     def ready(self):
-        from hermes_ui.lineage import erase
-        from hermes_ui.platform import erasers
-
-        erasers.register("drawings", "cached lineage drawings", erase.erase_drawings)
         # Its region of the session page (web.session_regions places it).
         from hermes_ui.web import session_regions
 

@@ -37,7 +37,7 @@ def _ids(topic: str, given: dict) -> dict:
 
 
 def record(event: events.Event) -> None:
-    """The ``events.listen`` receiver: a notice row after the change commits."""
+    """The ``platform.events`` receiver: a notice row after the change commits."""
     followed = FOLLOWED.get(event.name)
     if followed is None:
         return

@@ -10,16 +10,6 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self):
-        from hermes_ui.notifications import erase, receivers
-        from hermes_ui.notifications.models import Notice
-        from hermes_ui.platform import erasers, events
+        from hermes_ui.notifications import receivers
 
-        events.listen("notifications", receivers.on_event)
         post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")
-        erasers.register(
-            "notices",
-            "notifications waiting to be mailed",
-            erase.erase,
-            models=[Notice],
-            held=erase.held,
-        )

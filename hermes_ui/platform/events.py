@@ -1,23 +1,19 @@
-"""What happened that someone may want to hear about: one signal, sent by the features.
+"""What happened that someone may want to hear about: features ``emit``, receivers listen.
 
-Features (deletion, review, tags, endpoint status) call ``emit`` after their
-change is recorded; the packages that tell people (``notifications``: mail)
-and other tools (``webhooks``) ``listen`` from their ``AppConfig.ready()``,
-without any feature importing them. An event carries ids and counts only, never transcript text,
-note text, label values, titles or reasons: whoever receives it looks up what
-it may show.
-
-Receivers must be quick (enqueue a task, write a row) and must not hold up
-the action: ``emit`` never raises, a receiver's failure is logged by its
-class only. (Not a Django ``Signal``: its ``send_robust`` logs the
-exception's message, which could carry what a receiver was handling.)
+An event carries ids and counts only, never text: a receiver looks up what it
+may show. Receivers must be quick; ``emit`` never raises and logs a failing
+receiver by its exception's class only (why this is not a Django ``Signal``:
+``send_robust`` logs the message, which could carry what the receiver held).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from django.utils.module_loading import import_string
 
 log = logging.getLogger(__name__)
 
@@ -64,16 +60,18 @@ ALL = (
     WEBHOOK_DISABLED,
 )
 
-_receivers: dict[str, Callable[[Event], None]] = {}
+# Who hears every event, by dotted path (the platform imports no feature).
+RECEIVERS = {
+    "live_notices": "hermes_ui.live.notices.record",  # the queue pages follow their changes
+    "notifications": "hermes_ui.notifications.receivers.on_event",
+    "webhooks": "hermes_ui.webhooks.receivers.on_event",
+}
 
 
-def listen(uid: str, receiver: Callable[[Event], None]) -> None:
-    """Call ``receiver(event)`` for every event; ``uid`` names it (listening twice is once)."""
-    _receivers[uid] = receiver
-
-
-def stop(uid: str) -> None:
-    _receivers.pop(uid, None)
+@functools.cache
+def receivers() -> dict[str, Callable[[Event], None]]:
+    """The table's receivers by name, imported on first use."""
+    return {uid: import_string(path) for uid, path in RECEIVERS.items()}
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ def emit(
         ids=dict(ids or {}),
         counts=dict(counts or {}),
     )
-    for uid, receiver in list(_receivers.items()):
+    for uid, receiver in list(receivers().items()):
         try:
             receiver(event)
         except Exception as exc:

@@ -9,17 +9,9 @@ class RetentionConfig(AppConfig):
     verbose_name = "Retention"
 
     def ready(self):
-        from hermes_ui.deletion import holds, panels
-        from hermes_ui.platform import erasers
-        from hermes_ui.retention import erase, runs, views
-        from hermes_ui.retention.models import RetentionRun
+        from hermes_ui.deletion import signals
+        from hermes_ui.retention import runs, views
 
-        holds.register(runs.hold)
-        panels.register(views.batch_panel)
-        erasers.register(
-            "retention_runs",
-            "retention run records",
-            erase.erase,
-            models=[RetentionRun],
-            held=erase.held,
-        )
+        # A member protected since its batch was filed is held; a batch page shows the run.
+        signals.holding.connect(runs.hold, dispatch_uid="retention.hold")
+        signals.batch_page.connect(views.batch_panel, dispatch_uid="retention.batch_panel")

@@ -119,8 +119,8 @@ def run_of_batch(batch_id: int | None) -> RetentionRun | None:
     return RetentionRun.objects.filter(batch_id=batch_id).select_related("rule").first()
 
 
-def hold(request: DeletionRequest) -> str | None:
-    """Why a retention batch's member must not be deleted now (``deletion.holds``)."""
+def hold(sender, request: DeletionRequest, **kwargs) -> str | None:
+    """Why a retention batch's member must not be deleted now (``deletion.signals.holding``)."""
     run = run_of_batch(request.batch_id)
     if run is None:
         return None

@@ -194,8 +194,8 @@ def unprotected(run: RetentionRun, proposed: list[str]) -> list[dict]:
     ]
 
 
-def batch_panel(batch, user):
-    """The retention summary on a bulk deletion's page (``deletion.panels``)."""
+def batch_panel(sender, batch, user, **kwargs):
+    """The retention summary on a bulk deletion's page (``deletion.signals.batch_page``)."""
     run = runs.run_of_batch(batch.pk)
     if run is None:
         return None

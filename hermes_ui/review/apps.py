@@ -9,27 +9,6 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review queues"
 
     def ready(self):
-        from hermes_ui.platform import erasers
-        from hermes_ui.review import erase
-
-        first, *rest = erase.KINDS.items()
-        erasers.register(
-            first[0],
-            first[1][1],
-            erase.erase,
-            models=[model for model, _ in erase.KINDS.values()],
-            also={kind: label for kind, (_, label) in rest},
-            held=erase.held,
-        )
-        self._register_search_and_badges()
-
-    def _register_search_and_badges(self):
-        # Index filters (label:, reviewed:, queue:) and the badges of index rows and lineage nodes.
-        from hermes_ui.index import badges as index_badges
-        from hermes_ui.review import badges, search_filters
-
-        search_filters.register()
-        index_badges.register("review", badges.read)
         # Its region of the session page (web.session_regions places it).
         from hermes_ui.web import session_regions
 

@@ -15,7 +15,7 @@ SHOWN_TYPES = ("choice", "bool")
 OPEN = (Item.NEEDS_REVIEW, Item.NEEDS_OTHERS)
 
 
-def read(ep, session_ids: list[str], user) -> dict[str, list[Badge]]:
+def read(ep, session_ids: list[str], user, rows=None) -> dict[str, list[Badge]]:
     found: dict[str, list[Badge]] = defaultdict(list)
     progress, queued = _progress(ep, session_ids)
     for session_id, badge in progress.items():

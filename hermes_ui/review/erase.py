@@ -1,4 +1,4 @@
-"""Review data naming a session Hermes deleted, erased (``platform.erasers``).
+"""Review data naming a session Hermes deleted, erased (``deletion.erasers``).
 
 Labels, notes and corrections are copies of transcript content; queue items
 (with their reviews and mentions, which cascade) name the session. A label
@@ -10,12 +10,7 @@ from __future__ import annotations
 from hermes_ui.platform import erasers
 from hermes_ui.review.models import Correction, Item, Label, Note
 
-KINDS = {
-    "review_items": (Item, "review queue items"),
-    "labels": (Label, "review labels"),
-    "notes": (Note, "review notes"),
-    "corrections": (Correction, "corrections"),
-}
+KINDS = {"review_items": Item, "labels": Label, "notes": Note, "corrections": Correction}
 
 
 def _rows(model, scope, ids: list[str]):
@@ -23,11 +18,11 @@ def _rows(model, scope, ids: list[str]):
 
 
 def held(scope, ids: list[str]) -> dict[str, int]:
-    return {kind: _rows(model, scope, ids).count() for kind, (model, _) in KINDS.items()}
+    return {kind: _rows(model, scope, ids).count() for kind, model in KINDS.items()}
 
 
 def erase(scope, ids: list[str]) -> dict[str, int]:
     counts = held(scope, ids)  # labels and mentions also go with their item or note
-    for model, _ in reversed(KINDS.values()):
+    for model in reversed(KINDS.values()):
         _rows(model, scope, ids).delete()
     return counts

@@ -13,12 +13,6 @@ from hermes_ui.web import links
 from hermes_ui.web.roles import ADMIN, has_role
 
 
-def calls_before(rows: list, start: int) -> dict:
-    """Tool calls made before the window, so its tool results name their call (as the
-    session page does; the sessions feature is not importable from here)."""
-    return {c.call_id: c for m in transcript.build(rows[:start]) for c in m.tool_calls}
-
-
 def item_url(ep_id: str, queue_id: int, item_id: int, at=None) -> str:
     url = reverse(
         "review_item", kwargs={"endpoint": ep_id, "queue_id": queue_id, "item_id": item_id}
@@ -70,7 +64,7 @@ def context(request, ep, queue: Queue, item: Item, own, form, window) -> dict:
     session, messages, rows, start, chunk, after = window
     version = form.version
     groups = form.message_groups()
-    built = transcript.build(chunk, calls_before(rows, start))
+    built = transcript.build(chunk, transcript.calls_in(rows[:start]))
     holder = items.holder(item)
     editable = item.state in items.OPEN and (holder is None or holder.pk == request.user.pk)
     if not editable:

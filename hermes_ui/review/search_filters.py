@@ -58,24 +58,23 @@ def in_queue(ep, name: str, user) -> Q:
     return Q(session_id__in=ids)
 
 
-def register() -> None:
-    facets.register(
-        "label",
-        parse=parse_label,
-        sessions=labelled,
-        negatable=True,
-        help="label:<field>=<value> sessions with that review label (-label: without)",
-    )
-    facets.register(
-        "reviewed",
-        parse=parse_reviewed,
-        sessions=reviewed,
-        help="reviewed:yes|no sessions with (or without) a completed review",
-    )
-    facets.register(
-        "queue",
-        parse=parse_queue,
-        sessions=in_queue,
-        negatable=True,
-        help="queue:<name> sessions in that review queue (-queue: not in it)",
-    )
+LABEL = facets.Facet(
+    "label",
+    parse_label,
+    labelled,
+    negatable=True,
+    help="label:<field>=<value> sessions with that review label (-label: without)",
+)
+REVIEWED = facets.Facet(
+    "reviewed",
+    parse_reviewed,
+    reviewed,
+    help="reviewed:yes|no sessions with (or without) a completed review",
+)
+QUEUE = facets.Facet(
+    "queue",
+    parse_queue,
+    in_queue,
+    negatable=True,
+    help="queue:<name> sessions in that review queue (-queue: not in it)",
+)

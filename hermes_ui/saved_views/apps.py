@@ -7,9 +7,3 @@ class SavedViewsConfig(AppConfig):
     name = "hermes_ui.saved_views"
     label = "saved_views"
     verbose_name = "Saved views"
-
-    def ready(self):
-        from hermes_ui.index import defaults
-        from hermes_ui.saved_views import catalogue
-
-        defaults.register(catalogue.start)

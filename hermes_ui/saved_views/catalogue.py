@@ -96,7 +96,7 @@ def default_key(user) -> str:
 
 
 def start(request, endpoint) -> dict | None:
-    """The user's default view as the index's query (``index.defaults``)."""
+    """The user's default view as the index page's query, or None: every session."""
     user = request.user
     if not user.is_authenticated:
         return None

@@ -10,11 +10,8 @@ class SessionsConfig(AppConfig):
     verbose_name = "Sessions"
 
     def ready(self):
-        from hermes_ui.platform import erasers
-        from hermes_ui.sessions import erase
         from hermes_ui.web import session_regions
 
-        erasers.register("transcripts", "cached transcripts", erase.erase, related=True)
         session_regions.register(
             "facts",
             "sessions/_facts.html",

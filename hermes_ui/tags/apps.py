@@ -9,18 +9,6 @@ class TagsConfig(AppConfig):
     verbose_name = "Tags"
 
     def ready(self):
-        from hermes_ui.index import badges, facets
-        from hermes_ui.platform import erasers
-        from hermes_ui.tags import erase, marks
-        from hermes_ui.tags.models import SessionTag
-
-        facets.register(
-            "tag", parse=marks.parse, sessions=marks.sessions, negatable=True, help=marks.HELP
-        )
-        badges.register("tags", marks.badges)
-        erasers.register(
-            "session_tags", "session tags", erase.erase, models=[SessionTag], held=erase.held
-        )
         # Its region of the session page (web.session_regions places it).
         from hermes_ui.web import session_regions
 

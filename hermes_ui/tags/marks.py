@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from hermes_ui.index.badges import Badge
+from hermes_ui.index.facets import Facet
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.tags import tagging
 from hermes_ui.tags.models import SessionTag, Tag
@@ -32,7 +33,10 @@ def sessions(endpoint, tag_id: int, user) -> Q:
     return Q(pk__in=rows.values("pk"))
 
 
-def badges(endpoint, ids: list[str], user) -> dict[str, list[Badge]]:
+FACET = Facet("tag", parse, sessions, negatable=True, help=HELP)
+
+
+def badges(endpoint, ids: list[str], user, rows=None) -> dict[str, list[Badge]]:
     return {
         session_id: [Badge(name, "Tag", colour, "tag") for name, colour in tags]
         for session_id, tags in tagging.of_sessions(endpoint, ids).items()

@@ -7,18 +7,3 @@ class TasksConfig(AppConfig):
     name = "hermes_ui.tasks"
     label = "hermes_tasks"
     verbose_name = "Task workers"
-
-    def ready(self):
-        from django_tasks_db.models import DBTaskResult
-
-        from hermes_ui.platform import erasers
-        from hermes_ui.tasks import erase, worker
-
-        worker.on_beat(erase.prune_now_and_then)
-        erasers.register(
-            "task_records",
-            "finished background task records",
-            erase.erase,
-            models=[DBTaskResult],
-            held=erase.held,
-        )

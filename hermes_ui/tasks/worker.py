@@ -2,9 +2,8 @@
 
 The heartbeat runs on a thread of the worker process: a task may run for
 minutes (a bulk close of hundreds of sessions) without the loop coming back.
-Each beat renews the row, calls the hooks features registered (the jobs
-renew the progress rows of what this worker runs) and requeues the tasks of
-dead workers (``recovery``). Stopping removes the row, so a worker stopped
+Each beat renews the row, calls the ``BEAT_HOOKS`` and requeues the tasks
+of dead workers (``recovery``). Stopping removes the row, so a worker stopped
 on purpose is not taken for a crashed one.
 """
 
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.utils import timezone
+from django.utils.module_loading import import_string
 from django_tasks.signals import task_finished
 from django_tasks_db.management.commands.db_worker import Worker
 
@@ -35,14 +35,11 @@ log = logging.getLogger("hermes_ui.tasks")
 # The longest wait between two looks at a database that went away (seconds).
 MAX_PAUSE = 5.0
 
-# ``hook(worker_id)`` on every beat: what a feature renews for the tasks this worker runs.
-BEAT_HOOKS: list[Callable[[str], None]] = []
-
-
-def on_beat(hook: Callable[[str], None]) -> Callable[[str], None]:
-    if hook not in BEAT_HOOKS:
-        BEAT_HOOKS.append(hook)
-    return hook
+# ``hook(worker_id)`` on every beat, by dotted path (imported when a beat runs).
+BEAT_HOOKS = (
+    "hermes_ui.jobs.runner.renew",  # the progress rows of the jobs this worker runs
+    "hermes_ui.tasks.erase.prune_now_and_then",  # finished task records, now and then
+)
 
 
 @receiver(task_finished)
@@ -64,7 +61,7 @@ def beat(worker_id: str) -> None:
                 worker=worker_id, host=socket.gethostname()[:255], pid=os.getpid(), beat_at=now
             )
         for hook in BEAT_HOOKS:
-            hook(worker_id)
+            import_string(hook)(worker_id)
         recovery.requeue_orphans()
     finally:
         release_connections()

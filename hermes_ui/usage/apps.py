@@ -9,12 +9,7 @@ class UsageConfig(AppConfig):
     verbose_name = "Usage"
 
     def ready(self):
-        from hermes_ui.index import observers
-        from hermes_ui.platform import erasers
-        from hermes_ui.usage import booking, erase
-        from hermes_ui.usage.models import Booking
+        from hermes_ui.index.observers import counters_moved
+        from hermes_ui.usage import booking
 
-        observers.register("usage", booking.book)
-        erasers.register(
-            "usage_bookings", "usage bookings", erase.erase, models=[Booking], held=erase.held
-        )
+        counters_moved.connect(booking.on_counters_moved, dispatch_uid="usage.book")

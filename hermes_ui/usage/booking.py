@@ -1,4 +1,4 @@
-"""Booking the counters' changes that an index sync saw (an ``index.observers`` observer).
+"""Booking the counters' changes that an index sync saw (``index.observers.counters_moved``).
 
 Each sync books, per session, how much its counters grew since the previous
 sync, on the UTC day of the sync (``clock.today``), never on the session's
@@ -17,6 +17,10 @@ from hermes_ui.index.observers import CounterChange
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.usage import clock, totals
 from hermes_ui.usage.models import Booking
+
+
+def on_counters_moved(sender, endpoint, changes, seen_at, **kwargs) -> None:
+    book(endpoint, changes, seen_at)
 
 
 def book(endpoint: Endpoint, changes: list[CounterChange], seen_at: datetime) -> int:

@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
 from hermes_ui.index.badges import Badge
+from hermes_ui.index.facets import Facet
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.watermarks.models import Watermark
 
@@ -39,6 +40,8 @@ def sessions(endpoint, wanted: bool, user) -> Q:
     newer = Q(pk__in=RawSQL(_GROWN, params))  # noqa: S611 - constant SQL, values as parameters
     return newer if wanted else ~newer
 
+
+FACET = Facet("new", parse, sessions, help=HELP)
 
 _GROWN = (
     f"SELECT s.id FROM {Watermark._meta.db_table} w "  # noqa: S608 - table names only

@@ -5,6 +5,7 @@ from django.shortcuts import render
 
 from hermes_ui.hermes import errors as e
 from hermes_ui.web.errors import whole_page
+from hermes_ui.web.signals import failure_shown
 
 # The status the dashboard answers with when a Hermes read fails.
 _STATUS = {
@@ -36,14 +37,6 @@ _TITLES = {
     "incomplete_transcript": "Hermes answered only part of the transcript",
 }
 
-# code -> fn(error, endpoint) -> extra context: a feature above this layer explains a
-# failure in its own terms (``endpoint_status`` names a Hermes without the session API).
-_EXPLAINERS: dict = {}
-
-
-def explain(code: str, fn) -> None:
-    _EXPLAINERS[code] = fn
-
 
 def status_for(error: e.HermesError) -> int:
     if isinstance(error, e.InvalidInput):
@@ -56,14 +49,16 @@ def title_for(error: e.HermesError) -> str:
 
 
 def error_context(error: e.HermesError, endpoint=None) -> dict:
-    explainer = _EXPLAINERS.get(error.code)
-    return {
+    context = {
         "error": error,
         "error_title": title_for(error),
         "error_status": status_for(error),
         "endpoint": endpoint,
-        **(explainer(error, endpoint) if explainer is not None and endpoint is not None else {}),
     }
+    if endpoint is not None:
+        for _, extra in failure_shown.send(sender=None, error=error, endpoint=endpoint):
+            context.update(extra or {})
+    return context
 
 
 def bad_id(request, endpoint, reason: str):

@@ -10,16 +10,6 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        from hermes_ui.platform import erasers, events
-        from hermes_ui.webhooks import erase, receivers
-        from hermes_ui.webhooks.models import Delivery
+        from hermes_ui.webhooks import receivers
 
-        events.listen("webhooks", receivers.on_event)
-        erasers.register(
-            "webhook_deliveries",
-            "finished webhook deliveries",
-            erase.erase,
-            models=[Delivery],
-            held=erase.held,
-        )
         post_migrate.connect(receivers.start_round, sender=self, dispatch_uid="webhooks.round")

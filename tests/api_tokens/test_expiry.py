@@ -13,11 +13,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def token_events():
+def token_events(monkeypatch):
     got: list[events.Event] = []
-    events.listen("test-token-expiry", got.append)
-    yield got
-    events.stop("test-token-expiry")
+    monkeypatch.setitem(events.receivers(), "test-token-expiry", got.append)
+    return got
 
 
 def test_a_token_expiring_within_a_week_is_announced_once_to_its_owner(users, token_events):

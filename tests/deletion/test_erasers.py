@@ -1,24 +1,23 @@
-"""Erasure by registration: no model keeps session data that a deletion would not erase.
+"""The erasers' table: no model keeps session data that a deletion would not erase.
 
 The rule: a model may hold session ids in a string field named ``*_id``
 (Hermes session ids are strings; the dashboard's own keys are integers and
 foreign keys: ``session_id``, ``target_session_id``, ``parent_id``,
 ``first_id``...) and in **every** JSON or text field (an event's ids, a task's
 stored arguments, a delivery's signed body: no field name reveals them). Each
-model with such a field is covered by a registered eraser
-(``hermes_ui.platform.erasers.register(..., models=[...])`` in its app's
-``AppConfig.ready()``), listed in ``KEEPS_IDS_ONLY`` with the reason it may
-outlive the session, or each such field is listed in ``NO_SESSION_IDS`` with
-the reason it cannot hold one.
+model with such a field is covered by an eraser (``models=`` of its line in
+``hermes_ui/deletion/erasers.py``), listed in ``KEEPS_IDS_ONLY`` with the
+reason it may outlive the session, or each such field is listed in
+``NO_SESSION_IDS`` with the reason it cannot hold one.
 """
 
 import pytest
 from django.apps import apps
 from django.db import models
 
-from hermes_ui.deletion import erasure
+from hermes_ui.deletion import erasers, erasure
 from hermes_ui.deletion.models import DeletionRequest
-from hermes_ui.platform import erasers
+from hermes_ui.platform import erasers as helpers
 from hermes_ui.platform.endpoints import Endpoint
 
 # Records that keep ids, codes, counts and fingerprints, never a session's
@@ -77,14 +76,17 @@ def id_fields(model) -> list[str]:
     ]
 
 
-def uncovered(registered) -> list[str]:
+def covered_by(table) -> set:
+    return {apps.get_model(label) for eraser in table for label in eraser.models}
+
+
+def uncovered(table) -> list[str]:
     """One line per model that holds session ids with no eraser covering it and no reason."""
-    covered = {model for eraser in registered for model in eraser.models}
+    covered = covered_by(table)
     return [
-        f"{model._meta.label} holds session ids ({', '.join(fields)}) but no registered eraser "
-        "covers it: register one in its AppConfig.ready() with "
-        f"hermes_ui.platform.erasers.register(..., "
-        f"models=[{model.__name__}]), or list it in KEEPS_IDS_ONLY with the reason it may stay"
+        f"{model._meta.label} holds session ids ({', '.join(fields)}) but no eraser covers "
+        f"it: add one to hermes_ui/deletion/erasers.py with models=({model._meta.label!r},), "
+        "or list it in KEEPS_IDS_ONLY with the reason it may stay"
         for model in apps.get_models()
         if (fields := id_fields(model))
         and model not in covered
@@ -93,13 +95,13 @@ def uncovered(registered) -> list[str]:
 
 
 def test_every_model_holding_session_ids_is_erased_or_kept_for_a_stated_reason():
-    missing = uncovered(erasers.registered())
+    missing = uncovered(erasers.all_erasers())
     assert not missing, "\n".join(missing)
 
 
 def test_the_lists_name_installed_models_that_hold_ids_and_no_eraser_covers():
     installed = {model._meta.label: model for model in apps.get_models()}
-    covered = {model for eraser in erasers.registered() for model in eraser.models}
+    covered = covered_by(erasers.all_erasers())
     fields = {f"{m._meta.label}.{f.name}" for m in installed.values() for f in m._meta.fields}
     assert set(NO_SESSION_IDS) <= fields, set(NO_SESSION_IDS) - fields
     for label in KEEPS_IDS_ONLY:
@@ -109,8 +111,8 @@ def test_the_lists_name_installed_models_that_hold_ids_and_no_eraser_covers():
     assert covered <= set(installed.values())
 
 
-def test_a_model_whose_eraser_is_not_registered_is_named():
-    without = [eraser for eraser in erasers.registered() if eraser.name != "verdicts"]
+def test_a_model_whose_eraser_is_not_in_the_table_is_named():
+    without = [eraser for eraser in erasers.all_erasers() if eraser.name != "verdicts"]
     missing = uncovered(without)
     assert len(missing) == 1 and missing[0].startswith("compare.Verdict holds session ids")
     assert "(first_id, second_id, preferred_id, reason)" in missing[0]
@@ -119,7 +121,7 @@ def test_a_model_whose_eraser_is_not_registered_is_named():
 def test_the_scan_finds_ids_in_json_and_text_fields_whatever_their_names():
     """Before webhook deliveries and task records had erasers, the scan missed them."""
     covered = [
-        e for e in erasers.registered() if e.name not in ("webhook_deliveries", "task_records")
+        e for e in erasers.all_erasers() if e.name not in ("webhook_deliveries", "task_records")
     ]
     missing = "\n".join(uncovered(covered))
     assert "webhooks.Delivery holds session ids (body)" in missing
@@ -128,9 +130,9 @@ def test_the_scan_finds_ids_in_json_and_text_fields_whatever_their_names():
     )
 
 
-def test_the_result_page_lists_the_registered_kinds_in_registration_order():
+def test_the_result_page_lists_the_kinds_in_the_tables_order():
     kinds = erasers.kinds()
-    assert list(kinds)[:2] == ["transcripts", "index_rows"]  # INSTALLED_APPS order
+    assert list(kinds)[:2] == ["transcripts", "index_rows"]
     assert kinds["turn_events"] == "chat turn events" and kinds["verdicts"] == "review verdicts"
     case = DeletionRequest(result={"erased": {"turns": 2, "drawings": 1}})
     assert [label for label, _ in case.erased] == list(kinds.values())
@@ -139,12 +141,10 @@ def test_the_result_page_lists_the_registered_kinds_in_registration_order():
 
 @pytest.fixture
 def only(monkeypatch):
-    """Replace the registry for one test: ``only(eraser, ...)``."""
+    """Replace the table for one test: ``only(eraser, ...)``."""
 
-    def install(*registrations):
-        monkeypatch.setattr(erasers, "_registry", {})
-        for args, kwargs in registrations:
-            erasers.register(*args, **kwargs)
+    def install(*table):
+        monkeypatch.setattr(erasers, "ERASERS", tuple(erasers.Eraser(*a, **k) for a, k in table))
 
     return install
 
@@ -155,7 +155,7 @@ def test_erasure_runs_each_eraser_then_its_steps_after_the_transaction(only, db)
 
     def rows(scope, ids):
         calls.append(("rows", scope.id, ids))
-        erasers.after_commit(lambda: calls.append("step") or {"cached": 3})
+        helpers.after_commit(lambda: calls.append("step") or {"cached": 3})
         return {"rows": 2}
 
     def cache(scope, ids):
@@ -180,11 +180,14 @@ def test_an_eraser_counting_a_kind_it_did_not_declare_fails(only, db):
 
 
 def test_two_erasers_cannot_count_the_same_kind(only):
-    only((("rows", "rows", lambda scope, ids: {}), {}))
+    only(
+        (("rows", "rows", lambda scope, ids: {}), {}),
+        (("more", "more", lambda scope, ids: {}), {"also": {"rows": "rows again"}}),
+    )
     with pytest.raises(ValueError, match="as 'rows' does"):
-        erasers.register("more", "more", lambda scope, ids: {}, also={"rows": "rows again"})
+        erasers.kinds()
 
 
 def test_after_commit_outside_an_erasure_is_refused():
     with pytest.raises(RuntimeError):
-        erasers.after_commit(dict)
+        helpers.after_commit(dict)

@@ -11,9 +11,9 @@ from django.utils import timezone
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
 from hermes_ui.chat.models import Turn, TurnEvent
 from hermes_ui.compare.models import Verdict
+from hermes_ui.deletion import erasers
 from hermes_ui.deletion.models import DeletionRequest, Status
 from hermes_ui.index.models import ContentMessage, IndexedSession, KnownFork
-from hermes_ui.platform import erasers
 from tests.deletion.helpers import check, decide, execute, new_url, page, refresh, request_deletion
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Feature filters and badges registered with the index: parsed, applied, negated, shown."""
+"""Feature filters and badges of the index's tables: parsed, applied, negated, shown."""
 
 import pytest
 from django.db.models import Q
@@ -17,23 +17,20 @@ def _pick(value: str) -> set[str]:
 
 
 @pytest.fixture
-def picked():
+def picked(monkeypatch):
     """A test facet ``pick:a,b`` (negatable) and a badge reader that knows who asks."""
-    facets.register(
-        "pick", parse=_pick, sessions=lambda ep, ids, user: Q(session_id__in=ids), negatable=True
-    )
+    pick = facets.Facet("pick", _pick, lambda ep, ids, user: Q(session_id__in=ids), negatable=True)
+    monkeypatch.setitem(facets.loaded(), "pick", pick)
     seen_users = []
 
-    def read(ep, ids, user):
+    def read(ep, ids, user, rows=None):
         seen_users.append(user)
         return {
             i: [badges.Badge(f"<b>{i}</b>", colour="red", kind="test")] for i in ids if i == "br"
         }
 
-    badges.register("test", read)
-    yield seen_users
-    facets._registry.pop("pick")
-    badges._registry.pop("test")
+    monkeypatch.setitem(badges.readers(), "test", read)
+    return seen_users
 
 
 def test_a_registered_facet_parses_negates_and_reports_mistakes(picked):

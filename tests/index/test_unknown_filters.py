@@ -47,18 +47,14 @@ def test_quoting_or_a_number_before_the_colon_searches_the_words_without_a_note(
 
 
 @pytest.fixture
-def archived():
-    """Another feature's ``archived:`` filter, registered as features do; the real one
+def archived(monkeypatch):
+    """Another feature's ``archived:`` filter in the table; the real one
     (``index.archived``) is put back afterwards, for the tests that run later."""
-    real = facets._registry.pop("archived", None)
-    facets.register("archived", parse=lambda v: v == "yes", sessions=lambda ep, v, u: Q())
-    yield
-    facets._registry.pop("archived")
-    if real is not None:
-        facets._registry["archived"] = real
+    other = facets.Facet("archived", lambda v: v == "yes", lambda ep, v, u: Q())
+    monkeypatch.setitem(facets.loaded(), "archived", other)
 
 
-def test_known_names_come_from_the_facets_registry(archived):
+def test_known_names_come_from_the_facets_table(archived):
     assert "archived" in query_syntax.known_names()
     assert query_syntax.parse("archived:yes").notes == []
     assert [f.key for f in query_syntax.parse("archived:yes").facets] == ["archived"]
@@ -66,12 +62,9 @@ def test_known_names_come_from_the_facets_registry(archived):
 
 
 @pytest.fixture
-def without_archived():
+def without_archived(monkeypatch):
     """The index as it would be without the ``archived:`` filter, restored afterwards."""
-    real = facets._registry.pop("archived", None)
-    yield
-    if real is not None:
-        facets._registry["archived"] = real
+    monkeypatch.delitem(facets.loaded(), "archived")
 
 
 def test_without_it_archived_is_a_note_not_silence(without_archived):

@@ -30,12 +30,11 @@ def deletion_clock(monkeypatch):
 
 
 @pytest.fixture
-def heard():
+def heard(monkeypatch):
     got: list[events.Event] = []
 
-    events.listen("test-events", got.append)
-    yield got
-    events.stop("test-events")
+    monkeypatch.setitem(events.receivers(), "test-events", got.append)
+    return got
 
 
 def names(heard) -> list[str]:
@@ -47,15 +46,12 @@ def test_an_unknown_event_name_is_a_programming_error():
         events.emit("deletion.requestd")
 
 
-def test_a_failing_receiver_never_reaches_the_action(heard, caplog):
+def test_a_failing_receiver_never_reaches_the_action(heard, caplog, monkeypatch):
     def broken(event):
         raise RuntimeError("boom with secret words")
 
-    events.listen("test-broken", broken)
-    try:
-        found = events.emit(events.ENDPOINT_UP, endpoint="local")
-    finally:
-        events.stop("test-broken")
+    monkeypatch.setitem(events.receivers(), "test-broken", broken)
+    found = events.emit(events.ENDPOINT_UP, endpoint="local")
     assert found.name == events.ENDPOINT_UP and names(heard) == [events.ENDPOINT_UP]
     assert "test-broken" in caplog.text
     assert "RuntimeError" in caplog.text and "secret words" not in caplog.text

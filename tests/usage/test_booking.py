@@ -128,14 +128,15 @@ def test_sessions_indexed_before_usage_existed_get_their_history_booked_once(
 
     from django.apps import apps
 
-    from hermes_ui.index import observers
+    from hermes_ui.index.observers import counters_moved
+    from hermes_ui.usage import booking
 
     ep = mock_endpoint
-    usage = observers.unregister("usage")  # the index as it was before this feature
+    counters_moved.disconnect(dispatch_uid="usage.book")  # the index before this feature
     try:
         store.upsert(ep, [row("old", input_tokens=900, estimated_cost_usd=0.25)], 1, listed=True)
     finally:
-        observers.register("usage", usage)
+        counters_moved.connect(booking.on_counters_moved, dispatch_uid="usage.book")
     assert not Booking.objects.exists()
     migration = importlib.import_module("hermes_ui.usage.migrations.0002_backfill_history")
     migration.backfill(apps, None)

@@ -4,8 +4,7 @@ from datetime import date
 
 import pytest
 
-from hermes_ui.deletion import erasure
-from hermes_ui.platform import erasers
+from hermes_ui.deletion import erasers, erasure
 from hermes_ui.usage.models import Booking, DayTotal
 from tests.usage.helpers import START_DAY, row, sync_on
 

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.deletion import approval_job, panels, policy
+from hermes_ui.deletion import approval_job, policy, signals
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
@@ -52,7 +52,7 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
         and any(m.status == Status.APPROVED for m in members),
         "form": extra.pop("form", None) or DecisionForm(),
         "poll_seconds": POLL_SECONDS,
-        "panels": panels.for_batch(batch, request.user),
+        "panels": signals.panels(batch, request.user),
         **extra,
     }
     template = "deletion/batch.html#batch" if request.htmx else "deletion/batch.html"
