@@ -67,7 +67,7 @@ ERASERS = (
         models=("index.KnownFork",),
         held="hermes_ui.index.erase.held_forks",
     ),
-    Eraser("drawings", "cached lineage drawings", "hermes_ui.lineage_page.erase.erase_drawings"),
+    Eraser("drawings", "cached lineage drawings", "hermes_ui.lineage.erase.erase_drawings"),
     Eraser(
         "change_records",
         "titles in recorded change results",
