@@ -39,8 +39,3 @@ class ReviewConfig(AppConfig):
         session_regions.register(
             "notes", "review/_session_notes.html", place="side", order=30, key="o"
         )
-        # Its part of each transcript message: "Queue…", notes, corrections.
-        from hermes_ui.review.templatetags.review_notes import message_review
-        from hermes_ui.web import message_parts
-
-        message_parts.register("review", message_review)

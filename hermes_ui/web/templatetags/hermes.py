@@ -1,9 +1,8 @@
 from django import template
-from django.utils.safestring import mark_safe
 
 from hermes_ui.hermes import transcript
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.web import formatting, links, message_html, timefmt
+from hermes_ui.web import formatting, links, timefmt
 from hermes_ui.web.markdown import render_markdown
 
 register = template.Library()
@@ -56,19 +55,6 @@ def endpoint_switch_url(context, endpoint_id):
     """The top bar's link to another endpoint: the same kind of page there."""
     request = context.get("request")
     return links.switch_url(getattr(request, "resolver_match", None), endpoint_id)
-
-
-@register.simple_tag(takes_context=True)
-def message(context, m):
-    """One transcript message (``web.message_html``): drawn in Python, not a template."""
-    return message_html.draw(context, m, context.get("focus_id"))
-
-
-@register.simple_tag(takes_context=True)
-def messages(context, shown):
-    """A window of transcript messages, each as ``message`` draws it."""
-    focus_id = context.get("focus_id")
-    return mark_safe("".join(message_html.draw(context, m, focus_id) for m in shown))  # noqa: S308 - each drawn escaped
 
 
 @register.simple_tag(takes_context=True)
