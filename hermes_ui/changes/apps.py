@@ -19,9 +19,3 @@ class ChangesConfig(AppConfig):
             erase.erase,
             models=[IdempotencyRecord],
         )
-        # Its region of the session page (web.session_regions places it).
-        from hermes_ui.web import session_regions
-
-        session_regions.register(
-            "changes", "changes/_session_actions.html", place="actions", order=10
-        )

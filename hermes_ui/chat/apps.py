@@ -19,7 +19,3 @@ class ChatConfig(AppConfig):
             models=[Turn, TurnEvent],
             held=erase.held,
         )
-        # Its region of the session page (web.session_regions places it).
-        from hermes_ui.web import session_regions
-
-        session_regions.register("chat", "chat/_session_box.html", place="main", order=10)

@@ -16,9 +16,3 @@ class CompareConfig(AppConfig):
         erasers.register(
             "verdicts", "review verdicts", erase.erase, models=[Verdict], held=erase.held
         )
-        # Its region of the session page (web.session_regions places it).
-        from hermes_ui.web import session_regions
-
-        session_regions.register(
-            "compare", "compare/_session_region.html", place="side", order=60, key="c"
-        )

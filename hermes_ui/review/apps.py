@@ -30,12 +30,3 @@ class ReviewConfig(AppConfig):
 
         search_filters.register()
         index_badges.register("review", badges.read)
-        # Its region of the session page (web.session_regions places it).
-        from hermes_ui.web import session_regions
-
-        session_regions.register(
-            "review", "review/_session_labels.html", place="side", order=40, key="r"
-        )
-        session_regions.register(
-            "notes", "review/_session_notes.html", place="side", order=30, key="o"
-        )

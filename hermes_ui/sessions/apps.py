@@ -12,15 +12,5 @@ class SessionsConfig(AppConfig):
     def ready(self):
         from hermes_ui.platform import erasers
         from hermes_ui.sessions import erase
-        from hermes_ui.web import session_regions
 
         erasers.register("transcripts", "cached transcripts", erase.erase, related=True)
-        session_regions.register(
-            "facts",
-            "sessions/_facts.html",
-            place="side",
-            order=10,
-            label="Details",
-            key="i",
-            summary="sessions/_facts_summary.html",
-        )

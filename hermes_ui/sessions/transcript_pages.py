@@ -7,14 +7,13 @@ from django.conf import settings
 from hermes_ui.hermes import transcript
 from hermes_ui.hermes.messages import IncompleteTranscript
 from hermes_ui.sessions import live_tip
-from hermes_ui.web import links, session_regions
+from hermes_ui.web import links
 
 
 def row_context(ep, session_id: str, session) -> dict:
     """What the session page draws from the row alone (its title, actions and side
     panels), while the transcript is still on its way."""
     return {
-        "regions": session_regions.layout(),
         "endpoint": ep,
         "session": session,
         "session_id": session_id,

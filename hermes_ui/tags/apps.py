@@ -21,9 +21,3 @@ class TagsConfig(AppConfig):
         erasers.register(
             "session_tags", "session tags", erase.erase, models=[SessionTag], held=erase.held
         )
-        # Its region of the session page (web.session_regions places it).
-        from hermes_ui.web import session_regions
-
-        session_regions.register(
-            "tags", "tags/_session_region.html", place="side", order=20, key="t"
-        )

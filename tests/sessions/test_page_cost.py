@@ -20,10 +20,16 @@ from hermes_ui.review.models import Item, Queue, Rubric
 from hermes_ui.sessions import cache as transcripts
 from hermes_ui.tags.models import SessionTag, Tag
 from hermes_ui.watermarks.models import Watermark
-from hermes_ui.web import session_regions
 from hermes_ui.web.links import session_url
 
 SHORT, LONG = "cost-short", "cost-long"
+# The side panels sessions/detail.html lists, in its order.
+PANELS = ("facts", "tags", "notes", "review", "lineage", "compare", "export")
+EARLY = (
+    "sessions/_facts", "tags/_session_region", "review/_session_notes", "review/_session_labels",
+    "lineage/_session_panel", "compare/_session_region", "export/_session_export",
+    "chat/_session_box",
+)  # fmt: skip
 
 
 @pytest.fixture
@@ -65,10 +71,8 @@ def test_no_panel_asks_the_database_per_message(login, two_sessions, role, where
     assert short_page.count('<article class="msg ') == 10
     assert long_page.count('<article class="msg ') == 300
     # Every side panel is on both pages (a panel that went missing costs nothing).
-    for region in session_regions.placed("side"):
-        assert (
-            f'id="panel-{region.name}"' in short_page and f'id="panel-{region.name}"' in long_page
-        )
+    for name in PANELS:
+        assert f'id="panel-{name}"' in short_page and f'id="panel-{name}"' in long_page
     assert short == long, (short, long)
 
 
@@ -116,7 +120,7 @@ def test_the_panels_and_the_chat_box_are_drawn_while_the_transcript_is_on_its_wa
     """The messages read answers only once every side panel and the chat box were drawn:
     were they drawn after both reads, it would wait for them in vain."""
     empty_hermes.add("early", title="early", message_count=4)
-    early = {r.template for r in session_regions.placed("side") + session_regions.placed("main")}
+    early = {f"{name}.html" for name in EARLY}
     drawn, all_drawn, in_time = set(), threading.Event(), []
     answer = empty_hermes.__call__
 
