@@ -55,34 +55,3 @@ def endpoint_switch_url(context, endpoint_id):
     """The top bar's link to another endpoint: the same kind of page there."""
     request = context.get("request")
     return links.switch_url(getattr(request, "resolver_match", None), endpoint_id)
-
-
-@register.simple_tag(takes_context=True)
-def arrived(context, values):
-    """``{% arrived transcript_arrived %}``: what a page drew without so far (a dict the
-    template waited for where it needed it) is in its context from here on, as plain
-    values, for the regions after it (template tags read the context directly)."""
-    context.dicts[-1].update(values)
-    return ""
-
-
-class _DrawnNode(template.Node):
-    def __init__(self, nodelist, name):
-        self.nodelist, self.name = nodelist, name
-
-    def render(self, context):
-        context.dicts[-1][self.name] = self.nodelist.render(context)  # a SafeString
-        return ""
-
-
-@register.tag
-def drawn(parser, token):
-    """``{% drawn as name %}…{% enddrawn %}``: draw the block here, show it later as
-    ``{{ name }}`` (the session page draws its main regions before it waits for the
-    transcript they follow)."""
-    bits = token.split_contents()
-    if len(bits) != 3 or bits[1] != "as":
-        raise template.TemplateSyntaxError("usage: {% drawn as name %}...{% enddrawn %}")
-    nodelist = parser.parse(("enddrawn",))
-    parser.delete_first_token()
-    return _DrawnNode(nodelist, bits[2])
