@@ -28,7 +28,6 @@ class MessageMarks:
     correct_url: str | None  # None: this user cannot correct this message
     corrections: list[corrections.Shown] = field(default_factory=list)
     has_mine: bool = False
-    queue_url: str | None = None  # "Queue…": set for reviewers on the session page
 
 
 class PageMarks:

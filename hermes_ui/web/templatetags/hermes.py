@@ -12,10 +12,20 @@ register.filter("is_closed", is_closed)
 register.filter("number", formatting.number)
 register.filter("short_id", formatting.short_id)
 register.simple_tag(formatting.when, name="when")
-# A time as plain text (``when`` without its element): a message head, where
-# every element counts across thousands of messages.
-register.filter("ago", timefmt.relative)
-register.filter("exact_time", timefmt.exact)
+
+
+@register.filter
+def message_head(m) -> str:
+    """A transcript message's first line, as text: its id, time, tokens and finish reason."""
+    row = m.row
+    head = [f"#{m.id}"]
+    if timestamp := row.get("timestamp"):
+        head.append(f" · {timefmt.exact(timestamp)}, {timefmt.relative(timestamp)}")
+    if row.get("token_count"):
+        head.append(f" · {formatting.number(row['token_count'])} tokens")
+    if row.get("finish_reason"):
+        head.append(f" · finish: {row['finish_reason']}")
+    return "".join(head)
 
 
 @register.simple_tag
