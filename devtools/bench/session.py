@@ -260,17 +260,27 @@ def _least(ep, say, floor_ready, raw_calls, sessions) -> None:
 
 
 def _without_regions(say, page, raw_calls) -> None:
-    """The page with no feature's region (the registry emptied for the measure): the
-    layout, the two reads and the transcript alone. What the regions add is the rest."""
-    from hermes_ui.web import session_regions
+    """The page with every region's template drawn empty for the measure: the layout,
+    the two reads and the transcript alone. What the regions add is the rest."""
+    import re
 
-    kept = dict(session_regions._REGIONS)
-    session_regions._REGIONS.clear()
+    from django.template import Template, engines
+
+    engine = engines["django"].engine
+    source = (REPO / "templates" / "sessions" / "detail.html").read_text()
+    names = {
+        name
+        for name in re.findall(r'"([a-z_]+/_[a-z_]+\.html)"', source)
+        if not name.startswith(("sessions/_side_panel", "sessions/_live_tip", "sessions/_find"))
+        and not name.startswith(("live/", "partials/"))
+    }
+    blank, found = Template("", engine=engine), engine.get_template
+    engine.get_template = lambda name: blank if name in names else found(name)
     try:
         fresh = [f"bench_{i:05d}" for i in range(300, 300 + ROUNDS)]
         ours, theirs = _paired(page, raw_calls, fresh)
     finally:
-        session_regions._REGIONS.update(kept)
+        del engine.get_template
     say(
         f"  the same page without any feature's region (title, layout, the two reads, "
         f"10 messages): {ours:.1f} ms vs raw {theirs:.1f} ms: {ours / theirs:.2f}x"

@@ -7,11 +7,3 @@ class CompareConfig(AppConfig):
     name = "hermes_ui.compare"
     label = "compare"
     verbose_name = "Compare and review"
-
-    def ready(self):
-        # Its region of the session page (web.session_regions places it).
-        from hermes_ui.web import session_regions
-
-        session_regions.register(
-            "compare", "compare/_session_region.html", place="side", order=60, key="c"
-        )

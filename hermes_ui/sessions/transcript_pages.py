@@ -1,74 +1,26 @@
 """What a session's page and its transcript chunks show: windows, find, links."""
 
-import functools
-
 from django.conf import settings
 
 from hermes_ui.hermes import transcript
-from hermes_ui.hermes.messages import IncompleteTranscript
 from hermes_ui.sessions import live_tip
-from hermes_ui.web import links, session_regions
+from hermes_ui.web import links
 
 
-def row_context(ep, session_id: str, session) -> dict:
-    """What the session page draws from the row alone (its title, actions and side
-    panels), while the transcript is still on its way."""
-    return {
-        "regions": session_regions.layout(),
+def page_context(ep, session_id: str, session, messages: dict, *, incomplete, **where) -> dict:
+    """What the session page shows: the row, the transcript's window (``transcript_context``
+    with ``where``), the live tip, and why the transcript is incomplete, if it is."""
+    context = {
         "endpoint": ep,
         "session": session,
         "session_id": session_id,
         "parent_url": links.session_url(ep.id, session.parent_id) if session.parent_id else None,
     }
-
-
-class Arriving:
-    """The session page's values that come from the transcript, worked out once, when
-    the page first needs one (``messages()`` waits for the read still in flight).
-
-    ``lazy()`` gives each value as a callable (a template calls it where it needs
-    it); ``{% arrived transcript_arrived %}`` puts them all in the page's context once the
-    page reaches its transcript, for the regions after it."""
-
-    KEYS = (
-        "long", "latest", "window_size", "start_url", "latest_url", "resolved_id",
-        "resolved_differs", "tip_url", "message_total", "transcript", "next_url",
-        "window_first", "window_last", "earlier_url", "find", "live_tip", "live_tip_url",
-        "incomplete", "ancestors",
-    )  # fmt: skip
-
-    def __init__(self, ep, session_id, session, messages, *, finding, focus_id, latest):
-        self._ep, self._session_id, self._session = ep, session_id, session
-        self._messages = messages
-        self._where = {"finding": finding, "focus_id": focus_id, "latest": latest}
-        self.incomplete: IncompleteTranscript | None = None
-
-    @functools.cached_property
-    def messages(self) -> dict:
-        """The transcript; when a page failed half-way, what was read (``incomplete`` says so)."""
-        try:
-            return self._messages()
-        except IncompleteTranscript as error:
-            self.incomplete = error
-            return error.partial
-
-    @functools.cached_property
-    def values(self) -> dict:
-        total = getattr(self._session, "message_count", None)
-        found = transcript_context(
-            self._ep, self._session_id, self.messages, **self._where, total=total
-        )
-        found.update(live_tip.context(self._ep, self._session, found["resolved_id"]))
-        found["incomplete"] = self.incomplete.message if self.incomplete else ""
-        return found
-
-    def lazy(self) -> dict:
-        values = {key: functools.partial(self._value, key) for key in self.KEYS}
-        values["transcript_arrived"] = lambda: self.values
-        return values
-
-    def _value(self, key):
-        return self.values[key]
+    total = getattr(session, "message_count", None)
+    context.update(transcript_context(ep, session_id, messages, **where, total=total))
+    context.update(live_tip.context(ep, session, context["resolved_id"]))
+    context["incomplete"] = incomplete.message if incomplete else ""
+    return context
 
 
 def transcript_context(

@@ -7,7 +7,9 @@ writes itself survives.
 
 from types import SimpleNamespace
 
+import pytest
 from django import forms
+from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from hermes_ui.changes.forms import CreateForm, ForkForm
@@ -15,7 +17,6 @@ from hermes_ui.hermes import transcript
 from hermes_ui.index.table import badges_html
 from hermes_ui.review.note_forms import NoteForm
 from hermes_ui.tags.forms import TagForm
-from hermes_ui.web import message_html, message_parts
 from hermes_ui.web.markdown import render_markdown
 
 EVIL = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
@@ -47,8 +48,16 @@ def test_the_forms_own_markup_in_help_text_still_renders_as_markup():
     assert "<code>tag:name</code>" in TagForm()["name"].as_field_group()
 
 
-def test_a_message_with_hostile_values_everywhere_draws_them_as_text(monkeypatch):
-    monkeypatch.setattr(message_parts, "_PARTS", {})  # features' parts: tested below
+def _drawn(template, rf, users, mock_endpoint, shown) -> str:
+    """Each message drawn by ``template`` as the session page draws it, for a reviewer."""
+    request = rf.get("/")
+    request.user = users["reviewer"]
+    context = {"endpoint": mock_endpoint, "session_id": "s", "can": {"reviewer": True}}
+    return "".join(render_to_string(template, {**context, "m": m}, request=request) for m in shown)
+
+
+@pytest.mark.django_db
+def test_a_message_with_hostile_values_everywhere_draws_them_as_text(rf, users, mock_endpoint):
     rows = [
         {
             "id": EVIL,
@@ -72,7 +81,7 @@ def test_a_message_with_hostile_values_everywhere_draws_them_as_text(monkeypatch
         {"id": "3", "role": EVIL, "content": EVIL},
     ]
     shown = transcript.build(rows)
-    html = "".join(message_html.draw({}, m) for m in shown)
+    html = _drawn("partials/message.html", rf, users, mock_endpoint, shown)
     _clean(html)
     assert 'href="javascript' not in html and 'src="javascript' not in html
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 8
@@ -85,10 +94,12 @@ def test_the_markdown_sanitiser_lets_no_markup_or_script_link_through():
     assert "<a href=x onclick" not in html and "&lt;a href=x onclick=y&gt;" in html
 
 
-def test_a_features_message_part_gets_its_values_escaped():
-    part = message_parts.fill('<a href="{url}">{label}</a>', url=EVIL, label=EVIL)
+@pytest.mark.django_db
+def test_a_features_message_part_gets_its_values_escaped(rf, users, mock_endpoint):
+    shown = transcript.build([{"id": EVIL, "role": "assistant", "content": "x"}])
+    part = _drawn("review/_message_notes.html", rf, users, mock_endpoint, shown)
     _clean(part)
-    assert 'href="&quot;&gt;&lt;script' in part
+    assert "message=&quot;&gt;&lt;script" in part
 
 
 def test_badges_from_other_features_are_escaped():

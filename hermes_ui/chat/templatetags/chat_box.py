@@ -16,17 +16,15 @@ def chat_box(context):
     request = context["request"]
     session = context.get("session")
     session_id = context.get("session_id") or (session.id if session is not None else "")
-    # Only a compressed session's turns go elsewhere (box.context, sessions.live_tip):
-    # any other box needs nothing from the transcript, so the session page draws it
-    # while the transcript is still on its way (a value still to come is a callable).
+    # Only a compressed session's turns go elsewhere (box.context, sessions.live_tip).
     moved = session is not None and session.compressed
     data = box.state(
         request,
         context["endpoint"],
         session_id,
-        resolved_id=_settled(context.get("resolved_id")) if moved else None,
+        resolved_id=context.get("resolved_id") if moved else None,
         session=session,
-        live_tip=_settled(context.get("live_tip")) if moved else None,
+        live_tip=context.get("live_tip") if moved else None,
     )
     # Rendered in the page's own context (the box's values pushed on top) rather
     # than with render_to_string: that would build a second request context and
@@ -47,7 +45,3 @@ def chat_box(context):
         static("vendor/htmx/htmx-ext-sse-2.2.4.js"),
     )
     return assets + html
-
-
-def _settled(value):
-    return value() if callable(value) else value

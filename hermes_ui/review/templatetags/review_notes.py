@@ -1,18 +1,16 @@
 """Template tags of notes, mentions and corrections, for the session page and the top bar.
 
-``{% message_review m %}`` runs once per message of a transcript (up to
-thousands on one page): the session's counts and corrections are read once
-per request (``note_marks``), and the region is built here with
-``message_parts.fill`` (every value escaped) rather than by a template per message.
-Corrections, which few messages have, are drawn by ``review/_corrections.html``.
+``{% message_review m %}`` runs once per message of a transcript: its few elements
+are built with ``format_html`` rather than by a template per message (see
+docs/development/session-page.md).
 """
 
 from django import template
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from hermes_ui.review import mentions, note_marks
 from hermes_ui.web.links import session_url
-from hermes_ui.web.message_parts import fill
 
 register = template.Library()
 
@@ -60,13 +58,13 @@ def message_review(context, message):
     correct = ""
     if mark.correct_url:
         label = "Edit my correction" if mark.has_mine else "Correct…"
-        correct = fill(_CORRECT, url=mark.correct_url, mid=mark.message_id, label=label)
+        correct = format_html(_CORRECT, url=mark.correct_url, mid=mark.message_id, label=label)
     queue = mark_safe("")
     can, page_id = context.get("can"), context.get("session_id")
     if page_id and (can or {}).get("reviewer"):
         url = session_url(context["endpoint"].id, page_id, "review_add", message=mark.message_id)
-        queue = fill(_QUEUE, url=url)
-    return queue + fill(
+        queue = format_html(_QUEUE, url=url)
+    return queue + format_html(
         _REGION,
         mid=mark.message_id,
         corrections=shown,

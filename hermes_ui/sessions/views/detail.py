@@ -36,41 +36,49 @@ def session_open(request, endpoint):
 def session_detail(request, endpoint, session_id):
     ep = get_endpoint(endpoint)
     client = client_for(ep)
+    place = SessionPageQuery(request.GET)
+    where = place.cleaned_data if place.is_valid() else {}
+    # The latest turns need only the last page (one more message: the link before them).
+    latest = where.get("at") == "latest" and not where.get("find") and where.get("upto") is None
+    size = settings.HERMES_MESSAGES_PAGE_SIZE + 1 if latest else None
     try:
         check_path_id(session_id)
-        # The page draws what needs only the row (actions, side panels) while the
-        # transcript is still on its way; it waits for it where the transcript begins.
-        place = SessionPageQuery(request.GET)
-        where = place.cleaned_data if place.is_valid() else {}
-        # The latest turns need only the last page (one more message: the link before them).
-        latest = where.get("at") == "latest" and not where.get("find") and where.get("upto") is None
-        size = settings.HERMES_MESSAGES_PAGE_SIZE + 1 if latest else None
-        with reading.in_flight(client, session_id, latest=size) as (session, messages):
-            return _page(request, ep, session_id, session, messages, place, where)
+        session, messages, incomplete = reading.session_and_messages(
+            client, session_id, latest=size
+        )
+        return _page(request, ep, session_id, session, messages, incomplete, place, where)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
     except HermesError as error:
         return error_page(request, error, ep)
 
 
-def _page(request, ep, session_id, session, messages, place, where):
+def _page(request, ep, session_id, session, messages, incomplete, place, where):
     finding = None
     if where.get("find"):
-        finding = find.find(messages()["data"], where["find"], where.get("hit"))
+        if incomplete is not None:
+            raise incomplete  # find looks in the whole transcript or says why it cannot
+        finding = find.find(messages["data"], where["find"], where.get("hit"))
     if finding and finding.focus_id is not None and where.get("hit") is None:
         # The box was just submitted: go to the first match, anchored.
         return redirect(transcript_pages.find_url(ep.id, session_id, finding, finding.current))
     focus_id = finding.focus_id if finding else where.get("upto")
     latest = where.get("at") == "latest" and focus_id is None
-    arriving = transcript_pages.Arriving(
-        ep, session_id, session, messages, finding=finding, focus_id=focus_id, latest=latest
+    context = transcript_pages.page_context(
+        ep,
+        session_id,
+        session,
+        messages,
+        incomplete=incomplete,
+        finding=finding,
+        focus_id=focus_id,
+        latest=latest,
     )
-    context = transcript_pages.row_context(ep, session_id, session)
-    context.update(arriving.lazy(), focus_id=focus_id, find_form=place)  # the find box's words
+    context.update(focus_id=focus_id, find_form=place)  # the find box's words
     response = render(request, "sessions/detail.html", context)
-    if arriving.incomplete is None and not arriving.messages.get("latest_only"):
+    if incomplete is None and not messages.get("latest_only"):
         # A part is never kept as the transcript.
-        transcripts.remember(ep, session_id, arriving.messages)
+        transcripts.remember(ep, session_id, messages)
     # Listeners (the read watermark) write after the answer is sent, off the page's path.
     viewed = {"endpoint": ep, "session_id": session_id, "session": session}
     return after(
@@ -79,7 +87,7 @@ def _page(request, ep, session_id, session, messages, place, where):
         session_detail,
         request=request,
         **viewed,
-        message_count=len(arriving.messages["data"]),
+        message_count=len(messages["data"]),
     )
 
 

@@ -1,9 +1,8 @@
 from django import template
-from django.utils.safestring import mark_safe
 
 from hermes_ui.hermes import transcript
 from hermes_ui.hermes.session import is_closed
-from hermes_ui.web import formatting, links, message_html, timefmt
+from hermes_ui.web import formatting, links, timefmt
 from hermes_ui.web.markdown import render_markdown
 
 register = template.Library()
@@ -13,10 +12,20 @@ register.filter("is_closed", is_closed)
 register.filter("number", formatting.number)
 register.filter("short_id", formatting.short_id)
 register.simple_tag(formatting.when, name="when")
-# A time as plain text (``when`` without its element): a message head, where
-# every element counts across thousands of messages.
-register.filter("ago", timefmt.relative)
-register.filter("exact_time", timefmt.exact)
+
+
+@register.filter
+def message_head(m) -> str:
+    """A transcript message's first line, as text: its id, time, tokens and finish reason."""
+    row = m.row
+    head = [f"#{m.id}"]
+    if timestamp := row.get("timestamp"):
+        head.append(f" · {timefmt.exact(timestamp)}, {timefmt.relative(timestamp)}")
+    if row.get("token_count"):
+        head.append(f" · {formatting.number(row['token_count'])} tokens")
+    if row.get("finish_reason"):
+        head.append(f" · finish: {row['finish_reason']}")
+    return "".join(head)
 
 
 @register.simple_tag
@@ -56,47 +65,3 @@ def endpoint_switch_url(context, endpoint_id):
     """The top bar's link to another endpoint: the same kind of page there."""
     request = context.get("request")
     return links.switch_url(getattr(request, "resolver_match", None), endpoint_id)
-
-
-@register.simple_tag(takes_context=True)
-def message(context, m):
-    """One transcript message (``web.message_html``): drawn in Python, not a template."""
-    return message_html.draw(context, m, context.get("focus_id"))
-
-
-@register.simple_tag(takes_context=True)
-def messages(context, shown):
-    """A window of transcript messages, each as ``message`` draws it."""
-    focus_id = context.get("focus_id")
-    return mark_safe("".join(message_html.draw(context, m, focus_id) for m in shown))  # noqa: S308 - each drawn escaped
-
-
-@register.simple_tag(takes_context=True)
-def arrived(context, values):
-    """``{% arrived transcript_arrived %}``: what a page drew without so far (a dict the
-    template waited for where it needed it) is in its context from here on, as plain
-    values, for the regions after it (template tags read the context directly)."""
-    context.dicts[-1].update(values)
-    return ""
-
-
-class _DrawnNode(template.Node):
-    def __init__(self, nodelist, name):
-        self.nodelist, self.name = nodelist, name
-
-    def render(self, context):
-        context.dicts[-1][self.name] = self.nodelist.render(context)  # a SafeString
-        return ""
-
-
-@register.tag
-def drawn(parser, token):
-    """``{% drawn as name %}…{% enddrawn %}``: draw the block here, show it later as
-    ``{{ name }}`` (the session page draws its main regions before it waits for the
-    transcript they follow)."""
-    bits = token.split_contents()
-    if len(bits) != 3 or bits[1] != "as":
-        raise template.TemplateSyntaxError("usage: {% drawn as name %}...{% enddrawn %}")
-    nodelist = parser.parse(("enddrawn",))
-    parser.delete_first_token()
-    return _DrawnNode(nodelist, bits[2])
