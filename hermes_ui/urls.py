@@ -10,7 +10,7 @@ FEATURES = (
     "web",
     "sessions",
     "lineage_page",
-    "index",
+    "search",
     "changes",
     "chat",
     "deletion",

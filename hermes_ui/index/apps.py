@@ -9,7 +9,7 @@ class IndexConfig(AppConfig):
     verbose_name = "Session index"
 
     def ready(self):
-        from hermes_ui.index import archived, erase
+        from hermes_ui.index import erase
         from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, KnownFork
         from hermes_ui.platform import erasers
 
@@ -30,4 +30,3 @@ class IndexConfig(AppConfig):
         erasers.register(
             "forks", "fork records", erase.erase_forks, models=[KnownFork], held=erase.held_forks
         )
-        archived.register()  # the archived: filter (archived:no by default) and its badge

@@ -1,8 +1,8 @@
 """When a full sweep is due, which kind, and which lists a list sweep reads to the end.
 
-**Two kinds of full sweep.** The regular one is the *verify sweep*: the
+**Two kinds of full sweep.** The regular one is the *recheck sweep*: the
 incremental refresh's list call, then one ``GET /api/sessions/{id}`` per
-indexed session (``sync``, paced by ``get_pacing``). It finds deletions and
+indexed session (``sync``, paced by ``pacing``). It finds deletions and
 changes that do not move a session in the activity order, at a few
 milliseconds of Hermes' time per session instead of a whole-table query per
 200. The *list sweep* pages the lists to the end (round 1's sweep, paced by
@@ -60,7 +60,7 @@ def interval(state: IndexSyncState) -> float:
 
 
 def list_at(state: IndexSyncState):
-    """When the last list sweep completed (None: never). An index from before verify
+    """When the last list sweep completed (None: never). An index from before recheck
     sweeps existed records none: its last full sweep was a list sweep."""
     value = (state.last_report or {}).get("list_at")
     if not isinstance(value, str):
@@ -79,9 +79,10 @@ def due_list(state: IndexSyncState) -> bool:
     return (timezone.now() - last).total_seconds() >= settings.HERMES_INDEX_LIST_SWEEP_SECONDS
 
 
-def verify_cursor(state: IndexSyncState) -> str:
-    """The last session id a stopped verify sweep verified ("" to start from the first)."""
-    value = (state.last_report or {}).get("verify_cursor")
+def recheck_cursor(state: IndexSyncState) -> str:
+    """The last session id a stopped recheck sweep rechecked ("" to start from the first)."""
+    report = state.last_report or {}
+    value = report.get("recheck_cursor", report.get("verify_cursor"))  # the former key
     return value if isinstance(value, str) else ""
 
 
@@ -116,7 +117,7 @@ class Derivation:
 
 
 def kind(state: IndexSyncState) -> str:
-    """The sync due now: "list" (sweep), "verify" (sweep) or "incremental"."""
+    """The sync due now: "list" (sweep), "recheck" (sweep) or "incremental"."""
     if due_list(state):
         return "list"
-    return "verify" if due_full(state) else "incremental"
+    return "recheck" if due_full(state) else "incremental"

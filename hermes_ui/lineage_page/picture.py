@@ -17,7 +17,7 @@ from django.conf import settings
 
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
-from hermes_ui.index import badges, queries, sync
+from hermes_ui.index import sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage import display as d
 from hermes_ui.lineage import graph, totals
@@ -26,6 +26,7 @@ from hermes_ui.lineage.tip import chain_of, resume_target
 from hermes_ui.lineage.tree import Tree
 from hermes_ui.lineage_page import render
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import badges, queries
 from hermes_ui.web import links
 
 PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page

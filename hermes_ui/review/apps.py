@@ -25,8 +25,8 @@ class ReviewConfig(AppConfig):
 
     def _register_search_and_badges(self):
         # Index filters (label:, reviewed:, queue:) and the badges of index rows and lineage nodes.
-        from hermes_ui.index import badges as index_badges
         from hermes_ui.review import badges, search_filters
+        from hermes_ui.search import badges as index_badges
 
         search_filters.register()
         index_badges.register("review", badges.read)

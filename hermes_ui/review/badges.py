@@ -7,7 +7,7 @@ fields. A session shows "reviewed" once an item of it completed, else
 open item); then up to ``MAX_LABELS`` values of choice and yes/no fields
 (in the rubric's order),
 the authoritative or consensus value (``consensus.resolve``). Registered
-with ``hermes_ui.index.badges`` by ``ReviewConfig.ready()``.
+with ``hermes_ui.search.badges`` by ``ReviewConfig.ready()``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections import defaultdict
 
 from django.db.models import Count, Q
 
-from hermes_ui.index.badges import Badge
 from hermes_ui.review import consensus
 from hermes_ui.review.models import Item
+from hermes_ui.search.badges import Badge
 
 MAX_LABELS = 2
 SHOWN_TYPES = ("choice", "bool")

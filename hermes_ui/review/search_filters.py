@@ -10,7 +10,7 @@
 - ``queue:<name>`` (negatable): is an item, whole or by a message, of the
   queue of that name on this endpoint (a name no queue has matches nothing).
 
-Registered with ``hermes_ui.index.facets`` by ``ReviewConfig.ready()``.
+Registered with ``hermes_ui.search.facets`` by ``ReviewConfig.ready()``.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import re
 
 from django.db.models import Q
 
-from hermes_ui.index import facets
 from hermes_ui.review import consensus
 from hermes_ui.review.models import Review
+from hermes_ui.search import facets
 
 _FIELD = re.compile(r"[A-Za-z0-9_.-]{1,60}")
 _YES = {"yes", "y", "true", "1"}

@@ -9,7 +9,7 @@ class SavedViewsConfig(AppConfig):
     verbose_name = "Saved views"
 
     def ready(self):
-        from hermes_ui.index import defaults
         from hermes_ui.saved_views import catalogue
+        from hermes_ui.search import defaults
 
         defaults.register(catalogue.start)

@@ -9,8 +9,8 @@ class TagsConfig(AppConfig):
     verbose_name = "Tags"
 
     def ready(self):
-        from hermes_ui.index import badges, facets
         from hermes_ui.platform import erasers
+        from hermes_ui.search import badges, facets
         from hermes_ui.tags import erase, marks
         from hermes_ui.tags.models import SessionTag
 

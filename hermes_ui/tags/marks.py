@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui.index.badges import Badge
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.search.badges import Badge
 from hermes_ui.tags import tagging
 from hermes_ui.tags.models import SessionTag, Tag
 

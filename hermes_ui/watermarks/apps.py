@@ -9,8 +9,8 @@ class WatermarksConfig(AppConfig):
     verbose_name = "New since I looked"
 
     def ready(self):
-        from hermes_ui.index import badges, facets
         from hermes_ui.platform import erasers
+        from hermes_ui.search import badges, facets
         from hermes_ui.watermarks import erase, looked, marks
         from hermes_ui.watermarks.models import Watermark
         from hermes_ui.web.signals import session_viewed

@@ -12,8 +12,8 @@ from django.utils.safestring import mark_safe
 
 from hermes_ui.changes.forms import CreateForm, ForkForm
 from hermes_ui.hermes import transcript
-from hermes_ui.index.table import badges_html
 from hermes_ui.review.note_forms import NoteForm
+from hermes_ui.search.table import badges_html
 from hermes_ui.tags.forms import TagForm
 from hermes_ui.web import message_html, message_parts
 from hermes_ui.web.markdown import render_markdown

@@ -1,11 +1,11 @@
-"""The index table's rows and badges, built in Python (hermes_ui/index/table.py): every
+"""The index table's rows and badges, built in Python (hermes_ui/search/table.py): every
 value escaped, the same marks the template gave; and the filter bar's kept field HTML."""
 
 import pytest
 
-from hermes_ui.index import table
-from hermes_ui.index.badges import Badge
-from hermes_ui.index.forms import IndexQuery
+from hermes_ui.search import table
+from hermes_ui.search.badges import Badge
+from hermes_ui.search.forms import IndexQuery
 
 EVIL = "<script>alert('x')</script>\"&"
 ESCAPED = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&quot;&amp;"

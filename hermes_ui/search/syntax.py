@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from hermes_ui.index import facets
+from hermes_ui.search import facets
 
 _TOKEN = re.compile(r'(?:(-?\w+):)?(?:"([^"]*)"?|(\S+))')
 # Words as the full-text indexes split them: letters and digits ("_" separates).

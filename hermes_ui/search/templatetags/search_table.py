@@ -2,7 +2,7 @@
 
 from django import template
 
-from hermes_ui.index import table
+from hermes_ui.search import table
 
 register = template.Library()
 

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hermes_ui.index import archived
+
 if TYPE_CHECKING:
     from django.db.models import Q, QuerySet
 
@@ -99,3 +101,14 @@ def restrict(rows: QuerySet, endpoint: Endpoint, terms, user) -> QuerySet:
         match = facet.sessions(endpoint, term.value, user)
         rows = rows.exclude(match) if term.negated else rows.filter(match)
     return rows
+
+
+# The search's own filter: archived sessions are hidden unless asked for, as Hermes hides them.
+register(
+    "archived",
+    parse=archived.parse,
+    sessions=archived.sessions,
+    help=archived.HELP,
+    default=False,
+    hides=archived.hides_any,
+)

@@ -3,7 +3,7 @@
 A page of 50 rows through ``{% for %}``, ``{% session_url %}``, ``{% when %}``,
 filters and an include per row was most of the index page's time; one
 string format per row, each value escaped as ``{{ }}`` would, gives the same HTML
-in a fraction of it. ``templates/lineage/_title_matches.html`` and
+in a fraction of it. ``templates/search/_title_matches.html`` and
 ``templates/partials/badges.html`` call these through ``{% load index_table %}``.
 """
 
