@@ -8,12 +8,12 @@ writes itself survives.
 from types import SimpleNamespace
 
 from django import forms
+from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from hermes_ui.changes.forms import CreateForm, ForkForm
 from hermes_ui.hermes import transcript
 from hermes_ui.review.note_forms import NoteForm
-from hermes_ui.search.table import badges_html
 from hermes_ui.tags.forms import TagForm
 from hermes_ui.web import message_html, message_parts
 from hermes_ui.web.markdown import render_markdown
@@ -93,6 +93,6 @@ def test_a_features_message_part_gets_its_values_escaped():
 
 def test_badges_from_other_features_are_escaped():
     badge = SimpleNamespace(colour=EVIL, kind=EVIL, title=EVIL, text=EVIL)
-    html = badges_html([badge])
+    html = render_to_string("partials/badges.html", {"badges": [badge]})
     _clean(html)
     assert 'title="&quot;&gt;' in html

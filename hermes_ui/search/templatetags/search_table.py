@@ -1,17 +1,13 @@
-"""``{% index_rows %}`` and ``{% badges %}``: the index table's markup, built in Python."""
+"""The search table's helpers: whether a row is archived on Hermes, and that badge's words."""
 
 from django import template
 
-from hermes_ui.search import table
+from hermes_ui.index import archived
 
 register = template.Library()
+register.filter("is_archived", archived.is_archived)
 
 
 @register.simple_tag
-def index_rows(endpoint_id, rows):
-    return table.rows_html(endpoint_id, rows)
-
-
-@register.simple_tag
-def badges(marks):
-    return table.badges_html(marks)
+def archived_label():
+    return archived.LABEL
