@@ -1,18 +1,6 @@
 """Sessions Hermes archived, inferred: a root that left both lists but still answers GET.
 
-Since hermes-agent 0.16 archive soft-hides a session: the default list and the
-administrative list (``include_children``) both skip it, ``GET`` by id still
-answers, the API exposes no ``archived`` field and cannot archive or restore
-(#37099, #88231). The index keeps such a row (``listed`` False after a read by
-id confirmed it, ``vanished_at`` empty). A root in that state is almost always
-archived, so it is marked "archived on Hermes (inferred: not listed, still
-readable)". A child the lists skip (continuation, delegate, fork) is not: it
-keeps "not in the default list". ``archived:yes`` finds them; the default
-index hides them, as Hermes does (``archived:no`` is the default).
-
-A Hermes newer than 0.19 reports ``archived`` (and can archive and restore,
-``changes.flags``): where a row carries the reported value, that value
-decides, never the inference.
+Where Hermes reports ``archived`` itself, that value decides, never the inference.
 """
 
 from __future__ import annotations

@@ -1,51 +1,7 @@
 """Keeping the index in step with an endpoint's session lists.
 
-The sweep and the one-session refresh live here; the lease that keeps two
-syncs of an endpoint apart is ``lease``, the endpoint's state row
-``sync_state``, PostgreSQL's statistics ``maintenance``, and the memory of
-parents Hermes does not know ``missing_parents``. Their public names stay
-importable from this module.
-
-The regular full sweep is a *recheck sweep* (``sweeps``): the incremental
-refresh below, then one ``session_get`` per indexed session, one at a time,
-paced by ``pacing``, in batches of ``RECHECK_BATCH`` whose last id is kept
-so a stopped one resumes there (``_recheck``). A JSON 404 vanishes a row as an
-unseen, confirmed row does below; a plain 404 (``session_unrouted``) stops it.
-
-A *list sweep* (the first index, then every ``HERMES_INDEX_LIST_SWEEP_SECONDS``)
-pages the whole administrative list (``include_children=true``,
-200 rows a call, the most the provider returns), and the whole default list
-(for visibility) only on the first and every 4th sweep: in between, the
-visibility of most rows is derived from the administrative list (``sweeps``).
-Its list calls go one at a time, paced by Hermes' latency (``pacing``), and
-a SIGTERM or Ctrl-C stops it cleanly (``stopping``). It de-duplicates by id,
-and treats every indexed row it did not see as possibly deleted: each is
-confirmed with ``session_get`` before it is marked vanished, because offset
-paging over a moving activity order can skip a row that moved while the
-sweep ran.
-
-A sweep that cannot find more than half of the indexed rows does not confirm
-them one GET at a time (300 a sweep: hours for a large index): the index
-belonged to another database (an endpoint id re-pointed, a restored backup),
-so every row the sweep did not see is dropped and the index is rebuilt from
-what it did see. An endpoint's identity is its id *and* its base URL (see
-``Endpoint.fingerprint``); when the URL behind an id changes, ``state_for``
-notices, logs it, drops the old server's rows and starts a fresh index.
-
-An *incremental* refresh relies on that order (most recent activity first):
-anything that gained a message or was created sorts to the top, so it pages
-until a whole page brings nothing new or changed and stops there. With
-nothing changed that is one list call. The default list is only paged when
-something changed, for as many pages as the changes reached.
-
-The trade-off, stated plainly: a change that does not touch activity (a
-rename or close from another client, a deletion elsewhere, a parent's close
-reason) sits below unchanged rows and waits for the next full sweep
-(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default, and never before
-4 times the last sweep's duration: ``sweeps``). Changes the
-dashboard made itself are picked up at once from its audit trail and fork
-records (see ``touched``). At 10,000 sessions a sweep is about a hundred
-list calls of ~220 ms each, which is why it is periodic and not per refresh.
+Incremental refreshes, list sweeps and recheck sweeps; why each exists and what
+it costs Hermes is in docs/development/index-and-search.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
 """Small marks on a session that other features own (tags, review labels), by registration.
 
-The index table and the lineage graph show them without knowing what they
-are: a feature registers a reader from ``AppConfig.ready()``::
-
-    badges.register("tags", read)   # read(endpoint, session_ids, user) -> {id: [Badge]}
-
-A reader answers for a whole page of ids in a query or two. Badge text is
-user text: templates escape it, and the lineage graph escapes it for SVG.
-
-A reader registered with ``takes_rows=True`` is also given ``rows``: the
-index rows (API shape, by id) when the caller has them (the index table),
-else None. The "new" badge then compares with the row's ``message_count``
-instead of reading the index rows again.
+A reader answers for a whole page of ids in a query or two; badge text is user text.
 """
 
 from __future__ import annotations

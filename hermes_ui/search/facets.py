@@ -1,20 +1,7 @@
 """Search filters that other features own, registered by key (``tag:``, ``label:`` …).
 
-The index knows nothing of tags, labels or watermarks; the features that
-keep them add a filter to the search box's syntax from ``AppConfig.ready()``::
-
-    facets.register("tag", parse=parse_tag, sessions=tagged, negatable=True,
-                    help="tag:<name> sessions with this tag (-tag:<name> without)")
-
-``parse(text)`` turns the value typed after the colon into what
-``sessions`` takes, or raises ``ValueError`` with a message for the user.
-``sessions(endpoint, value, user)`` returns a ``Q`` over ``IndexedSession``
-rows (usually ``session_id__in=<subquery>``). A negatable facet may also be
-written ``-key:value`` and then excludes what it matches. Facets apply to
-the id/title/preview table, to transcript hits and to "select all matching".
-
-This module holds only the registry: it imports no feature, so any feature
-above the index may register.
+``sessions(endpoint, value, user)`` returns a ``Q`` over index rows. The registry
+imports no feature, so any feature may register.
 """
 
 from __future__ import annotations
