@@ -287,7 +287,7 @@ class _Run:
 
     def _pages(self, phase: str, *, include_children: bool) -> Iterator[Page]:
         """Each page, counted in the report. A sweep asks for the next page while this
-        one is being written, so the index work hides behind the provider's ~220 ms;
+        one is being written, so the index work hides behind the provider's list call;
         an incremental refresh never asks for a page it may not need."""
         pages = list_pages(
             self.client,
