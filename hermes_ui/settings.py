@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "hermes_ui.sessions",
     "hermes_ui.audit",
     "hermes_ui.index",
+    "hermes_ui.search",
     "hermes_ui.lineage",
     "hermes_ui.changes",
     "hermes_ui.chat",
@@ -433,10 +434,15 @@ HERMES_INDEX_PACE_MAX_STRETCH = env_int(
     "HERMES_INDEX_PACE_MAX_STRETCH", 50, minimum=1, maximum=1000
 )
 # The list sweep (paging both lists to the end) after the first index; the
-# regular full sweep verifies the indexed sessions by GET (index/get_pacing.py),
-# at least this many milliseconds apart.
+# regular full sweep rechecks the indexed sessions by GET (index/pacing.py),
+# at least this many milliseconds apart (HERMES_INDEX_VERIFY_GAP_MS: its former name).
 HERMES_INDEX_LIST_SWEEP_SECONDS = env_int("HERMES_INDEX_LIST_SWEEP_SECONDS", 86400, minimum=60)
-HERMES_INDEX_VERIFY_GAP_MS = env_int("HERMES_INDEX_VERIFY_GAP_MS", 8, minimum=0, maximum=10000)
+HERMES_INDEX_RECHECK_GAP_MS = env_int(
+    "HERMES_INDEX_RECHECK_GAP_MS",
+    env_int("HERMES_INDEX_VERIFY_GAP_MS", 8, minimum=0, maximum=10000),
+    minimum=0,
+    maximum=10000,
+)
 # The content index (transcript search, see hermes_ui/index/content.py): off keeps
 # no message text at all; reasoning is indexed only on request; tool results
 # are cut to this many characters per message.

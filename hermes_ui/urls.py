@@ -10,7 +10,7 @@ FEATURES = (
     "web",
     "sessions",
     "lineage",
-    "index",
+    "search",
     "changes",
     "chat",
     "deletion",

@@ -33,7 +33,7 @@ def run(stdout) -> None:
 
 
 def _arrange(ep) -> int:
-    from hermes_ui.index import queries
+    from hermes_ui.search import queries
     from hermes_ui.tags.models import SessionTag, Tag
 
     ids = list(queries.present(ep).order_by("pk").values_list("session_id", flat=True))

@@ -26,9 +26,9 @@ def run(stdout) -> None:
 
 
 def _arrange(ep, user) -> dict:
-    from hermes_ui.index import queries
     from hermes_ui.retention.models import KeepTag
     from hermes_ui.review.models import Item, Note, Queue, Rubric
+    from hermes_ui.search import queries
     from hermes_ui.tags.models import SessionTag, Tag
 
     # Among the cron sessions, which the rule reads: every 10th, 25th and 40th is protected.

@@ -19,10 +19,10 @@ each size, in a child process with a fresh dashboard database:
    shortcut) so that the pages below read an index of the full size;
 3. our pages, median of 7: the index page, a rare-word and a common-word
    transcript search, and a session page (which reads Hermes directly);
-4. the verify sweep (the regular full sweep: one list call, then a GET per
-   indexed session, ``hermes_ui/index/get_pacing.py``) idle (for at most
-   ``SCALE100K_VERIFY_WINDOW`` seconds, default the sweep window below: set
-   it to 1500 to read a whole verify at 100k rather than project it), then, after a
+4. the recheck sweep (the regular full sweep: one list call, then a GET per
+   indexed session, ``hermes_ui/index/pacing.py``) idle (for at most
+   ``SCALE100K_RECHECK_WINDOW`` seconds, default the sweep window below: set
+   it to 1500 to read a whole recheck at 100k rather than project it), then, after a
    fresh idle reading, under the same steady background load (the probes: a
    transcript read every 50 ms, a chat turn a second, a new chat session
    every 20 turns so the chat probe's transcript does not grow through the
@@ -288,16 +288,16 @@ def _measure() -> None:
     # 3. Our pages.
     figures["pages"] = _pages(say, count)
 
-    # 4. The verify sweep: idle, then under the steady background load.
+    # 4. The recheck sweep: idle, then under the steady background load.
     settings.HERMES_INDEX_PACE_MAX_STRETCH = default_stretch
-    # The idle verify may run to its end (SCALE100K_VERIFY_WINDOW, default the sweep window):
+    # The idle recheck may run to its end (SCALE100K_RECHECK_WINDOW, default the sweep window):
     # its wall time at 100k is a target of its own (20 min), better read than projected.
-    whole = float(os.environ.get("SCALE100K_VERIFY_WINDOW", window))
-    figures["verify_idle"] = _verify(say, ep, whole, None)
-    idle_v = figures["idle_before_verify"] = _idle(probe)
-    say(_latency("Hermes idle (fresh, before the loaded verify)", idle_v))
-    figures["verify_loaded"] = _verify(say, ep, window, probe)
-    say(_latency("Hermes during the verify sweep", figures["verify_loaded"]["latency"], idle_v))
+    whole = float(os.environ.get("SCALE100K_RECHECK_WINDOW", window))
+    figures["recheck_idle"] = _recheck(say, ep, whole, None)
+    idle_v = figures["idle_before_recheck"] = _idle(probe)
+    say(_latency("Hermes idle (fresh, before the loaded recheck)", idle_v))
+    figures["recheck_loaded"] = _recheck(say, ep, window, probe)
+    say(_latency("Hermes during the recheck sweep", figures["recheck_loaded"]["latency"], idle_v))
 
     # 5. The list sweep at the default pace, under the same load.
     idle_l = figures["idle_before_list"] = _idle(probe)
@@ -342,40 +342,40 @@ def _idle(probe) -> dict:
     return probe.stop()
 
 
-def _verify(say, ep, window: float, probe) -> dict:
-    """One verify sweep from the first session (``probe``: under the load), at most
+def _recheck(say, ep, window: float, probe) -> dict:
+    """One recheck sweep from the first session (``probe``: under the load), at most
     ``window`` seconds; its GETs, list calls, duration and Hermes' latency."""
     from hermes_ui.index import stopping, sync
-    from hermes_ui.index.get_pacing import verify_text
     from hermes_ui.index.models import IndexSyncState
+    from hermes_ui.index.pacing import recheck_text
 
     state = IndexSyncState.objects.get(endpoint="bench")
     IndexSyncState.objects.filter(pk=state.pk).update(
-        last_report={**(state.last_report or {}), "verify_cursor": "", "verify_spent": 0}
+        last_report={**(state.last_report or {}), "recheck_cursor": "", "recheck_spent": 0}
     )
     timer = threading.Timer(window, stopping.request_stop)
     if probe is not None:
         probe.start()
     timer.start()
-    report = sync.sync(ep, full=False, verify=True)
+    report = sync.sync(ep, full=False, recheck=True)
     timer.cancel()
     latency = probe.stop() if probe is not None else None
     stopping.STOP.clear()
-    rate = report.verified / report.seconds * 60 if report.seconds else 0.0
-    total = report.verify_total or 1
-    projected = report.seconds * total / max(1, report.verified)
+    rate = report.rechecked / report.seconds * 60 if report.seconds else 0.0
+    total = report.recheck_total or 1
+    projected = report.seconds * total / max(1, report.rechecked)
     how = (
         f"{report.seconds:.0f} s"
         if report.error_code != "stopped"
-        else f"stopped after {report.seconds:.0f} s at {report.verified:,} of {total:,}; "
+        else f"stopped after {report.seconds:.0f} s at {report.rechecked:,} of {total:,}; "
         f"projected {projected / 60:.1f} min"
     )
-    shown = {"done": report.verified, "total": total, "pace": report.verify_pace}
+    shown = {"done": report.rechecked, "total": total, "pace": report.recheck_pace}
     load = "under a read every 50 ms and a chat turn a second" if probe is not None else "idle"
     say(
-        f"verify sweep ({load}): {how}; {report.get_calls:,} GETs, {report.list_calls} list "
-        f"calls, {rate:,.0f} sessions/min; {verify_text(shown, running=False)}"
-        f"; paused {report.verify_pace.get('paused_s')} s; vanished {report.counts.vanished}, "
+        f"recheck sweep ({load}): {how}; {report.get_calls:,} GETs, {report.list_calls} list "
+        f"calls, {rate:,.0f} sessions/min; {recheck_text(shown, running=False)}"
+        f"; paused {report.recheck_pace.get('paused_s')} s; vanished {report.counts.vanished}, "
         f"changed {report.counts.changed}, transcripts read {report.content_reads}"
         + (f"; ended: {report.error_code}" if report.error_code else "")
     )
@@ -383,11 +383,11 @@ def _verify(say, ep, window: float, probe) -> dict:
         "seconds": report.seconds,
         "gets": report.get_calls,
         "list_calls": report.list_calls,
-        "verified": report.verified,
+        "rechecked": report.rechecked,
         "total": total,
         "projected": projected,
         "per_minute": rate,
-        "pace": report.verify_pace,
+        "pace": report.recheck_pace,
         "latency": latency,
     }
 

@@ -34,7 +34,7 @@ def run(stdout) -> None:
 def _arrange(ep, user) -> dict:
     from django.utils import timezone
 
-    from hermes_ui.index import queries
+    from hermes_ui.search import queries
     from hermes_ui.tags.models import SessionTag, Tag
     from hermes_ui.watermarks.models import Watermark
 
@@ -80,7 +80,8 @@ def _plan(ep, user, q: str) -> str:
     """SQLite's plan of the first page's query for ``q`` (its SEARCH/SCAN steps)."""
     from django.db import connection
 
-    from hermes_ui.index import queries, query_syntax
+    from hermes_ui.search import queries
+    from hermes_ui.search import syntax as query_syntax
 
     query = query_syntax.parse(q)
     rows = queries.feature_filters.restrict(queries.present(ep), ep, query.facets, user)

@@ -13,9 +13,9 @@ from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
 from hermes_ui.changes import apply
 from hermes_ui.hermes import HermesError, client_for
-from hermes_ui.index.selection import member_key
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search.selection import member_key
 
 CLOSED, ALREADY, FAILED, UNCERTAIN = "closed", "already closed", "refused", "uncertain"
 

@@ -6,8 +6,8 @@ region (``{% compare_panel %}``); ``views.session_panel`` fills it.
 """
 
 from hermes_ui.compare import verdicts
-from hermes_ui.index import queries
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 from hermes_ui.web import links
 
 MAX_SIBLINGS = 20

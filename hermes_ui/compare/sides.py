@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.changes import apply, reconcile
 from hermes_ui.hermes import Session
-from hermes_ui.index import queries
 from hermes_ui.lineage.graph.tip import compression_tip
 from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 
 OWN, COMPRESSION, FORK_RECORD, UNREADABLE = "own", "compression", "fork_record", "unreadable"
 

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 
 from hermes_ui.export.formats import ExportSession
 from hermes_ui.hermes import HermesError
-from hermes_ui.index import queries, sync
+from hermes_ui.index import sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage.graph.classify import kinds_of
 from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform import redaction as redact
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 from hermes_ui.web.failures import title_for
 
 MAX_SESSIONS = 300  # sessions in one lineage export

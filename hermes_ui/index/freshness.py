@@ -9,11 +9,9 @@ from datetime import datetime
 from django.utils import timezone
 
 from hermes_ui.index import counts, sync_state
-from hermes_ui.index.get_pacing import verify_text
 from hermes_ui.index.lease import LEASE
-from hermes_ui.index.models import IndexSyncState
-from hermes_ui.index.pacing import pace_text
-from hermes_ui.index.queries import present
+from hermes_ui.index.models import IndexedSession, IndexSyncState
+from hermes_ui.index.pacing import pace_text, recheck_text
 from hermes_ui.index.sync import PAGE
 from hermes_ui.platform.endpoints import Endpoint
 
@@ -61,8 +59,8 @@ class Freshness:
     def pace_text(self) -> str:
         """How fast the running sync calls Hermes, or how fast the last one did."""
         if self.running:
-            if self.progress.get("phase") == "verify":
-                return verify_text(self.progress.get("verify"), running=True)
+            if self.progress.get("phase") == "recheck":
+                return recheck_text(self.progress.get("recheck"), running=True)
             return pace_text(self.progress.get("pace"), running=True)
         return pace_text(self.last_pace, running=False)
 
@@ -82,8 +80,8 @@ class Freshness:
     @property
     def expected_calls(self) -> int | None:
         """About how many list calls a sweep takes (one list or both), when known."""
-        if "verify" in self.progress:
-            return None  # a verify sweep's list call is the incremental one; its bar counts GETs
+        if "recheck" in self.progress:
+            return None  # a recheck sweep's list call is the incremental one; its bar counts GETs
         if self.progress.get("expected"):
             return self.progress["expected"]
         if not self.total:
@@ -111,7 +109,12 @@ def of(endpoint: Endpoint) -> Freshness:
         progress=state.progress or {},
         error_code=state.last_error_code,
         generation=state.generation,
-        total=counts.cached(endpoint, "present", at, present(endpoint).count),
+        total=counts.cached(
+            endpoint,
+            "present",
+            at,
+            IndexedSession.objects.filter(**endpoint.scope(), vanished_at__isnull=True).count,
+        ),
         replaced_url=state.replaced_url,
         replaced_at=state.replaced_at,
         last_pace=(state.last_report or {}).get("pace") or {},

@@ -1,35 +1,15 @@
-"""How fast a sync may call Hermes' session list: one call at a time, paced by its latency.
+"""How fast a sync may call Hermes: list calls paced by their latency, GETs by a gap.
 
-Each list call is a whole-table query on Hermes' side (about 0.7 s at
-100,000 sessions), and while it runs Hermes answers everybody else late: a
-sweep that pages back to back made a transcript read 200 x slower for the
-CLI, Telegram, cron jobs and other dashboards. So a sync sends one list call
-at a time and watches how long each one takes, the way congestion control
-watches round trips (additive increase, multiplicative decrease):
-
-- a call slower than the latency target (``HERMES_INDEX_PACE_TARGET_MS``)
-  doubles the pause before the next one (at least the minimum pause,
-  ``HERMES_INDEX_PACE_MIN_PAUSE_MS``), and a call ``k`` times the target
-  pauses at least ``k - 1`` times itself at once, so the sweep never takes
-  more than ``1/k`` of Hermes' time: without that, a sweep of a big table
-  doubled its way up from the minimum pause and spent its first calls (0.45 s
-  each at 100,000 sessions) nearly back to back, which other clients felt;
-- a call within the target shortens the pause by the minimum pause, down to
-  none: a small or idle Hermes is swept at full speed;
-- a pause is never longer than ``HERMES_INDEX_PACE_MAX_STRETCH - 1`` times
-  the call before it, so a sweep takes at most that many times its
-  full-speed duration, and Hermes spends at most 1/stretch of its time on
-  the dashboard's list calls (1 turns pacing off).
-
-The pace (the current pause, the calls' p95) goes into the sync's progress
-and its last report, which the endpoints page shows ("sweeping at 1 call per
-3 s, Hermes p95 4 ms"). Pauses end at once when the process is asked to stop
-(``stopping``). Pages never wait for any of this: they read the index.
+A list call is a whole-table query on Hermes' side and holds up its other
+clients, so one runs at a time with a pause that grows when calls slow down
+(AIMD). A recheck sweep's GETs are cheap lookups, spaced by a gap stretched
+when Hermes slows. See docs/development/index-and-search.md.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 import threading
 import time
 from collections import deque
@@ -145,4 +125,115 @@ def pace_text(pace: dict | None, *, running: bool) -> str:
     if p95 is not None:
         shown = f"{p95:.0f}" if p95 >= 10 else f"{p95:.1f}"
         text += f", Hermes p95 {shown} ms a list call"
+    return text
+
+
+# GETs, one at a time: a recheck sweep reads every indexed session by id.
+MEDIAN_OF = 9  # recent GETs the running median is taken over
+SLOW_FACTOR = 4.0
+SLOW_FLOOR = 0.010  # seconds: a GET faster than this is never "slow"
+MAX_PAUSE = 2.0  # seconds
+
+
+@dataclass
+class GetPacer:
+    gap: float  # seconds
+    pause: float = -1.0  # seconds before the next GET; starts at the gap
+    calls: int = 0
+    paused: float = 0.0
+    baseline: float | None = None  # the fastest running median so far
+    recent: deque = field(default_factory=lambda: deque(maxlen=WINDOW))
+    pauses: list = field(default_factory=list)  # every pause decided, for tests and the bench
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.pause < 0:
+            self.pause = self.gap
+
+    @classmethod
+    def from_settings(cls) -> GetPacer:
+        return cls(gap=settings.HERMES_INDEX_RECHECK_GAP_MS / 1000)
+
+    def wait(self) -> None:
+        """Before a GET: the current pause (ends early, raising, on a stop)."""
+        with self._lock:
+            pause = self.pause if self.calls else 0.0
+        if pause > 0:
+            started = time.monotonic()
+            try:
+                stopping.pause(pause)
+            finally:
+                with self._lock:
+                    self.paused += time.monotonic() - started
+        else:
+            stopping.check()
+
+    def observe(self, seconds: float) -> None:
+        """After a GET that took ``seconds``: the next pause."""
+        with self._lock:
+            self.calls += 1
+            self.recent.append(seconds)
+            last = list(self.recent)[-MEDIAN_OF:]
+            median = statistics.median(last)
+            if len(last) >= min(MEDIAN_OF, 3) and (self.baseline is None or median < self.baseline):
+                self.baseline = median
+            floor = self.baseline if self.baseline is not None else seconds
+            if seconds > SLOW_FLOOR and seconds > SLOW_FACTOR * floor:
+                self.pause = min(MAX_PAUSE, max(self.pause * 2, self.gap, 0.001))
+            else:
+                self.pause = max(self.gap, self.pause / 2)
+                if self.pause < self.gap * 1.01:
+                    self.pause = self.gap
+            self.pauses.append(self.pause)
+
+    def p95(self) -> float | None:
+        with self._lock:
+            samples = sorted(self.recent)
+        if not samples:
+            return None
+        return samples[min(len(samples) - 1, math.ceil(0.95 * len(samples)) - 1)]
+
+    def as_dict(self) -> dict:
+        p95 = self.p95()
+        return {
+            "pause_s": round(self.pause, 4),
+            "p95_ms": None if p95 is None else round(p95 * 1000, 1),
+            "calls": self.calls,
+            "last_ms": round(self.recent[-1] * 1000, 1) if self.recent else None,
+            "paused_s": round(self.paused, 1),
+        }
+
+
+class PacedGets:
+    """A Hermes client whose ``get_session`` waits for, and reports to, a ``GetPacer``."""
+
+    def __init__(self, client, pacer: GetPacer):
+        self._client, self.pacer = client, pacer
+
+    def get_session(self, session_id: str):
+        self.pacer.wait()
+        started = time.perf_counter()
+        try:
+            return self._client.get_session(session_id)
+        finally:
+            self.pacer.observe(time.perf_counter() - started)
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+
+def recheck_text(recheck: dict | None, *, running: bool) -> str:
+    """ "rechecking 300 of 10,000 sessions, 1 GET per 12 ms, Hermes p95 4 ms"."""
+    if not recheck:
+        return ""
+    pace = recheck.get("pace") or {}
+    done, total = recheck.get("done", 0), recheck.get("total", 0)
+    per = (pace.get("pause_s") or 0) * 1000 + (pace.get("last_ms") or 0)
+    lead = "rechecking" if running else "last recheck read"
+    text = f"{lead} {done:,} of {total:,} sessions"
+    if pace.get("calls"):
+        text += f", 1 GET per {per:.0f} ms"
+        p95 = pace.get("p95_ms")
+        if p95 is not None:
+            text += f", Hermes p95 {p95:.0f} ms" if p95 >= 10 else f", Hermes p95 {p95:.1f} ms"
     return text

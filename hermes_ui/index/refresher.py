@@ -32,14 +32,14 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
     ``full=None`` sweeps when a sweep is due. The lease is taken here, in the
     request, so the status the page shows next already says "refreshing".
     """
-    verify = False
+    recheck = False
     if full is None:
-        full, verify = sync.due(sync.state_for(endpoint))
-    if not sync.acquire(endpoint, full or verify):
+        full, recheck = sync.due(sync.state_for(endpoint))
+    if not sync.acquire(endpoint, full or recheck):
         return None
     thread = threading.Thread(
         target=sync_quietly,
-        args=(endpoint, full, True, verify),
+        args=(endpoint, full, True, recheck),
         name=f"index-sync-{endpoint.id}",
         daemon=True,
     )
@@ -48,11 +48,11 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
 
 
 def sync_quietly(
-    endpoint: Endpoint, full: bool | None, leased: bool = False, verify: bool | None = None
+    endpoint: Endpoint, full: bool | None, leased: bool = False, recheck: bool | None = None
 ) -> sync.Report | None:
     close_old_connections()
     try:
-        report = sync.sync(endpoint, full=full, verify=verify, leased=leased)
+        report = sync.sync(endpoint, full=full, recheck=recheck, leased=leased)
         # A round that went well is routine: the console keeps what needs a person.
         log.debug("index refresher %s", report.summary())
         return report

@@ -1,51 +1,7 @@
 """Keeping the index in step with an endpoint's session lists.
 
-The sweep and the one-session refresh live here; the lease that keeps two
-syncs of an endpoint apart is ``lease``, the endpoint's state row
-``sync_state``, PostgreSQL's statistics ``maintenance``, and the memory of
-parents Hermes does not know ``missing_parents``. Their public names stay
-importable from this module.
-
-The regular full sweep is a *verify sweep* (``sweeps``): the incremental
-refresh below, then one ``session_get`` per indexed session, one at a time,
-paced by ``get_pacing``, in batches of ``VERIFY_BATCH`` whose last id is kept
-so a stopped one resumes there (``_verify``). A JSON 404 vanishes a row as an
-unseen, confirmed row does below; a plain 404 (``session_unrouted``) stops it.
-
-A *list sweep* (the first index, then every ``HERMES_INDEX_LIST_SWEEP_SECONDS``)
-pages the whole administrative list (``include_children=true``,
-200 rows a call, the most the provider returns), and the whole default list
-(for visibility) only on the first and every 4th sweep: in between, the
-visibility of most rows is derived from the administrative list (``sweeps``).
-Its list calls go one at a time, paced by Hermes' latency (``pacing``), and
-a SIGTERM or Ctrl-C stops it cleanly (``stopping``). It de-duplicates by id,
-and treats every indexed row it did not see as possibly deleted: each is
-confirmed with ``session_get`` before it is marked vanished, because offset
-paging over a moving activity order can skip a row that moved while the
-sweep ran.
-
-A sweep that cannot find more than half of the indexed rows does not confirm
-them one GET at a time (300 a sweep: hours for a large index): the index
-belonged to another database (an endpoint id re-pointed, a restored backup),
-so every row the sweep did not see is dropped and the index is rebuilt from
-what it did see. An endpoint's identity is its id *and* its base URL (see
-``Endpoint.fingerprint``); when the URL behind an id changes, ``state_for``
-notices, logs it, drops the old server's rows and starts a fresh index.
-
-An *incremental* refresh relies on that order (most recent activity first):
-anything that gained a message or was created sorts to the top, so it pages
-until a whole page brings nothing new or changed and stops there. With
-nothing changed that is one list call. The default list is only paged when
-something changed, for as many pages as the changes reached.
-
-The trade-off, stated plainly: a change that does not touch activity (a
-rename or close from another client, a deletion elsewhere, a parent's close
-reason) sits below unchanged rows and waits for the next full sweep
-(``HERMES_INDEX_FULL_SWEEP_SECONDS``, 15 minutes by default, and never before
-4 times the last sweep's duration: ``sweeps``). Changes the
-dashboard made itself are picked up at once from its audit trail and fork
-records (see ``touched``). At 10,000 sessions a sweep is about a hundred
-list calls of ~220 ms each, which is why it is periodic and not per refresh.
+Incremental refreshes, list sweeps and recheck sweeps; why each exists and what
+it costs Hermes is in docs/development/index-and-search.md.
 """
 
 from __future__ import annotations
@@ -65,11 +21,10 @@ from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
 from hermes_ui.index import content_store, missing_parents, stopping, store, sweeps, touched
-from hermes_ui.index.get_pacing import GetPacer, PacedGets
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
-from hermes_ui.index.pacing import PacedClient, Pacer
+from hermes_ui.index.pacing import GetPacer, PacedClient, PacedGets, Pacer
 from hermes_ui.index.sync_state import due_full, state_for  # noqa: F401  (importable here)
 from hermes_ui.platform.endpoints import Endpoint
 
@@ -80,7 +35,7 @@ PAGE = 200
 ANALYZE_AFTER = 1000
 MAX_CONFIRM = 300  # possibly-deleted rows confirmed by GET per sweep
 MAX_DANGLING = 20  # unlisted parents fetched by id per sync
-VERIFY_BATCH = 100  # sessions a verify sweep reads between two writes of its cursor
+RECHECK_BATCH = 100  # sessions a recheck sweep reads between two writes of its cursor
 
 
 @dataclass
@@ -109,14 +64,14 @@ class Report:
     # list, rows that needed the default list, and (when it was read to the end)
     # derived rows it contradicted (``sweeps``).
     derived: dict = field(default_factory=dict)
-    # A verify sweep (``sweeps``): sessions verified by GET in this run, how many
+    # A recheck sweep (``sweeps``): sessions rechecked by GET in this run, how many
     # were indexed, where it started (a stopped one resumes after its cursor),
-    # and the GETs' pace (``get_pacing``).
-    verify: bool = False
-    verified: int = 0
-    verify_total: int = 0
-    verify_from: str = ""
-    verify_pace: dict = field(default_factory=dict)
+    # and the GETs' pace (``pacing``).
+    recheck: bool = False
+    rechecked: int = 0
+    recheck_total: int = 0
+    recheck_from: str = ""
+    recheck_pace: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -131,7 +86,7 @@ class Report:
             "full sweep by lists"
             if self.full
             else "full sweep by GET"
-            if self.verify
+            if self.recheck
             else "incremental"
         )
         text = (
@@ -141,9 +96,9 @@ class Report:
             f"{c.vanished} vanished, {c.reappeared} back, {c.visibility} visibility, "
             f"{c.kinds} kinds"
         )
-        if self.verify:
-            text += f"; verified {self.verified} of {self.verify_total} sessions by GET"
-            if self.verify_from:
+        if self.recheck:
+            text += f"; rechecked {self.rechecked} of {self.recheck_total} sessions by GET"
+            if self.recheck_from:
                 text += " (resumed)"
         if self.rebuilt:
             text += f"; rebuilt: {self.rebuilt} rows of another database dropped"
@@ -162,34 +117,34 @@ class Report:
 
 
 def due(state: IndexSyncState) -> tuple[bool, bool]:
-    """(list sweep due, verify sweep due) now (``sweeps.kind``)."""
+    """(list sweep due, recheck sweep due) now (``sweeps.kind``)."""
     kind = sweeps.kind(state)
-    return kind == "list", kind == "verify"
+    return kind == "list", kind == "recheck"
 
 
 def sync(
     endpoint: Endpoint,
     *,
     full: bool | None = None,
-    verify: bool | None = None,
+    recheck: bool | None = None,
     leased: bool = False,
     on_progress=None,
 ) -> Report:
     """One sync of ``endpoint``; ``full=None`` sweeps only when a sweep is due.
 
-    ``full=True`` is a list sweep (both lists paged to the end); ``verify=True`` a
-    verify sweep (every indexed session read by GET); ``full=None`` runs whichever
+    ``full=True`` is a list sweep (both lists paged to the end); ``recheck=True`` a
+    recheck sweep (every indexed session read by GET); ``full=None`` runs whichever
     is due (``sweeps.kind``), ``full=False`` only the incremental refresh.
     ``leased``: the caller already holds the lease (see ``acquire``).
     ``on_progress``: called with each progress dict (``index_sync`` prints them).
     """
     state = state_for(endpoint)
     if full is None:
-        full, due_verify = due(state)
-        verify = due_verify if verify is None else verify
-    verify = bool(verify) and not full
-    report = Report(endpoint.id, full, verify=verify)
-    if not leased and not acquire(endpoint, full or verify):
+        full, due_recheck = due(state)
+        recheck = due_recheck if recheck is None else recheck
+    recheck = bool(recheck) and not full
+    report = Report(endpoint.id, full, recheck=recheck)
+    if not leased and not acquire(endpoint, full or recheck):
         report.skipped = "another sync of this endpoint is running"
         return report
     started = time.perf_counter()
@@ -219,10 +174,10 @@ def sync(
         report.seconds = time.perf_counter() - started
         run.finish()
     log.debug(  # routine; what went wrong was a WARNING above
-        "index sync endpoint=%s full=%s verify=%s calls=%d gets=%d seconds=%.2f",
+        "index sync endpoint=%s full=%s recheck=%s calls=%d gets=%d seconds=%.2f",
         endpoint.id,
         full,
-        verify,
+        recheck,
         report.list_calls,
         report.get_calls,
         report.seconds,
@@ -270,11 +225,11 @@ class _Run:
         # One list call at a time, paced by Hermes' latency (``pacing``).
         self.pacer = Pacer.from_settings()
         self.client = PacedClient(client_for(endpoint), self.pacer)
-        # A verify sweep's GETs, one at a time with a gap (``get_pacing``).
+        # A recheck sweep's GETs, one at a time with a gap (``pacing``).
         self.get_pacer = GetPacer.from_settings()
         self.gets = PacedGets(client_for(endpoint), self.get_pacer)
-        self.cursor = sweeps.verify_cursor(state)
-        self.verify_done = 0
+        self.cursor = sweeps.recheck_cursor(state)
+        self.recheck_done = 0
         self.gen = state.generation + 1
         self.seen: set[str] = set()
         self.changed_pages = 0
@@ -313,8 +268,8 @@ class _Run:
             self._refresh(self.pending.session_ids)
         else:
             self._confirm_unseen()
-        if self.report.verify:
-            self._verify()
+        if self.report.recheck:
+            self._recheck()
         self._fetch_dangling_parents()
         if self.report.counts.any:
             self._progress("kinds")
@@ -332,7 +287,7 @@ class _Run:
 
     def _pages(self, phase: str, *, include_children: bool) -> Iterator[Page]:
         """Each page, counted in the report. A sweep asks for the next page while this
-        one is being written, so the index work hides behind the provider's ~220 ms;
+        one is being written, so the index work hides behind the provider's list call;
         an incremental refresh never asks for a page it may not need."""
         pages = list_pages(
             self.client,
@@ -424,37 +379,37 @@ class _Run:
         # row that moved mid-sweep. Only a 404 proves the first.
         self._refresh(unseen[:MAX_CONFIRM], listed=False)
 
-    def _verify(self) -> None:
-        """Read every indexed session by GET, in id order, from where the last verify
+    def _recheck(self) -> None:
+        """Read every indexed session by GET, in id order, from where the last recheck
         stopped: a JSON 404 vanishes it (and re-reads its children), a changed
         counter makes its transcript due, a plain 404 (no session route) stops
         the sweep with ``session_unrouted`` before anything is marked gone."""
         report = self.report
         present = IndexedSession.objects.filter(**self.endpoint.scope(), vanished_at__isnull=True)
-        report.verify_from = self.cursor
-        report.verify_total = present.count()
+        report.recheck_from = self.cursor
+        report.recheck_total = present.count()
         todo = list(
             present.filter(session_id__gt=self.cursor)
             .order_by("session_id")
             .values_list("session_id", flat=True)
         )
-        self.verify_done = report.verify_total - len(todo)
-        self._progress("verify")
-        for start in range(0, len(todo), VERIFY_BATCH):
-            batch = todo[start : start + VERIFY_BATCH]
+        self.recheck_done = report.recheck_total - len(todo)
+        self._progress("recheck")
+        for start in range(0, len(todo), RECHECK_BATCH):
+            batch = todo[start : start + RECHECK_BATCH]
             counts, read = touched.refresh(
                 self.gets,
                 self.endpoint,
                 batch,
                 self.gen,
-                beat=lambda: self._progress("verify"),
+                beat=lambda: self._progress("recheck"),
             )
             report.counts.add(counts)
             report.get_calls += len(read)
-            report.verified += len(batch)
-            self.verify_done += len(batch)
+            report.rechecked += len(batch)
+            self.recheck_done += len(batch)
             self.cursor = batch[-1]
-            self._progress("verify")
+            self._progress("recheck")
         self.cursor = ""
 
     def _rebuild(self, unseen: int, indexed: int) -> None:
@@ -538,7 +493,7 @@ class _Run:
             "full": self.report.full,
             "pace": self.pacer.as_dict(),
             "lists": 2 if self.report.full and self.confirm else 1,
-            **self._verify_progress(),
+            **self._recheck_progress(),
             **self._estimate(),
             **extra,
         }
@@ -553,13 +508,13 @@ class _Run:
         if self.on_progress is not None:
             self.on_progress(progress)
 
-    def _verify_progress(self) -> dict:
-        if not self.report.verify:
+    def _recheck_progress(self) -> dict:
+        if not self.report.recheck:
             return {}
         return {
-            "verify": {
-                "done": self.verify_done,
-                "total": self.report.verify_total,
+            "recheck": {
+                "done": self.recheck_done,
+                "total": self.report.recheck_total,
                 "pace": self.get_pacer.as_dict(),
             },
             "cursor": self.cursor,
@@ -581,8 +536,8 @@ class _Run:
         now = timezone.now()
         report = self.report
         report.pace = self.pacer.as_dict()
-        if report.verify:
-            report.verify_pace = self.get_pacer.as_dict()
+        if report.recheck:
+            report.recheck_pace = self.get_pacer.as_dict()
         kept = self._kept(now)
         update = {"running_since": None, "progress": {}, "last_report": report.as_dict() | kept}
         if report.counts.any:
@@ -597,7 +552,7 @@ class _Run:
             )
             if report.full:
                 update.update(last_full_at=now, sweep=self.state.sweep + 1)
-            elif report.verify:
+            elif report.recheck:
                 update.update(last_full_at=now)
         else:
             update.update(last_error_code=report.error_code or "dashboard_error", last_error_at=now)
@@ -605,27 +560,27 @@ class _Run:
 
     def _kept(self, now) -> dict:
         """What outlives the incremental reports after a sweep (``sweeps``): the last
-        verify's duration (the next is not due before several times that; a list
-        sweep's until a verify completed), when the last list sweep ended, and a
-        stopped verify's cursor and the time it spent so far."""
+        recheck's duration (the next is not due before several times that; a list
+        sweep's until a recheck completed), when the last list sweep ended, and a
+        stopped recheck's cursor and the time it spent so far."""
         report, before = self.report, self.state.last_report or {}
         full_seconds = sweeps.full_seconds(self.state)
-        spent = before.get("verify_spent")
+        spent = before.get("recheck_spent", before.get("verify_spent"))  # the former key
         spent = float(spent) if isinstance(spent, (int, float)) else 0.0
-        cursor = sweeps.verify_cursor(self.state)
+        cursor = sweeps.recheck_cursor(self.state)
         listed_at = sweeps.list_at(self.state)
         if report.full and self.completed:
             listed_at = now
             cursor, spent = "", 0.0  # the lists covered every row
             full_seconds = full_seconds or report.seconds
-        elif report.verify and self.completed:
+        elif report.recheck and self.completed:
             full_seconds = spent + report.seconds
             cursor, spent = "", 0.0
-        elif report.verify:
+        elif report.recheck:
             cursor, spent = self.cursor, spent + report.seconds
         return {
             "full_seconds": full_seconds,
             "list_at": listed_at.isoformat() if listed_at else None,
-            "verify_cursor": cursor,
-            "verify_spent": round(spent, 3),
+            "recheck_cursor": cursor,
+            "recheck_spent": round(spent, 3),
         }

@@ -17,7 +17,7 @@ from django.conf import settings
 
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
-from hermes_ui.index import badges, queries, sync
+from hermes_ui.index import sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage import render
 from hermes_ui.lineage.graph import display as d
@@ -26,6 +26,7 @@ from hermes_ui.lineage.graph.classify import CONTINUATION, KINDS, ORPHAN, kinds_
 from hermes_ui.lineage.graph.tip import chain_of, resume_target
 from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import badges, queries
 from hermes_ui.web import links
 
 PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page
@@ -96,7 +97,7 @@ def for_session(
     """Raises ``HermesError`` when the session does not exist (or cannot be read at all).
 
     ``preferred``: sessions a reviewer's verdict preferred, marked in the drawing.
-    ``user``: who looks; other features' badges (``index.badges``) are read for them.
+    ``user``: who looks; other features' badges (``search.badges``) are read for them.
     """
     live_error = None
     if live:

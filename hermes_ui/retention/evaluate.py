@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
-from hermes_ui.index import queries
-from hermes_ui.index.forms import IndexQuery
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.retention.models import KeepTag, RetentionRule
 from hermes_ui.review import rules as review_rules
 from hermes_ui.review.models import Correction, Item, Note
+from hermes_ui.search import queries
+from hermes_ui.search.forms import IndexQuery
 from hermes_ui.tags.models import SessionTag
 
 CHUNK = 500

@@ -6,9 +6,9 @@ from collections import defaultdict
 
 from django.db.models import Count, Q
 
-from hermes_ui.index.badges import Badge
 from hermes_ui.review import consensus
 from hermes_ui.review.models import Item
+from hermes_ui.search.badges import Badge
 
 MAX_LABELS = 2
 SHOWN_TYPES = ("choice", "bool")

@@ -9,10 +9,10 @@ from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
-from hermes_ui.index import queries
-from hermes_ui.index.forms import IndexQuery
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Item, Rule
+from hermes_ui.search import queries
+from hermes_ui.search.forms import IndexQuery
 
 MAX_MATCHES = 5000  # sessions one search of a rule may add in one run
 _MESSAGE_FILTERS = ("role", "after", "before")
@@ -34,7 +34,7 @@ def problems(text: str) -> list[str]:
 
 
 def notes(text: str) -> list:
-    """The unknown ``name:value`` parts of ``text`` searched as words (``query_syntax.Note``)."""
+    """The unknown ``name:value`` parts of ``text`` searched as words (``syntax.Note``)."""
     form = IndexQuery({"q": text})
     return form.cleaned_data["query"].notes if form.is_valid() else []
 

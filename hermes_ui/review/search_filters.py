@@ -6,9 +6,9 @@ import re
 
 from django.db.models import Q
 
-from hermes_ui.index import facets
 from hermes_ui.review import consensus
 from hermes_ui.review.models import Review
+from hermes_ui.search import facets
 
 _FIELD = re.compile(r"[A-Za-z0-9_.-]{1,60}")
 _YES = {"yes", "y", "true", "1"}

@@ -8,8 +8,8 @@ from urllib.parse import urlencode
 from django.db.models import Q
 from django.urls import reverse
 
-from hermes_ui.index import facets
 from hermes_ui.saved_views.models import DefaultView, SavedView
+from hermes_ui.search import facets
 from hermes_ui.web import params
 
 ALL = "all"

@@ -2,8 +2,8 @@
 
 from django import forms
 
-from hermes_ui.index.forms import IndexQuery
 from hermes_ui.saved_views.models import MAX_NAME, SavedView
+from hermes_ui.search.forms import IndexQuery
 
 
 class NameForm(forms.Form):

@@ -11,10 +11,10 @@ compressed, or the index does not know the chain yet.
 from __future__ import annotations
 
 from hermes_ui.hermes import Session
-from hermes_ui.index import queries
 from hermes_ui.lineage.graph.tip import compression_tip
 from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 from hermes_ui.web import links
 
 

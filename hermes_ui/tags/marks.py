@@ -1,12 +1,12 @@
-"""Tags in the index: the ``tag:`` filter (``index.facets``) and badges (``index.badges``)."""
+"""Tags in the index: the ``tag:`` filter (``search.facets``) and badges (``search.badges``)."""
 
 from __future__ import annotations
 
 from django.db.models import Q
 
-from hermes_ui.index.badges import Badge
-from hermes_ui.index.facets import Facet
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.search.badges import Badge
+from hermes_ui.search.facets import Facet
 from hermes_ui.tags import tagging
 from hermes_ui.tags.models import SessionTag, Tag
 

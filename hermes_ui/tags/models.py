@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
-from hermes_ui.index.badges import PALETTE
+from hermes_ui.search.badges import PALETTE
 
 MAX_NAME = 40
 COLOURS = [(colour, colour) for colour in PALETTE]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hermes_ui.hermes import client_for
-from hermes_ui.index import queries
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 from hermes_ui.tags import protection, tagging
 from hermes_ui.tags.forms import AddTagForm
 from hermes_ui.tags.models import Tag

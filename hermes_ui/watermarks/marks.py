@@ -12,9 +12,9 @@ from __future__ import annotations
 from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
-from hermes_ui.index.badges import Badge
-from hermes_ui.index.facets import Facet
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.search.badges import Badge
+from hermes_ui.search.facets import Facet
 from hermes_ui.watermarks.models import Watermark
 
 HELP = "new:yes sessions with messages since you last opened them (new:no the others)"

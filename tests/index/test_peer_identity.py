@@ -13,10 +13,11 @@ import pytest
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.hermes.client import HermesClient
-from hermes_ui.index import queries, sync
+from hermes_ui.index import sync
 from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.index.models import IndexedSession, KnownFork
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import form_key, unique
 

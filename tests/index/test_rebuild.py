@@ -4,10 +4,11 @@ import logging
 
 import pytest
 
-from hermes_ui.index import freshness, queries, sync
+from hermes_ui.index import freshness, sync
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.sync import MAX_CONFIRM, PAGE
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
 from tests.conftest import TEST_KEY
 from tests.support.fakes import LIST
 

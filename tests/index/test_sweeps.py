@@ -48,10 +48,10 @@ def test_a_slow_sweep_pushes_the_next_one_back_to_several_times_its_duration(
 
     later = sweeps.SPACING * took + 0.5
     IndexSyncState.objects.update(last_full_at=timezone.now() - timedelta(seconds=later))
-    # The full sweep due is a verify sweep (by GET); the list sweep waits for its own interval.
+    # The full sweep due is a recheck sweep (by GET); the list sweep waits for its own interval.
     due = sync.sync(mock_endpoint)
-    assert due.verify is True and due.full is False
-    assert due.verified == IndexedSession.objects.filter(vanished_at__isnull=True).count()
+    assert due.recheck is True and due.full is False
+    assert due.rechecked == IndexedSession.objects.filter(vanished_at__isnull=True).count()
 
 
 def test_a_fast_sweep_leaves_the_setting_as_the_interval(empty_hermes, mock_endpoint, settings):

@@ -8,10 +8,11 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from hermes_ui.audit import trail
-from hermes_ui.index import queries, sync
+from hermes_ui.index import sync
 from hermes_ui.index.forks import remember_fork
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.sync import PAGE
+from hermes_ui.search import queries
 
 pytestmark = pytest.mark.django_db
 
@@ -126,8 +127,8 @@ def test_a_sweep_becomes_due_after_its_interval(empty_hermes, mock_endpoint, set
     ago = timezone.now() - timedelta(seconds=31)
     IndexSyncState.objects.filter(endpoint="local").update(last_full_at=ago)
     due = sync.sync(mock_endpoint)
-    # The regular full sweep verifies by GET; a list sweep waits for its own interval.
-    assert due.verify is True and due.full is False and due.pages["default"] == 0
+    # The regular full sweep rechecks by GET; a list sweep waits for its own interval.
+    assert due.recheck is True and due.full is False and due.pages["default"] == 0
     assert indexed("par").vanished_at is not None
 
 

@@ -5,8 +5,9 @@ import re
 import pytest
 
 from hermes_ui.audit.models import AuditEvent
-from hermes_ui.index import facets, sync
+from hermes_ui.index import sync
 from hermes_ui.saved_views.models import DefaultView, SavedView
+from hermes_ui.search import facets
 from tests.index.test_sync import seed_lineage
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,9 @@ import datetime
 from django.apps import apps
 from django.db import IntegrityError, connection, transaction
 
-from hermes_ui.index import queries, store
+from hermes_ui.index import store
 from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.search import queries
 
 
 def main() -> None:
@@ -86,9 +87,10 @@ def _content() -> None:
     """The content index's PostgreSQL branch: tsvector column, GIN index, ts_rank, filters."""
     from django.db.models import Q
 
-    from hermes_ui.index import content_search, content_store
+    from hermes_ui.index import content_store
     from hermes_ui.index.models import ContentMessage
-    from hermes_ui.index.query_syntax import parse
+    from hermes_ui.search import content_search
+    from hermes_ui.search.syntax import parse
 
     ep = get_endpoint("local")
     store.upsert(

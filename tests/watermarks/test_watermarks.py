@@ -4,7 +4,8 @@ index marks and filters what grew since."""
 import pytest
 
 from hermes_ui.deletion import erasure
-from hermes_ui.index import content_search, queries, query_syntax, sync
+from hermes_ui.index import sync
+from hermes_ui.search import content_search, queries, syntax
 from hermes_ui.watermarks import looked
 from hermes_ui.watermarks.models import Watermark
 from hermes_ui.web.links import session_url
@@ -64,7 +65,7 @@ def test_new_applies_to_select_all_and_content_filters(marks_indexed, empty_herm
     looked.look(users["support"], marks_indexed, "br", 2)
     empty_hermes.chat("br")
     sync.sync(marks_indexed, full=True)
-    terms = query_syntax.parse("new:yes").facets
+    terms = syntax.parse("new:yes").facets
     page = queries.search(marks_indexed, snapshot=0, facets=terms, user=users["support"])
     assert [row["id"] for row in page.rows] == ["br"]
     nobody = queries.search(marks_indexed, snapshot=0, facets=terms, user=users["reviewer"])
@@ -72,15 +73,13 @@ def test_new_applies_to_select_all_and_content_filters(marks_indexed, empty_herm
     # Transcript hits: every session's messages say "hello"; only br's are new.
     found = content_search.search(
         marks_indexed,
-        query_syntax.parse("hello new:yes"),
+        syntax.parse("hello new:yes"),
         after=None,
         limit=20,
         user=users["support"],
     )
     assert [result.session_id for result in found.results] == ["br"]
-    everyone = content_search.search(
-        marks_indexed, query_syntax.parse("hello"), after=None, limit=20
-    )
+    everyone = content_search.search(marks_indexed, syntax.parse("hello"), after=None, limit=20)
     assert len(everyone.results) > 1
 
 

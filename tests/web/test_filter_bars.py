@@ -3,7 +3,7 @@ and choices come from their form classes, ids stay what tests and scripts use.""
 
 from hermes_ui.audit.forms import AuditFilter
 from hermes_ui.export.forms import ExportQuery
-from hermes_ui.index.forms import IndexQuery
+from hermes_ui.search.forms import IndexQuery
 from hermes_ui.sessions.forms import ListQuery, SessionPageQuery
 
 

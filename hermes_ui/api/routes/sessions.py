@@ -1,7 +1,7 @@
 """Sessions: the index search, one session, its transcript, its lineage.
 
 The search runs the index page's own form (``IndexQuery``, which parses the
-box with ``query_syntax.parse``) and its queries, so the syntax, the feature
+box with ``syntax.parse``) and its queries, so the syntax, the feature
 filters and their errors are the search box's. Session ids may hold ``/``:
 the action comes before the id, which is the rest of the path.
 """
@@ -15,11 +15,12 @@ from hermes_ui.api import paging
 from hermes_ui.api.errors import bad_request
 from hermes_ui.api.routes import common
 from hermes_ui.hermes import client_for
-from hermes_ui.index import badges, content_search, freshness, listing, queries
-from hermes_ui.index.forms import IndexQuery
+from hermes_ui.index import freshness
 from hermes_ui.lineage import picture
 from hermes_ui.platform.redaction import Redactor, message, session_row
 from hermes_ui.review import shown
+from hermes_ui.search import badges, content_search, listing, queries
+from hermes_ui.search.forms import IndexQuery
 from hermes_ui.tags import tagging
 from hermes_ui.web.roles import SUPPORT
 
@@ -132,7 +133,7 @@ def _transcripts(ep, query, params, limit, user) -> dict:
 
 def _notes(query) -> list[str]:
     """What the search box would say above its results: an unknown ``name:`` searched
-    as words (``query_syntax.Note``); a near-miss of a filter is a 400 already."""
+    as words (``syntax.Note``); a near-miss of a filter is a 400 already."""
     return [note.message for note in query.notes]
 
 

@@ -12,7 +12,7 @@ register = template.Library()
 REPORTED_RESTORE = "Restore (next to Rename) puts it back in Hermes' list."
 
 
-@register.inclusion_tag("lineage/_archived_note.html", takes_context=True)
+@register.inclusion_tag("index/_archived_note.html", takes_context=True)
 def archived_note(context):
     endpoint, session_id = context.get("endpoint"), context.get("session_id")
     reported = getattr(context.get("session"), "archived", None)

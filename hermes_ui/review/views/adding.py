@@ -6,10 +6,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.index import selection
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import items, queues
 from hermes_ui.review.forms import AddForm, BulkAddForm
+from hermes_ui.search import selection
 from hermes_ui.web import links
 from hermes_ui.web.failures import bad_id
 from hermes_ui.web.roles import REVIEWER, role_required

@@ -4,8 +4,8 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from hermes_ui.index import selection
 from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.search import selection
 from hermes_ui.tags import tagging
 from hermes_ui.tags.forms import BulkTagForm
 from hermes_ui.tags.models import Tag

@@ -7,10 +7,12 @@ import re
 
 import pytest
 
-from hermes_ui.index import queries, query_syntax, sync
-from hermes_ui.index.selection import resolve
+from hermes_ui.index import sync
 from hermes_ui.review import badges
 from hermes_ui.review.models import Item
+from hermes_ui.search import queries
+from hermes_ui.search import syntax as query_syntax
+from hermes_ui.search.selection import resolve
 from hermes_ui.web.links import session_url
 from tests.index.test_sync import seed_lineage
 from tests.review.filters_rules_export.made import item, review

@@ -1,4 +1,4 @@
-"""``manage.py index_sync [--endpoint ID] [--full | --verify]``: sync the session index now."""
+"""``manage.py index_sync [--endpoint ID] [--full | --recheck]``: sync the session index now."""
 
 import time
 
@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from hermes_ui.index import stopping, sync
 from hermes_ui.index.freshness import eta_text
-from hermes_ui.index.get_pacing import verify_text
+from hermes_ui.index.pacing import recheck_text
 from hermes_ui.platform.endpoints import all_endpoints
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines of a transcript build
@@ -25,12 +25,13 @@ class Command(BaseCommand):
             "--full", action="store_true", help="a list sweep: page both lists to the end"
         )
         group.add_argument(
-            "--verify",
+            "--recheck",
+            "--verify",  # the former name
             action="store_true",
-            help="a verify sweep: read every indexed session by GET (resumes a stopped one)",
+            help="a recheck sweep: read every indexed session by GET (resumes a stopped one)",
         )
 
-    def handle(self, *args, endpoint=None, full=False, verify=False, **options):
+    def handle(self, *args, endpoint=None, full=False, recheck=False, **options):
         endpoints = [ep for ep in all_endpoints() if endpoint in (None, ep.id)]
         if endpoint and not endpoints:
             raise CommandError(f"No Hermes endpoint is configured with id {endpoint!r}.")
@@ -40,8 +41,8 @@ class Command(BaseCommand):
             for ep in endpoints:
                 report = sync.sync(
                     ep,
-                    full=True if full else False if verify else None,
-                    verify=True if verify else None,
+                    full=True if full else False if recheck else None,
+                    recheck=True if recheck else None,
                     on_progress=self._progress(ep.id),
                 )
                 self.stdout.write(report.summary(), ending="\n")
@@ -58,8 +59,8 @@ class Command(BaseCommand):
         last = [0.0]
 
         def show(progress: dict) -> None:
-            if progress.get("phase") == "verify":
-                self._verify_line(endpoint_id, progress, last)
+            if progress.get("phase") == "recheck":
+                self._recheck_line(endpoint_id, progress, last)
                 return
             if progress.get("phase") != "transcripts":
                 return
@@ -75,10 +76,10 @@ class Command(BaseCommand):
 
         return show
 
-    def _verify_line(self, endpoint_id: str, progress: dict, last: list) -> None:
-        verify = progress.get("verify") or {}
-        done, total = verify.get("done", 0), verify.get("total", 0)
+    def _recheck_line(self, endpoint_id: str, progress: dict, last: list) -> None:
+        recheck = progress.get("recheck") or {}
+        done, total = recheck.get("done", 0), recheck.get("total", 0)
         if done < total and time.monotonic() - last[0] < PROGRESS_EVERY:
             return
         last[0] = time.monotonic()
-        self.stdout.write(f"{endpoint_id}: {verify_text(verify, running=True)}")
+        self.stdout.write(f"{endpoint_id}: {recheck_text(recheck, running=True)}")

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 
 from django.utils.module_loading import import_string
 
+from hermes_ui.index import archived
+from hermes_ui.index.models import IndexedSession
+
 if TYPE_CHECKING:
     from hermes_ui.platform.endpoints import Endpoint
 
@@ -32,8 +35,8 @@ PALETTE = ("grey", "red", "orange", "yellow", "green", "teal", "blue", "purple",
 # Each feature's reader, in the order rows show the badges; by dotted path, so that
 # the index imports no feature.
 READERS = {
-    "archived": "hermes_ui.index.archived.read_badges",
-    "pinned": "hermes_ui.index.archived.pinned_badges",
+    "archived": "hermes_ui.search.badges.archived_badges",
+    "pinned": "hermes_ui.search.badges.pinned_badges",
     "review": "hermes_ui.review.badges.read",
     "tags": "hermes_ui.tags.marks.badges",
     "watermarks": "hermes_ui.watermarks.marks.badges",
@@ -67,3 +70,31 @@ def attach(endpoint: Endpoint, rows: list[dict], user) -> list[dict]:
     for row in rows:
         row["badges"] = found.get(row["id"], [])
     return rows
+
+
+# The badges the index itself gives: archived on Hermes, pinned on Hermes.
+def archived_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = None):
+    inferred = Badge("archived", archived.LABEL + ". " + archived.RESTORE, "grey", "archived")
+    reported = Badge(
+        "archived", archived.REPORTED_LABEL + " (Restore on the session page)", "grey", "archived"
+    )
+    if rows is None or not all(sid in rows and "listed" in rows[sid] for sid in ids):
+        fields = ("session_id", "listed", "parent_session_id", "archived")
+        found = IndexedSession.objects.filter(
+            archived.ARCHIVED, **endpoint.scope(), session_id__in=ids
+        )
+        rows = {values["session_id"]: values for values in found.values(*fields)}
+    return {
+        sid: [reported if isinstance(rows[sid].get("archived"), bool) else inferred]
+        for sid in ids
+        if sid in rows and archived.is_archived(rows[sid])
+    }
+
+
+def pinned_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None = None):
+    """A pin, where a Hermes newer than 0.19 reports one."""
+    badge = Badge("pinned", "Pinned on Hermes: its list always shows it.", "blue", "pinned")
+    if rows is None or not all(sid in rows and "pinned" in rows[sid] for sid in ids):
+        found = IndexedSession.objects.filter(pinned=True, **endpoint.scope(), session_id__in=ids)
+        rows = {sid: {"pinned": True} for sid in found.values_list("session_id", flat=True)}
+    return {sid: [badge] for sid in ids if sid in rows and rows[sid].get("pinned") is True}

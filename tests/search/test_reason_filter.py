@@ -2,9 +2,10 @@
 
 import pytest
 
-from hermes_ui.index import content_search, queries, sync
-from hermes_ui.index.query_syntax import parse
-from hermes_ui.index.selection import resolve
+from hermes_ui.index import sync
+from hermes_ui.search import content_search, queries
+from hermes_ui.search.selection import resolve
+from hermes_ui.search.syntax import parse
 from tests.index.test_sync import seed_lineage
 
 

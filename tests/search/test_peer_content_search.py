@@ -7,8 +7,9 @@ from django.db import connection
 from django.utils import timezone
 
 from devtools.peer import demo_ids as ids
-from hermes_ui.index import content_search, listing, sync
+from hermes_ui.index import sync
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, IndexSyncState
+from hermes_ui.search import content_search, listing
 from hermes_ui.web.links import session_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]

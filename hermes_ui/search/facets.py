@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
+from hermes_ui.index import archived
+
 if TYPE_CHECKING:
     from django.db.models import Q, QuerySet
 
@@ -43,7 +45,7 @@ class FacetTerm:
 
 # Each key's ``Facet``, named by dotted path so that the index imports no feature.
 FACETS = {
-    "archived": "hermes_ui.index.archived.FACET",
+    "archived": "hermes_ui.search.facets.ARCHIVED",
     "label": "hermes_ui.review.search_filters.LABEL",
     "reviewed": "hermes_ui.review.search_filters.REVIEWED",
     "queue": "hermes_ui.review.search_filters.QUEUE",
@@ -86,3 +88,14 @@ def restrict(rows: QuerySet, endpoint: Endpoint, terms, user) -> QuerySet:
         match = facet.sessions(endpoint, term.value, user)
         rows = rows.exclude(match) if term.negated else rows.filter(match)
     return rows
+
+
+# The search's own filter: archived sessions are hidden unless asked for, as Hermes hides them.
+ARCHIVED = Facet(
+    "archived",
+    archived.parse,
+    archived.sessions,
+    help=archived.HELP,
+    default=False,
+    hides=archived.hides_any,
+)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from hermes_ui.hermes.ids import IdError, check_path_id
-from hermes_ui.index import queries
-from hermes_ui.index.forms import IndexQuery
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import queries
+from hermes_ui.search.forms import IndexQuery
 
 FILTERS = ("q", "source", "kind", "state")
 

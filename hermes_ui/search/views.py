@@ -7,10 +7,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.index import freshness, listing, refresher
-from hermes_ui.index.forms import IndexQuery
+from hermes_ui.index import freshness, refresher
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.saved_views import catalogue
+from hermes_ui.search import listing
+from hermes_ui.search.forms import IndexQuery
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
 
@@ -22,7 +23,7 @@ def index_list(request, endpoint):
         return redirect(listing.Paging(request.path, {}).url(**start))
     form = IndexQuery(request.GET)
     fresh = freshness.of(ep)
-    template = "lineage/index.html#results" if request.htmx else "lineage/index.html"
+    template = "search/index.html#results" if request.htmx else "search/index.html"
     context = listing.page_context(ep, form, fresh)
     if not form.is_valid():
         return render(request, template, context, status=400)
@@ -50,7 +51,7 @@ def index_list(request, endpoint):
         return render(request, template, context)
     context.update(listing.title_matches(ep, query, paging, params, fresh, request.user))
     if table_only:
-        return render(request, "lineage/_title_matches.html", context)
+        return render(request, "search/_title_matches.html", context)
     return render(request, template, context)
 
 
@@ -78,7 +79,7 @@ def index_status(request, endpoint):
 
 def _status(request, ep):
     fresh = freshness.of(ep)
-    response = render(request, "lineage/_freshness.html", {"endpoint": ep, "fresh": fresh})
+    response = render(request, "index/_freshness.html", {"endpoint": ep, "fresh": fresh})
     if not fresh.running and request.GET.get("polling"):
         # The sync the page was waiting for is over: let its results reload.
         response["HX-Trigger"] = "index-refreshed"

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Q
 
-from hermes_ui.index import facets as feature_filters
 from hermes_ui.index import observers
 from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import facets as feature_filters
 
 SOURCES_TTL = 600  # seconds; a new generation or size gets a new key anyway
 MAX_LINEAGE = 5000
@@ -141,7 +141,7 @@ def search(
 ) -> Page:
     """``present_total``: every present row counted already (the freshness line
     does), which is this first page's total when nothing filters it.
-    ``facets``: the feature filters of the query (``index.facets``), for ``user``.
+    ``facets``: the feature filters of the query (``search.facets``), for ``user``.
     ``reasons``: closed with one of these end reasons (``reason:``).
     ``active_before``: last active (else started) before this epoch time (retention)."""
     facets = feature_filters.with_defaults(ep, facets)  # archived:no unless asked
@@ -197,7 +197,7 @@ def search(
 
 
 def search_query(ep: Endpoint, query, **options) -> Page:
-    """``search`` for a parsed search box (``query_syntax.Query``): its words and its
+    """``search`` for a parsed search box (``syntax.Query``): its words and its
     session and feature filters, as the index page, the API, queue rules and retention
     rules read them. ``options`` are ``search``'s own (snapshot, after, limit, user …)."""
     return search(

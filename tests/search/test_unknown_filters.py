@@ -6,8 +6,10 @@ import pytest
 from django.db.models import Q
 from django.urls import reverse
 
-from hermes_ui.index import facets, query_syntax, sync
+from hermes_ui.index import sync
 from hermes_ui.saved_views.models import SavedView
+from hermes_ui.search import facets
+from hermes_ui.search import syntax as query_syntax
 from tests.review.filters_rules_export.conftest import queue_maker, version  # noqa: F401
 
 pytestmark = pytest.mark.django_db

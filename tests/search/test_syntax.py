@@ -2,9 +2,9 @@
 
 from datetime import date
 
-from hermes_ui.index.content_search import fts5_query, highlight, parse_after, ts_query
-from hermes_ui.index.query_syntax import Term, parse
 from hermes_ui.lineage.graph.classify import KINDS
+from hermes_ui.search.content_search import fts5_query, highlight, parse_after, ts_query
+from hermes_ui.search.syntax import Term, parse
 
 
 def test_words_phrases_prefixes_and_every_filter():

@@ -1,8 +1,8 @@
 """Snippets cut around the matches of the search box's terms (pure functions)."""
 
-from hermes_ui.index.content_search import highlight
-from hermes_ui.index.query_syntax import parse
-from hermes_ui.index.snippets import marked
+from hermes_ui.search.content_search import highlight
+from hermes_ui.search.snippets import marked
+from hermes_ui.search.syntax import parse
 
 
 def shown(text, q, **options):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from hermes_ui.index import views
+from hermes_ui.search import views
 
 urlpatterns = [
     path("e/<str:endpoint>/index/", views.index_list, name="index_list"),

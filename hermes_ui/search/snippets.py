@@ -15,7 +15,7 @@ from __future__ import annotations
 import unicodedata
 
 from hermes_ui.index import content
-from hermes_ui.index.query_syntax import WORD, Query
+from hermes_ui.search.syntax import WORD, Query
 
 SPAN = 16  # words per snippet, as the ``snippet()`` call this replaces
 BEFORE = 4  # words of context kept before the first match

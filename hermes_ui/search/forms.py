@@ -2,10 +2,10 @@
 
 from django import forms
 
-from hermes_ui.index import content_search, query_syntax
-from hermes_ui.index.queries import parse_after
 from hermes_ui.lineage.graph.classify import KINDS, LABELS
 from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
+from hermes_ui.search import content_search, syntax
+from hermes_ui.search.queries import parse_after
 
 
 class IndexQuery(forms.Form):
@@ -69,7 +69,7 @@ class IndexQuery(forms.Form):
 
     def clean(self):
         data = super().clean()
-        data["query"] = query_syntax.parse(data.get("q") or "", kinds=KINDS)
+        data["query"] = syntax.parse(data.get("q") or "", kinds=KINDS)
         for message in data["query"].errors:
             self.add_error("q", message)
         for name in ("q", "source"):

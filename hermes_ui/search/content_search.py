@@ -30,12 +30,13 @@ from django.db.models import Q
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from hermes_ui.index import content, facets, snippets, window_rank
+from hermes_ui.index import content
 from hermes_ui.index.content_store import FTS_TABLE
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
-from hermes_ui.index.queries import api_row, present
-from hermes_ui.index.query_syntax import Query
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import facets, snippets, window_rank
+from hermes_ui.search.queries import api_row, present
+from hermes_ui.search.syntax import Query
 from hermes_ui.web.links import session_url
 
 # The SQL below is assembled from constants and ``_filters``' placeholders only;

@@ -15,7 +15,7 @@ known filter (``labl:``, ``sorce:``) is an error that suggests it; any other
 (``http://…``, ``error:timeout``) is searched as words and leaves a note
 saying so (``Query.notes``). A quoted ``"foo:bar"`` is a phrase, without a
 note; so is a name that starts with a digit (``10:30``). The known names are
-the built-in filters plus whatever ``index.facets`` holds when parsing, so a
+the built-in filters plus whatever ``search.facets`` holds when parsing, so a
 filter a feature registers is known at once.
 
 ``parse`` is the one reading of the syntax: the index page, review rules,
@@ -24,7 +24,7 @@ any other caller (an API) gets the same ``Query``, with ``errors`` (strings,
 and ``typos`` for the unknown names) and ``notes``.
 
 Features add filters of their own (``tag:``, ``label:`` …) through
-``index.facets``; a negatable one may be written ``-tag:x`` to exclude.
+``search.facets``; a negatable one may be written ``-tag:x`` to exclude.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from hermes_ui.index import facets
+from hermes_ui.search import facets
 
 _TOKEN = re.compile(r'(?:(-?\w+):)?(?:"([^"]*)"?|(\S+))')
 # Words as the full-text indexes split them: letters and digits ("_" separates).

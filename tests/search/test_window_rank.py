@@ -1,7 +1,7 @@
 """The search window's own BM25: more hits rank first, a longer message with as many lower."""
 
-from hermes_ui.index import window_rank
-from hermes_ui.index.query_syntax import parse
+from hermes_ui.search import window_rank
+from hermes_ui.search.syntax import parse
 
 
 def test_more_occurrences_rank_first_and_length_weighs_against():

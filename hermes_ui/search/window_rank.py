@@ -16,8 +16,8 @@ whatever the number of matches.
 
 from __future__ import annotations
 
-from hermes_ui.index.query_syntax import WORD, Query
-from hermes_ui.index.snippets import _hits, fold
+from hermes_ui.search.snippets import _hits, fold
+from hermes_ui.search.syntax import WORD, Query
 
 K1, B = 1.2, 0.75  # FTS5's own bm25 constants
 CHARS = 2000  # of each message ranked (a tool result may be far longer): bounded work

@@ -5,8 +5,9 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from hermes_ui.index import badges, content_search, content_store, facets, queries
-from hermes_ui.index.query_syntax import Query
+from hermes_ui.index import content_store
+from hermes_ui.search import badges, content_search, facets, queries
+from hermes_ui.search.syntax import Query
 
 PAGE_SIZE = 50  # sessions per page of the id/title/preview table
 CONTENT_PAGE_SIZE = 20  # transcripts per page of results

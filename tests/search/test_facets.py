@@ -3,8 +3,10 @@
 import pytest
 from django.db.models import Q
 
-from hermes_ui.index import badges, facets, queries, query_syntax, sync
-from hermes_ui.index.selection import resolve
+from hermes_ui.index import sync
+from hermes_ui.search import badges, facets, queries
+from hermes_ui.search import syntax as query_syntax
+from hermes_ui.search.selection import resolve
 from tests.index.test_sync import seed_lineage
 
 pytestmark = pytest.mark.django_db
