@@ -4,8 +4,8 @@ from django.apps import apps
 from django.utils.module_loading import import_string
 
 from hermes_ui.deletion import erasers
-from hermes_ui.search import badges, facets
 from hermes_ui.platform import events
+from hermes_ui.search import badges, facets
 from hermes_ui.tasks import worker
 
 

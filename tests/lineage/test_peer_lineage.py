@@ -7,9 +7,9 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.hermes.client import HermesClient, use_transport
 from hermes_ui.index import sync
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.lineage import render
 from hermes_ui.lineage.graph.tip import compression_tip, resume_target
 from hermes_ui.lineage.graph.tree import Tree
-from hermes_ui.lineage import render
 from hermes_ui.search.queries import lineage
 from hermes_ui.web.links import session_url
 from tests.lineage.helpers import box_with, edge_kinds, links, node_texts, svg_in
