@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 ENV = "HERMES_UI_SUITE_SHARED"
@@ -44,3 +46,16 @@ def made_once(name: str, make: Callable[[Path], None]) -> Path:
             make(folder)
             (root / f"{name}.done").touch()
     return folder
+
+
+def write_groups(worker: str, nodeids: list[str], groups: list[str]) -> None:
+    """Each test's xdist group, as a worker collected it, for the run's scheduler."""
+    path = Path(os.environ[ENV]) / f"groups-{worker}.json"
+    path.with_suffix(".tmp").write_text(json.dumps(dict(zip(nodeids, groups, strict=True))))
+    path.with_suffix(".tmp").replace(path)
+
+
+@cache
+def read_groups() -> dict[str, str]:
+    """The groups a worker wrote (every worker collects the same tests)."""
+    return json.loads(next(Path(os.environ[ENV]).glob("groups-*.json")).read_text())
