@@ -20,15 +20,21 @@ from pathlib import Path
 ENV = "HERMES_UI_SUITE_SHARED"
 
 
+_owned: list[str] = []  # the folder this process named, and so removes
+
+
 def start_run() -> None:
     """Name the run's shared folder (``pytest_configure`` of the first process)."""
     if ENV not in os.environ:
         os.environ[ENV] = tempfile.mkdtemp(prefix="hermes-ui-suite-")
+        _owned.append(os.environ[ENV])
 
 
 def end_run() -> None:
-    """Remove it (``pytest_unconfigure`` of the first process, after its workers)."""
-    shutil.rmtree(os.environ.pop(ENV, ""), ignore_errors=True)
+    """Remove it, if this process named it (a pytest run inside a test inherits it)."""
+    while _owned:
+        shutil.rmtree(_owned.pop(), ignore_errors=True)
+        os.environ.pop(ENV, None)
 
 
 def made_once(name: str, make: Callable[[Path], None]) -> Path:
