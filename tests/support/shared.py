@@ -43,6 +43,7 @@ def made_once(name: str, make: Callable[[Path], None]) -> Path:
         start_run()
         atexit.register(end_run)
     root = Path(os.environ[ENV])
+    root.mkdir(exist_ok=True)  # removed meanwhile (an outside clean-up of /tmp)
     folder = root / name
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
