@@ -199,8 +199,26 @@ def pytest_collection_modifyitems(config, items):
             item.get_closest_marker("scale") is None,
         )
     )
-    for item, group in zip(items, xdist_groups(items), strict=True):
+    groups = xdist_groups(items)
+    for item, group in zip(items, groups, strict=True):
         item.add_marker(pytest.mark.xdist_group(group))
+    if hasattr(config, "workerinput"):
+        shared.write_groups(config.workerinput["workerid"], [i.nodeid for i in items], groups)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` by the groups the workers wrote: pytest 9 ignores the group
+    suffix pytest-xdist 3.8 puts on a test's id, which split every group between workers."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Groups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return shared.read_groups().get(nodeid, nodeid)
+
+    return Groups(config, log)
 
 
 def xdist_groups(items) -> list[str]:
