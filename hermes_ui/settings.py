@@ -83,7 +83,7 @@ INSTALLED_APPS = [
     "hermes_ui.export",
     "hermes_ui.endpoint_status",
     "hermes_ui.verification",
-    "hermes_ui.jobs",
+    "hermes_ui.background.jobs",
     "hermes_ui.review",
     "hermes_ui.usage",
     "hermes_ui.tags",
@@ -107,14 +107,20 @@ INSTALLED_APPS += ["hermes_ui.notifications", "hermes_ui.webhooks"]
 if importlib.util.find_spec("devtools") is not None:
     INSTALLED_APPS.append("devtools")
 
-# --- Background tasks: django-tasks + django-tasks-db (issue 31) -----------------
-# The queue is a table of the database above; ``manage.py task_worker`` runs it
-# (``make run`` starts one, ``make serve`` HERMES_UI_TASK_WORKERS). See
-# docs/background-work.md.
-INSTALLED_APPS += ["django_tasks", "django_tasks_db", "hermes_ui.tasks"]
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-# Task worker processes ``manage.py serve`` starts beside the web workers (0: none
-# here, run ``manage.py task_worker`` elsewhere).
+# --- Background tasks: django-tasks + django-tasks-db -------------------------------
+# The queue is a table of the database above; ``manage.py task_worker`` runs it.
+# "periodic" holds the rounds of hermes_ui/background/schedule.py, "default" the rest.
+# See docs/operating/background-jobs.md.
+INSTALLED_APPS += ["django_tasks", "django_tasks_db", "hermes_ui.background.workers"]
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "periodic"],
+    }
+}
+# Task workers for the "default" queue ``manage.py serve`` starts beside the web
+# workers and the one periodic worker (0: none here, run ``manage.py task_worker``
+# elsewhere).
 HERMES_UI_TASK_WORKERS = env_int("HERMES_UI_TASK_WORKERS", 1, minimum=0, maximum=32)
 # A worker whose heartbeat row is older than this is dead: its running task is
 # put back in the queue and /readyz stops counting it.

@@ -5,7 +5,7 @@
 - ``InProcessWorker`` (the ``jobs_db`` fixture): django-tasks-db's worker loop on
   a thread of the test process, so a test can watch a job run (a gate holding
   Hermes' answers) while it polls the progress page. A job carries the
-  transport of the thread that submitted it (``hermes_ui.jobs.runner``).
+  transport of the thread that submitted it (``hermes_ui.background.jobs.runner``).
 - ``WorkerProcess`` (the ``task_worker_process`` fixture): ``manage.py task_worker``
   as a child process on the test database (a real heartbeat, a real SIGKILL).
 
@@ -27,8 +27,8 @@ from django.db import connections
 from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from hermes_ui.tasks.models import WorkerBeat
-from hermes_ui.tasks.worker import make_worker
+from hermes_ui.background.workers.models import WorkerBeat
+from hermes_ui.background.workers.worker import make_worker
 from tests.waiting import until
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,14 +45,10 @@ def pending() -> int:
 
 
 def rounds() -> set[str]:
-    """The task paths of the platform's rounds (tasks that queue their own next run): the
-    flush before a transactional test re-runs ``post_migrate``, which queues them."""
-    from hermes_ui.endpoint_status import watch
-    from hermes_ui.notifications import tasks as notify
-    from hermes_ui.webhooks import tasks as hooks
+    """The task path of the schedule's rounds (tasks that queue their own next run)."""
+    from hermes_ui.background import schedule
 
-    found = (notify.digest_round, notify.waiting_round, notify.token_round, hooks.sweep)
-    return {task.module_path for task in (*found, watch.watch_round)}
+    return {schedule.run.module_path}
 
 
 def drain(worker_id: str = "test-drain") -> int:
@@ -117,6 +113,8 @@ def worker_env(database: str | None = None, **extra: str) -> dict:
         env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     else:
         env["HERMES_UI_DB"] = database or str(conn.settings_dict["NAME"])
+    # The worker serves the periodic queue too: no index sync there unless asked for.
+    env["HERMES_INDEX_REFRESH_SECONDS"] = "0"
     env.update(extra)
     return env
 

@@ -11,10 +11,10 @@ from dataclasses import asdict
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import Kind, register
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.bulk.archive import archive_each, reconcile_orphans
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import Job
 from hermes_ui.platform.digests import json_digest
 from hermes_ui.platform.endpoints import Endpoint
 

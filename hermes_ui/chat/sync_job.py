@@ -16,12 +16,12 @@ import contextlib
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import Kind, register
+from hermes_ui.background.jobs.models import ACTIVE_STATES, Job
 from hermes_ui.chat import store, sync_turn, turn_streams
 from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.hermes import client_for
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import ACTIVE_STATES, Job
 from hermes_ui.web import links
 
 KIND = register(

@@ -12,13 +12,13 @@ from __future__ import annotations
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import Kind, register
+from hermes_ui.background.jobs.models import ACTIVE_STATES, Job
+from hermes_ui.background.jobs.progress import Failed
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion import policy
 from hermes_ui.deletion.models import DeletionBatch
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import ACTIVE_STATES, Job
-from hermes_ui.jobs.progress import Failed
 
 KIND = register(
     Kind(

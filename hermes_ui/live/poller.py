@@ -1,29 +1,14 @@
-"""The refresher's live loop: watched endpoints are re-read every ``HERMES_UI_LIVE_SECONDS``.
+"""The live round: endpoints a browser watches are re-read every ``HERMES_UI_LIVE_SECONDS``.
 
-Runs in a thread of ``manage.py index_refresher`` (``start``). Each round,
-for every endpoint a browser watches (``channel.watched``):
-
-1. the index rows the round may change are what the last round saw (the
-   top of the activity order, and the watched session pages' own rows; read
-   afresh on a first round), so a change another writer made in between
-   (the periodic sync, a page load) is published too;
-2. the incremental sync runs (``index.sync``): one list call when nothing
-   changed, and the index rows are written the usual way;
-3. each watched session page's own row is re-read (``refresh_now``: a get,
-   never a list call), for a session below the first page;
-4. the rows whose ``changed_gen`` moved past what the last round saw are
-   diffed against step 1 (``changes.kinds``) and published as one event.
-
-Browser count does not matter: whatever the number of open streams, an
-endpoint is polled once per round. The sync's lease keeps a round from
-running beside another sync of the endpoint (it is skipped, and the rows
-that sync wrote are published by the next round).
+A scheduled task (``background/schedule.py``); each round syncs a watched
+endpoint incrementally, re-reads the watched sessions' own rows and publishes
+the rows whose ``changed_gen`` moved as one event. How it decides what
+changed is in docs/development/background.md.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
 from django.conf import settings
@@ -37,7 +22,6 @@ from hermes_ui.live import changes as c
 from hermes_ui.live import channel
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.endpoints import Endpoint, all_endpoints
-from hermes_ui.platform.outages import log_failure
 
 log = logging.getLogger("hermes_ui.live")
 
@@ -57,6 +41,7 @@ class Poller:
         # load folding in a dashboard action) are published too.
         self.snapshots: dict[str, dict[str, dict]] = {}
         self.pruned_at = 0.0
+        self.ran_at = 0.0  # monotonic time of this poller's last round
 
     def round(self) -> dict[str, int]:
         """One round over the watched endpoints; endpoint id -> changed sessions published."""
@@ -133,22 +118,21 @@ def _snapshot(rows, sessions: list[str]) -> dict[str, dict]:
     return found
 
 
-def run(stop: threading.Event, interval: float | None = None) -> None:
-    interval = settings.HERMES_UI_LIVE_SECONDS if interval is None else interval
-    poller = Poller()
-    while not stop.is_set():
-        started = time.monotonic()
-        try:
-            poller.round()
-        except Exception:
-            log_failure(log, "live poll failed")
-        finally:
-            release_connections()
-        stop.wait(max(0.0, interval - (time.monotonic() - started)))
+_poller = Poller()
 
 
-def start(stop: threading.Event) -> threading.Thread:
-    """The live loop in a daemon thread of the refresher, until ``stop``."""
-    thread = threading.Thread(target=run, args=(stop,), name="live-poller", daemon=True)
-    thread.start()
-    return thread
+def poll_round() -> dict[str, int]:
+    """One round of this process's poller; its memory starts afresh when it went stale.
+
+    A round that ran on another worker since this one's last would leave this
+    memory behind the index: it is dropped rather than diffed against.
+    """
+    global _poller
+    stale = 3 * settings.HERMES_UI_LIVE_SECONDS
+    if _poller.ran_at and time.monotonic() - _poller.ran_at > stale:
+        _poller = Poller()
+    _poller.ran_at = time.monotonic()
+    try:
+        return _poller.round()
+    finally:
+        release_connections()

@@ -18,11 +18,11 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 from prometheus_client.core import GaugeMetricFamily
 
+from hermes_ui.background.jobs.models import Job, JobState
+from hermes_ui.background.workers.liveness import stale_after
+from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.index.models import IndexSyncState
-from hermes_ui.jobs.models import Job, JobState
 from hermes_ui.platform.endpoints import all_endpoints
-from hermes_ui.tasks.liveness import stale_after
-from hermes_ui.tasks.models import WorkerBeat
 
 _INDEX = {
     "refresh_age": ("hermes_ui_index_refresh_age_seconds", "Seconds since the last successful "

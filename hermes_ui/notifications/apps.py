@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
 class NotificationsConfig(AppConfig):
@@ -15,7 +14,6 @@ class NotificationsConfig(AppConfig):
         from hermes_ui.platform import erasers, events
 
         events.listen("notifications", receivers.on_event)
-        post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")
         erasers.register(
             "notices",
             "notifications waiting to be mailed",

@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
 class WebhooksConfig(AppConfig):
@@ -22,4 +21,3 @@ class WebhooksConfig(AppConfig):
             models=[Delivery],
             held=erase.held,
         )
-        post_migrate.connect(receivers.start_round, sender=self, dispatch_uid="webhooks.round")

@@ -51,7 +51,7 @@ SERIES = [
 # A job of each watched state, and a webhook whose delivery the task worker attempts
 # (and fails: the address is not allowed), so its counter is the worker process's.
 ARRANGE = """
-from hermes_ui.jobs.models import Job, JobState
+from hermes_ui.background.jobs.models import Job, JobState
 from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks.models import Webhook
 Job.objects.create(kind="bulk_close", state=JobState.RUNNING)

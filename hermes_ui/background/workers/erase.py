@@ -4,13 +4,12 @@ django-tasks' database backend keeps every task's arguments and return value
 after it ran, and an event's ids (mail, webhooks) name sessions. The erasure
 removes the finished records that name an erased id (``platform.erasers``); a
 task still waiting or running needs its arguments and is left to run. Every
-finished record is pruned ``KEEP`` after it finished (``prune``, on a
-worker's heartbeat), so what an erasure could not remove goes then.
+finished record is pruned ``KEEP`` after it finished (``prune``, a periodic
+round), so what an erasure could not remove goes then.
 """
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 
 from django.utils import timezone
@@ -21,8 +20,7 @@ from hermes_ui.platform import erasers
 
 KEEP = timedelta(days=1)
 FINISHED = (TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED)
-PRUNE_EVERY = 600.0  # seconds between two prunings by one process
-_pruned_at = 0.0
+PRUNE_EVERY = 600.0  # seconds between two prunings (a round of background/schedule.py)
 
 
 def _naming(ids: list[str]) -> list:
@@ -52,11 +50,3 @@ def prune(now=None) -> int:
     before = (now or timezone.now()) - KEEP
     deleted, _ = DBTaskResult.objects.filter(status__in=FINISHED, finished_at__lt=before).delete()
     return deleted
-
-
-def prune_now_and_then(worker_id: str = "") -> None:
-    """``prune`` at most every ``PRUNE_EVERY`` seconds per process (a heartbeat hook)."""
-    global _pruned_at
-    if time.monotonic() - _pruned_at >= PRUNE_EVERY:
-        _pruned_at = time.monotonic()
-        prune()

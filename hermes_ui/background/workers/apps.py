@@ -4,17 +4,16 @@ from django.apps import AppConfig
 class TasksConfig(AppConfig):
     """The task worker's heartbeat rows and the recovery of tasks of dead workers."""
 
-    name = "hermes_ui.tasks"
+    name = "hermes_ui.background.workers"
     label = "hermes_tasks"
     verbose_name = "Task workers"
 
     def ready(self):
         from django_tasks_db.models import DBTaskResult
 
+        from hermes_ui.background.workers import erase
         from hermes_ui.platform import erasers
-        from hermes_ui.tasks import erase, worker
 
-        worker.on_beat(erase.prune_now_and_then)
         erasers.register(
             "task_records",
             "finished background task records",
