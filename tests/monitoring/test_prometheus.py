@@ -1,4 +1,4 @@
-"""Debian's Prometheus scrapes a running dashboard (uvicorn, the index refresher, a task
+"""Debian's Prometheus scrapes a running dashboard (uvicorn, the periodic worker, a task
 worker) that served pages and called Hermes: every series is there, the counters move,
 ``promtool`` accepts the output, and the alert rules of the docs load."""
 
