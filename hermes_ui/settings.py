@@ -32,7 +32,7 @@ from hermes_ui.sso.config import allauth_providers, oidc_config
 # Files this process creates are its user's only (SQLite makes its database
 # 0644). Here, because the settings module is the dashboard's first code that
 # every process runs, before it creates any file: manage.py, ``python -m
-# django`` (the index refresher), uvicorn workers (hermes_ui.asgi) and pytest.
+# django`` (the task workers), uvicorn workers (hermes_ui.asgi) and pytest.
 restrict_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -407,10 +407,9 @@ HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=
 HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10, maximum=2000)
 
 # --- Session index and lineage (see hermes_ui/index/sync.py) ----------------
-# The web process refreshes the index every N seconds (0: never; the
-# refresher only starts under the real ASGI server, not in tests or commands).
+# The periodic worker syncs the index every N seconds (0: never).
 HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
-# Live updates (hermes_ui/live): how often the refresher re-reads a watched endpoint's
+# Live updates (hermes_ui/live): how often the live round re-reads a watched endpoint's
 # first list page, and the event streams one worker serves before browsers poll instead.
 HERMES_UI_LIVE_SECONDS = env_float("HERMES_UI_LIVE_SECONDS", 2.0, minimum=0.1)
 if not 0.1 <= HERMES_UI_LIVE_SECONDS <= 3600:  # also refuses nan and inf

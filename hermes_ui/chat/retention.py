@@ -7,8 +7,8 @@ messages, answers, tool arguments). So old turns lose their message, system
 message, answer and error message, and their events lose their payloads;
 state, counts, tokens, timestamps and ids stay.
 
-The index refresher runs ``purge`` on every pass (``index/refresher.py``);
-``manage.py purge_turns`` runs it by hand or from cron.
+The ``turn-purge`` round runs ``purge``; ``manage.py purge_turns`` runs it by
+hand or from cron.
 """
 
 from __future__ import annotations

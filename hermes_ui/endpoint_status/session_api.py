@@ -5,7 +5,7 @@ hermes-agent before 0.15 runs an API server without the session routes:
 lists none of the contract's nine operations. Every endpoint-scoped page then
 names that cause in one sentence with a link to the endpoints page, instead of
 a 502, a "bad_request" or advice that cannot help. The state comes from the
-probes only (at start-up, by the refresher, by "Probe now", and when a list
+probes only (the periodic probe round, by "Probe now", and when a list
 call met the plain 404): never from what one session's route answered.
 """
 

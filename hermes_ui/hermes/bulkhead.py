@@ -10,7 +10,7 @@ saw 503s at a tenth of a second) and then fails with 503, long before the
 page's 10 s deadline.
 
 Only pages (calls made under a page budget, see ``deadline``) take a slot:
-background work (the index refresher, jobs) runs on threads of its own,
+background work (periodic rounds, jobs) runs on threads of its own,
 bounded by their own pools, and never holds a page thread. A page that makes
 calls at once from helper threads holds one slot for all of them
 (``HermesClient.page_slot``): the calls inside ride on it (``riding``).

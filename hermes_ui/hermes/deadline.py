@@ -4,7 +4,7 @@ A page sets a budget (``HERMES_PAGE_DEADLINE``, 10 s by default) when it
 starts (``hermes_ui.web.deadline.DeadlineMiddleware``); every call the client
 makes for it takes its timeouts from what is left, so three reads that each
 wait the contract's 30 s can no longer hold a worker thread for 90 s. Code
-that runs outside a page (background jobs, the refresher) has no budget:
+that runs outside a page (background jobs, periodic rounds) has no budget:
 each call is then bounded by its operation's own timeout as one total
 deadline, which also holds against a server that trickles bytes.
 

@@ -5,9 +5,9 @@ database read per tick (``TICK`` seconds) and one heartbeat every ``BEAT``
 seconds; a stream only waits on its own queue. The feed starts with its
 first subscriber and ends (forgetting its heartbeat) after its last.
 
-A feed also says whether live updates are paused: the refresher's last poll
+A feed also says whether live updates are paused: the live round's last poll
 of the endpoint failed (a breaker open, Hermes unreachable) or is overdue
-(the refresher is not running), or the database does not answer. It says
+(the periodic worker is not running), or the database does not answer. It says
 so once, and again when they resume.
 """
 
@@ -42,7 +42,7 @@ def _db(fn):
 
 
 def overdue_after() -> float:
-    """Seconds without a poll after which the refresher is taken to be away."""
+    """Seconds without a poll after which the live round is taken to be away."""
     return max(10.0, 5 * settings.HERMES_UI_LIVE_SECONDS)
 
 
@@ -50,7 +50,7 @@ def pause_reason(state, started: float, now: float) -> str:
     """Why live updates are paused ("" if they are not), from ``channel.status``.
 
     A recent poll's error (a breaker open) counts at once; a poll that is overdue
-    only after the refresher has had time to notice this watch.
+    only after the live round has had time to notice this watch.
     """
     if state is not None:
         polled_at, error_code = state

@@ -1,10 +1,10 @@
 """What every process shares about live updates, in the database.
 
-The refresher (its own process) and each uvicorn worker meet here, so the
+The periodic worker and each uvicorn worker meet here, so the
 same tables work on SQLite and PostgreSQL, with or without Redis:
 
 - ``LiveWatch``: one row per worker and endpoint while a browser on that
-  worker watches the endpoint (a heartbeat; the refresher polls only
+  worker watches the endpoint (a heartbeat; the live round polls only
   endpoints with a fresh one). ``sessions`` are the session pages watched.
 - ``LiveEvent``: one coalesced change per endpoint per poll, ids and change
   kinds only (never a title or text), with an increasing id the browsers

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 
-from django.conf import settings
 from django.utils import timezone
 
 from hermes_ui.hermes import HermesError
@@ -41,7 +40,6 @@ class Poller:
         # load folding in a dashboard action) are published too.
         self.snapshots: dict[str, dict[str, dict]] = {}
         self.pruned_at = 0.0
-        self.ran_at = 0.0  # monotonic time of this poller's last round
 
     def round(self) -> dict[str, int]:
         """One round over the watched endpoints; endpoint id -> changed sessions published."""
@@ -122,16 +120,7 @@ _poller = Poller()
 
 
 def poll_round() -> dict[str, int]:
-    """One round of this process's poller; its memory starts afresh when it went stale.
-
-    A round that ran on another worker since this one's last would leave this
-    memory behind the index: it is dropped rather than diffed against.
-    """
-    global _poller
-    stale = 3 * settings.HERMES_UI_LIVE_SECONDS
-    if _poller.ran_at and time.monotonic() - _poller.ran_at > stale:
-        _poller = Poller()
-    _poller.ran_at = time.monotonic()
+    """One round of this process's poller (the scheduled ``live`` round)."""
     try:
         return _poller.round()
     finally:

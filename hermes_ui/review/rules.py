@@ -11,7 +11,7 @@ taken is never added twice (the item table's unique constraints and a check
 of what the queue already holds).
 
 Rules read only the index, never Hermes: a run is a few queries, so "Run
-now" runs in the request. After each sync of an endpoint the refresher
+now" runs in the request. After each sync of an endpoint the index round
 enqueues a task that runs every active rule of it (``rules_task``).
 """
 
