@@ -150,7 +150,7 @@ async def _measure(stdout, base: str, peer, log: Path) -> None:
                 chunks = answer.aiter_text()
                 await anext(chunks)
                 readers.append(asyncio.create_task(_read(chunks, arrivals[n])))
-            await asyncio.sleep(3 * float(INTERVAL))  # the refresher notices the watch
+            await asyncio.sleep(3 * float(INTERVAL))  # the live round notices the watch
             quiet_from = log.stat().st_size
             await asyncio.sleep(QUIET_SECONDS)
             calls = _list_calls(log, quiet_from)

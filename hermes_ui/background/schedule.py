@@ -25,6 +25,7 @@ from hermes_ui.index.refresher import sync_quietly
 from hermes_ui.live import poller
 from hermes_ui.notifications import outbox
 from hermes_ui.platform.endpoints import all_endpoints
+from hermes_ui.platform.outages import log_failure
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task, waiting
 from hermes_ui.webhooks import rounds as webhook_rounds
@@ -103,8 +104,8 @@ def start(worker_id: str = "") -> list[str]:
                 run.enqueue(entry.name)
                 started.append(entry.name)
         return started
-    except Exception as exc:  # e.g. before ``migrate``, or the database is away
-        log.warning("periodic rounds not started: %s", type(exc).__name__)
+    except Exception:  # e.g. before ``migrate``; an outage is said once
+        log_failure(log, "starting the periodic rounds")
         return []
 
 
