@@ -13,24 +13,14 @@ from django.urls import reverse
 from django_tasks import task
 
 from hermes_ui.background.jobs import runner
-from hermes_ui.background.jobs.kinds import Kind, register
+from hermes_ui.background.jobs.kinds import KINDS
 from hermes_ui.background.jobs.models import ACTIVE_STATES, Job
 from hermes_ui.background.jobs.progress import Failed
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion import policy
 from hermes_ui.deletion.models import DeletionBatch
 
-KIND = register(
-    Kind(
-        "deletion_batch_review",
-        "Reviewing a bulk deletion request",
-        interrupted=(
-            "Members already decided keep their decision (see the request). Review it again "
-            "for the sessions still pending."
-        ),
-        next_label="Open the bulk deletion request",
-    )
-)
+KIND = KINDS["deletion_batch_review"]
 
 
 def _key(batch: DeletionBatch) -> str:

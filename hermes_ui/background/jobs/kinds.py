@@ -1,7 +1,7 @@
-"""What each kind of job is called and how its results are shown.
+"""What each kind of job is called and how its results are shown: one literal table.
 
-A feature registers its kind next to the work it runs (``bulk/close_job.py``
-and so on); the progress page only knows the name stored on the row.
+The progress page only knows the name stored on the row; each feature's job
+module takes its ``Kind`` from here.
 """
 
 from __future__ import annotations
@@ -24,13 +24,62 @@ class Kind:
     back_label: str = "Back"
 
 
-_KINDS: dict[str, Kind] = {}
-
-
-def register(kind: Kind) -> Kind:
-    _KINDS[kind.name] = kind
-    return kind
+KINDS = {
+    kind.name: kind
+    for kind in (
+        Kind(
+            "bulk_archive",
+            "Archiving sessions",
+            results_template="bulk/_archive_results.html",
+            back_label="Back to the index",
+            interrupted=(
+                "Submitting the same archive form again replays the outcome of every session "
+                "already sent and archives the rest: nothing is sent to Hermes twice."
+            ),
+        ),
+        Kind(
+            "bulk_close",
+            "Closing sessions",
+            results_template="bulk/_close_results.html",
+            back_label="Back to the index",
+            interrupted=(
+                "Submitting the same close form again replays the outcome of every session "
+                "already sent and closes the rest: nothing is sent to Hermes twice."
+            ),
+        ),
+        Kind(
+            "bulk_delete",
+            "Filing a bulk deletion request",
+            back_label="Back to the index",
+            interrupted=(
+                "Sessions filed so far are members of the request linked here. Request the "
+                "deletion of the selection again for the rest: a session that already has a "
+                "request in progress is listed as such, not filed twice."
+            ),
+            next_label="Open the bulk deletion request filed so far",
+        ),
+        Kind(
+            "chat_turn",
+            "Sending a chat turn",
+            unit="turn",
+            interrupted=(
+                "The dashboard stopped while waiting for Hermes' answer. The turn is shown as "
+                "outcome uncertain: check the transcript before sending it again."
+            ),
+            next_label="Open the turn",
+        ),
+        Kind(
+            "deletion_batch_review",
+            "Reviewing a bulk deletion request",
+            interrupted=(
+                "Members already decided keep their decision (see the request). Review it again "
+                "for the sessions still pending."
+            ),
+            next_label="Open the bulk deletion request",
+        ),
+    )
+}
 
 
 def of(name: str) -> Kind:
-    return _KINDS.get(name) or Kind(name, "Background job", unit="steps")
+    return KINDS.get(name) or Kind(name, "Background job", unit="steps")
