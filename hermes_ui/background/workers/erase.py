@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -19,6 +20,8 @@ from django_tasks_db.models import DBTaskResult
 from hermes_ui.platform import erasers
 
 KEEP = timedelta(days=1)
+KEEP_ROUNDS = timedelta(hours=1)
+ROUNDS_QUEUE = "periodic"  # background.schedule.QUEUE
 FINISHED = (TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED)
 PRUNE_EVERY = 600.0  # seconds between two prunings (a round of background/schedule.py)
 
@@ -46,7 +49,15 @@ def erase(scope, ids: list[str]) -> dict[str, int]:
 
 
 def prune(now=None) -> int:
-    """Delete the records of tasks that finished more than ``KEEP`` ago."""
-    before = (now or timezone.now()) - KEEP
-    deleted, _ = DBTaskResult.objects.filter(status__in=FINISHED, finished_at__lt=before).delete()
+    """Delete the records of tasks that finished more than ``KEEP`` ago.
+
+    The periodic rounds' own records go after ``KEEP_ROUNDS``: the live round
+    alone leaves one every few seconds, and they name no session.
+    """
+    now = now or timezone.now()
+    finished = DBTaskResult.objects.filter(status__in=FINISHED)
+    old = Q(finished_at__lt=now - KEEP) | Q(
+        queue_name=ROUNDS_QUEUE, finished_at__lt=now - KEEP_ROUNDS
+    )
+    deleted, _ = finished.filter(old).delete()
     return deleted
