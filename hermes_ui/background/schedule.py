@@ -25,7 +25,7 @@ from hermes_ui.index.refresher import sync_quietly
 from hermes_ui.live import poller
 from hermes_ui.notifications import outbox
 from hermes_ui.platform.endpoints import all_endpoints
-from hermes_ui.platform.outages import log_failure
+from hermes_ui.platform.outages import DATABASE, database_unreachable, log_failure
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task, waiting
 from hermes_ui.webhooks import rounds as webhook_rounds
@@ -89,8 +89,15 @@ def run(name: str):
     seconds = entry.seconds() if entry is not None else 0
     if not seconds:  # gone from the table or turned off: the round ends here
         return None
-    rounds.schedule(run, seconds, name)
-    found = entry.work()
+    try:
+        rounds.schedule(run, seconds, name)
+        found = entry.work()
+    except Exception as exc:
+        if not database_unreachable(exc):
+            raise
+        # Said once for the whole outage; the heartbeat restarts a round it lost.
+        DATABASE.failed(exc, f"round {name}")
+        return None
     return found if isinstance(found, int | str | dict) else None
 
 

@@ -1,5 +1,6 @@
 """The one table of periodic work: each round queues its next run, once, and starts by itself."""
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -59,3 +60,40 @@ def test_finished_round_records_go_after_an_hour_others_after_a_day():
     )
     assert erase.prune() == 1
     assert [str(pk) for pk in DBTaskResult.objects.values_list("pk", flat=True)] == [job_task.id]
+
+
+@pytest.mark.django_db
+def test_a_round_cut_short_by_a_database_outage_ends_quietly(monkeypatch, caplog):
+    from django.db import OperationalError
+
+    from hermes_ui.platform import outages
+
+    monkeypatch.setattr(outages.DATABASE, "_since", None)
+
+    def away():
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setitem(schedule.BY_NAME, "digests", schedule.Periodic("digests", lambda: 30, away))
+    with caplog.at_level(logging.INFO):
+        assert schedule.run.call("digests") is None
+        assert schedule.run.call("digests") is None
+    loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert loud == [
+        "database unreachable (OperationalError in round digests): "
+        "pages answer 503 and background work waits"
+    ]
+    assert not [r for r in caplog.records if r.exc_info]  # no stack for an outage
+
+
+@pytest.mark.django_db
+def test_a_lease_an_outage_kept_is_released_by_the_next_sync_of_the_process(mock_endpoint):
+    from hermes_ui.index import lease
+    from hermes_ui.index.models import IndexSyncState
+    from hermes_ui.platform.endpoints import get_endpoint
+
+    endpoint = get_endpoint("local")
+    assert lease.acquire(endpoint, False)
+    state = IndexSyncState.objects.get(**endpoint.scope())
+    assert not lease.acquire(endpoint, False)  # held: another sync would be skipped
+    lease.strand(state.pk, state.running_since)  # its release failed in an outage
+    assert lease.acquire(endpoint, False)
