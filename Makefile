@@ -59,7 +59,7 @@ run: venv peer-venv system-run
 	$(BIN)/python manage.py demo --port $(PORT)
 
 # Production: migrate, collectstatic, check --deploy, then WEB_CONCURRENCY workers
-# (default: one per core; more than one needs REDIS_URL) plus the index refresher.
+# (default: one per core; more than one needs REDIS_URL) plus the task workers.
 serve: venv system-run
 	$(BIN)/python manage.py serve --port $(PORT)
 

@@ -32,7 +32,7 @@ from hermes_ui.sso.config import allauth_providers, oidc_config
 # Files this process creates are its user's only (SQLite makes its database
 # 0644). Here, because the settings module is the dashboard's first code that
 # every process runs, before it creates any file: manage.py, ``python -m
-# django`` (the index refresher), uvicorn workers (hermes_ui.asgi) and pytest.
+# django`` (the task workers), uvicorn workers (hermes_ui.asgi) and pytest.
 restrict_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ INSTALLED_APPS = [
     "hermes_ui.export",
     "hermes_ui.endpoint_status",
     "hermes_ui.verification",
-    "hermes_ui.jobs",
+    "hermes_ui.background.jobs",
     "hermes_ui.review",
     "hermes_ui.usage",
     "hermes_ui.tags",
@@ -108,14 +108,20 @@ INSTALLED_APPS += ["hermes_ui.notifications", "hermes_ui.webhooks"]
 if importlib.util.find_spec("devtools") is not None:
     INSTALLED_APPS.append("devtools")
 
-# --- Background tasks: django-tasks + django-tasks-db (issue 31) -----------------
-# The queue is a table of the database above; ``manage.py task_worker`` runs it
-# (``make run`` starts one, ``make serve`` HERMES_UI_TASK_WORKERS). See
-# docs/background-work.md.
-INSTALLED_APPS += ["django_tasks", "django_tasks_db", "hermes_ui.tasks"]
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-# Task worker processes ``manage.py serve`` starts beside the web workers (0: none
-# here, run ``manage.py task_worker`` elsewhere).
+# --- Background tasks: django-tasks + django-tasks-db -------------------------------
+# The queue is a table of the database above; ``manage.py task_worker`` runs it.
+# "periodic" holds the rounds of hermes_ui/background/schedule.py, "default" the rest.
+# See docs/operating/background-jobs.md.
+INSTALLED_APPS += ["django_tasks", "django_tasks_db", "hermes_ui.background.workers"]
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "periodic"],
+    }
+}
+# Task workers for the "default" queue ``manage.py serve`` starts beside the web
+# workers and the one periodic worker (0: none here, run ``manage.py task_worker``
+# elsewhere).
 HERMES_UI_TASK_WORKERS = env_int("HERMES_UI_TASK_WORKERS", 1, minimum=0, maximum=32)
 # A worker whose heartbeat row is older than this is dead: its running task is
 # put back in the queue and /readyz stops counting it.
@@ -402,10 +408,9 @@ HERMES_LIST_PAGE_SIZE = env_int("HERMES_LIST_PAGE_SIZE", 50, minimum=1, maximum=
 HERMES_MESSAGES_PAGE_SIZE = env_int("HERMES_MESSAGES_PAGE_SIZE", 100, minimum=10, maximum=2000)
 
 # --- Session index and lineage (see hermes_ui/index/sync.py) ----------------
-# The web process refreshes the index every N seconds (0: never; the
-# refresher only starts under the real ASGI server, not in tests or commands).
+# The periodic worker syncs the index every N seconds (0: never).
 HERMES_INDEX_REFRESH_SECONDS = env_int("HERMES_INDEX_REFRESH_SECONDS", 60, minimum=0)
-# Live updates (hermes_ui/live): how often the refresher re-reads a watched endpoint's
+# Live updates (hermes_ui/live): how often the live round re-reads a watched endpoint's
 # first list page, and the event streams one worker serves before browsers poll instead.
 HERMES_UI_LIVE_SECONDS = env_float("HERMES_UI_LIVE_SECONDS", 2.0, minimum=0.1)
 if not 0.1 <= HERMES_UI_LIVE_SECONDS <= 3600:  # also refuses nan and inf

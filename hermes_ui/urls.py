@@ -19,7 +19,7 @@ FEATURES = (
     "export",
     "endpoint_status",
     "bulk",
-    "jobs",
+    "background.jobs",
     "review",
     "usage",
     "tags",

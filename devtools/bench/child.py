@@ -1,7 +1,7 @@
 """Running a benchmark's measurements in a child process against a scratch peer.
 
 The child gets its own data folder and the peer as endpoint ``bench`` with
-the refresher off, so only what the benchmark does touches the index.
+periodic syncs off, so only what the benchmark does touches the index.
 """
 
 import contextlib

@@ -1,12 +1,12 @@
 """Benchmark of live updates: from a change on Hermes to the browsers' streams.
 
 ``python manage.py bench --only live`` seeds a demo peer, serves the dashboard
-as ``make run`` does (one uvicorn worker and the ``index_refresher`` process,
+as ``make run`` does (one uvicorn worker and the periodic task worker,
 ``HERMES_UI_LIVE_SECONDS=2``, SQLite), and opens 1, 50 and 500 event streams
 as a logged-in support user. At each level it creates sessions through the
 Hermes API directly (as another client would) and times, on every stream,
 the arrival of the event naming each one: median and p95 over all streams
-and changes. It also counts the list calls the refresher made while the
+and changes. It also counts the list calls the periodic worker made while the
 streams were open and nothing changed (from its log): at most one per
 endpoint and interval, whatever the number of streams.
 
@@ -55,7 +55,7 @@ def run(stdout) -> None:
 def _served(scratch: Path, peer):
     from devtools.bench.child import dashboard_env
     from devtools.peer.launcher import free_port
-    from hermes_ui.platform.serving import refresher_argv, uvicorn_argv
+    from hermes_ui.platform.serving import periodic_worker_argv, uvicorn_argv
 
     repo = Path(__file__).resolve().parents[2]
     env = dashboard_env(
@@ -68,18 +68,20 @@ def _served(scratch: Path, peer):
     )
     migrate_with_user(env)
     port = free_port()
-    log = scratch / "refresher.log"
+    log = scratch / "periodic.log"
     with open(os.devnull, "wb") as quiet, open(log, "wb") as out:
         web = subprocess.Popen(
             uvicorn_argv("127.0.0.1", port), env=env, cwd=repo, stdout=quiet, stderr=quiet
         )
-        refresher = subprocess.Popen(refresher_argv(), env=env, cwd=repo, stdout=out, stderr=out)
+        periodic = subprocess.Popen(
+            periodic_worker_argv(), env=env, cwd=repo, stdout=out, stderr=out
+        )
         try:
             base = f"http://127.0.0.1:{port}"
             _wait_up(base)
             yield base, log
         finally:
-            for process in (web, refresher):
+            for process in (web, periodic):
                 process.terminate()
                 process.wait(timeout=30)
 
@@ -148,7 +150,7 @@ async def _measure(stdout, base: str, peer, log: Path) -> None:
                 chunks = answer.aiter_text()
                 await anext(chunks)
                 readers.append(asyncio.create_task(_read(chunks, arrivals[n])))
-            await asyncio.sleep(3 * float(INTERVAL))  # the refresher notices the watch
+            await asyncio.sleep(3 * float(INTERVAL))  # the live round notices the watch
             quiet_from = log.stat().st_size
             await asyncio.sleep(QUIET_SECONDS)
             calls = _list_calls(log, quiet_from)

@@ -820,7 +820,7 @@ class _Setup:
         self.manage("migrate", "-v", "0")
         self.manage("create_user", "bench", "--role", "support", "--password", PASSWORD)
         started = time.perf_counter()
-        self.manage("index_refresher", "--once")
+        self.manage("run_periodic", "index")
         stdout.write(
             f"index synced for {'PostgreSQL' if self.services else 'SQLite'} in "
             f"{time.perf_counter() - started:.1f} s"

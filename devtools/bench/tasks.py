@@ -55,7 +55,7 @@ def _measure() -> None:
     from django.utils import timezone
     from django_tasks_db.models import DBTaskResult
 
-    from hermes_ui.jobs.models import Job
+    from hermes_ui.background.jobs.models import Job
     from hermes_ui.review import rules_task
 
     call_command("migrate", verbosity=0)

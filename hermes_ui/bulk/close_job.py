@@ -15,25 +15,14 @@ from dataclasses import asdict
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import KINDS
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.bulk.close import close_each, reconcile_orphans
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import Job
 from hermes_ui.platform.digests import json_digest
 from hermes_ui.platform.endpoints import Endpoint
 
-KIND = register(
-    Kind(
-        "bulk_close",
-        "Closing sessions",
-        results_template="bulk/_close_results.html",
-        back_label="Back to the index",
-        interrupted=(
-            "Submitting the same close form again replays the outcome of every session "
-            "already sent and closes the rest: nothing is sent to Hermes twice."
-        ),
-    )
-)
+KIND = KINDS["bulk_close"]
 
 
 def key_for(endpoint: Endpoint, ids: list[str], end_reason: str, form_key: str) -> str:

@@ -12,28 +12,16 @@ from __future__ import annotations
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import KINDS
+from hermes_ui.background.jobs.models import Job
+from hermes_ui.background.jobs.progress import Failed
 from hermes_ui.deletion import batch as batches
 from hermes_ui.hermes import HermesError
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import Job
-from hermes_ui.jobs.progress import Failed
 from hermes_ui.platform.digests import json_digest
 from hermes_ui.platform.endpoints import Endpoint
 
-KIND = register(
-    Kind(
-        "bulk_delete",
-        "Filing a bulk deletion request",
-        back_label="Back to the index",
-        interrupted=(
-            "Sessions filed so far are members of the request linked here. Request the "
-            "deletion of the selection again for the rest: a session that already has a "
-            "request in progress is listed as such, not filed twice."
-        ),
-        next_label="Open the bulk deletion request filed so far",
-    )
-)
+KIND = KINDS["bulk_delete"]
 
 
 @task(takes_context=True)

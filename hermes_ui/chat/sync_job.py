@@ -7,26 +7,15 @@ import contextlib
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import KINDS
+from hermes_ui.background.jobs.models import ACTIVE_STATES, Job
 from hermes_ui.chat import store, sync_turn, turn_streams
 from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.hermes import client_for
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import ACTIVE_STATES, Job
 from hermes_ui.web import links
 
-KIND = register(
-    Kind(
-        "chat_turn",
-        "Sending a chat turn",
-        unit="turn",
-        interrupted=(
-            "The dashboard stopped while waiting for Hermes' answer. The turn is shown as "
-            "outcome uncertain: check the transcript before sending it again."
-        ),
-        next_label="Open the turn",
-    )
-)
+KIND = KINDS["chat_turn"]
 
 
 def _key(turn: Turn) -> str:

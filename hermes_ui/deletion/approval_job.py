@@ -11,26 +11,15 @@ import dataclasses
 from django.urls import reverse
 from django_tasks import task
 
+from hermes_ui.background.jobs import runner
+from hermes_ui.background.jobs.kinds import KINDS
+from hermes_ui.background.jobs.models import ACTIVE_STATES, Job
+from hermes_ui.background.jobs.progress import Failed
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion import policy
 from hermes_ui.deletion.models import DeletionBatch
-from hermes_ui.jobs import runner
-from hermes_ui.jobs.kinds import Kind, register
-from hermes_ui.jobs.models import ACTIVE_STATES, Job
-from hermes_ui.jobs.progress import Failed
 
-KIND = register(
-    Kind(
-        "deletion_batch_approval",
-        "Deciding a bulk deletion request",
-        interrupted=(
-            "Members already decided keep their decision (see the request). Decide it again "
-            "for the sessions still pending."
-        ),
-        next_label="Open the bulk deletion request",
-    )
-)
-register(dataclasses.replace(KIND, name="deletion_batch_review"))  # jobs from before the rename
+KIND = KINDS["deletion_batch_approval"]
 
 
 def _key(batch: DeletionBatch) -> str:

@@ -149,9 +149,9 @@ ERASERS = (
     Eraser(
         "task_records",
         "finished background task records",
-        "hermes_ui.tasks.erase.erase",
+        "hermes_ui.background.workers.erase.erase",
         models=("django_tasks_database.DBTaskResult",),
-        held="hermes_ui.tasks.erase.held",
+        held="hermes_ui.background.workers.erase.held",
     ),
 )
 

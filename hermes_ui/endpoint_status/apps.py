@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
 class EndpointStatusConfig(AppConfig):
@@ -10,9 +9,7 @@ class EndpointStatusConfig(AppConfig):
     verbose_name = "Endpoint status"
 
     def ready(self):
-        from hermes_ui.endpoint_status import session_api, watch
+        from hermes_ui.endpoint_status import session_api
         from hermes_ui.web.signals import failure_shown
 
         failure_shown.connect(session_api.explain, dispatch_uid="endpoint_status.explain")
-        # The probing round (endpoint.down / endpoint.up), kept by the task queue.
-        post_migrate.connect(watch.start, sender=self, dispatch_uid="endpoint_status.watch")

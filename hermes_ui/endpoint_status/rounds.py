@@ -1,9 +1,8 @@
-"""Probing in the background worker's rounds (``manage.py index_refresher``).
+"""The endpoints' probe round: every endpoint asked, every ``HERMES_UI_ENDPOINT_WATCH_SECONDS``.
 
-Each round asks the endpoints whose recorded probe is older than
-``HERMES_PROBE_CACHE_SECONDS`` (or that were never asked), so a Hermes without
-the session API, or one upgraded since, is known without anyone pressing
-*Probe now*. The first round runs at start-up.
+A Hermes without the session API, or one upgraded since, is known without
+anyone pressing *Probe now*, and a probe that changes an endpoint's
+reachability sends ``endpoint.down`` or ``endpoint.up`` (``probes.store``).
 """
 
 from __future__ import annotations
@@ -40,10 +39,21 @@ def probe_quietly(endpoints: list[Endpoint] | None = None) -> list[probes.Probe]
     except Exception:
         log_failure(log, "endpoint probes failed")
         return []
+    _tell(found)
+    return found
+
+
+def probe_round() -> int:
+    """Probe every endpoint (the scheduled round); how many are unreachable."""
+    found = probes.refresh(all_endpoints())
+    _tell(found)
+    return sum(not each.reachable for each in found)
+
+
+def _tell(found: list[probes.Probe]) -> None:
     for each in found:
         if each.no_session_api:
             log.warning("%s", session_api.sentence(session_api.notice(each.endpoint, each.version)))
-    return found
 
 
 def has_session_api(endpoint: Endpoint) -> bool:

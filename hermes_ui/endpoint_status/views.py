@@ -10,11 +10,11 @@ from django.conf import settings
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from hermes_ui.background.workers import liveness
 from hermes_ui.endpoint_status import probes
 from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
 from hermes_ui.platform.endpoints import all_endpoints
-from hermes_ui.tasks import liveness
 from hermes_ui.verification.models import latest_report
 from hermes_ui.web.roles import SUPPORT, role_required
 

@@ -22,8 +22,27 @@ class LeaseLost(Exception):
     """Another process took this endpoint's sync lease: this run stops writing."""
 
 
+# Leases (state row, running_since) a database outage kept this process from
+# releasing; the next ``acquire`` here lets them go instead of waiting ``LEASE``.
+_stranded: list[tuple[int, object]] = []
+
+
+def strand(pk: int, lease) -> None:
+    _stranded.append((pk, lease))
+
+
+def release_stranded() -> None:
+    while _stranded:
+        pk, lease = _stranded[-1]
+        IndexSyncState.objects.filter(pk=pk, running_since=lease).update(
+            running_since=None, progress={}
+        )
+        _stranded.pop()
+
+
 def acquire(endpoint: Endpoint, full: bool) -> bool:
     """Take the endpoint's sync lease; False when a live sync holds it."""
+    release_stranded()
     state_for(endpoint)
     now = timezone.now()
     free = Q(running_since__isnull=True) | Q(running_since__lt=now - LEASE)

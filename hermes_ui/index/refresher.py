@@ -1,33 +1,26 @@
-"""Keeping the index fresh, off the request path and out of the web process.
+"""Keeping the index fresh off the request path: syncs run as tasks of the task queue.
 
-The periodic refresher is its own process, ``manage.py index_refresher``
-(``make run`` and ``make serve`` start it beside uvicorn): it syncs every
-endpoint each ``HERMES_INDEX_REFRESH_SECONDS`` (0 turns syncing off), and a sync
-decides for itself when a full sweep is due. The refresh button starts the
-same sync in a one-off thread of the web process that took the request. A
-database lease (``IndexSyncState.running_since``, renewed as the sync
-progresses) makes sure only one sync per endpoint runs at a time across every
-process and host, whoever started it: a second one is skipped, not queued.
-The process's rounds (sync plus turn retention) are the ``index_refresher``
-command's (``hermes_ui/management/commands/index_refresher.py``).
+The periodic sync of every endpoint is a round of ``background/schedule.py``;
+the refresh button queues one sync (``sync_task``). The sync lease makes sure
+only one sync per endpoint runs at a time, whoever started it.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 
-from django.db import close_old_connections, connections
+from django.db import close_old_connections
+from django_tasks import task
 
 from hermes_ui.index import sync
-from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint, configured
 from hermes_ui.platform.outages import log_failure
 
 log = logging.getLogger("hermes_ui.index")
 
 
-def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Thread | None:
-    """One sync now, in its own thread (the refresh button); None if one is running.
+def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> bool:
+    """Queue one sync now (the refresh button); False if one is running.
 
     ``full=None`` sweeps when a sweep is due. The lease is taken here, in the
     request, so the status the page shows next already says "refreshing".
@@ -36,15 +29,19 @@ def sync_in_background(endpoint: Endpoint, *, full: bool | None) -> threading.Th
     if full is None:
         full, recheck = sync.due(sync.state_for(endpoint))
     if not sync.acquire(endpoint, full or recheck):
-        return None
-    thread = threading.Thread(
-        target=sync_quietly,
-        args=(endpoint, full, True, recheck),
-        name=f"index-sync-{endpoint.id}",
-        daemon=True,
-    )
-    thread.start()
-    return thread
+        return False
+    sync_task.enqueue(endpoint.id, endpoint.fingerprint, full, recheck)
+    return True
+
+
+@task()
+def sync_task(endpoint_id: str, fingerprint: str, full: bool, recheck: bool) -> str:
+    """The sync the refresh button queued, holding the lease it took."""
+    endpoint = configured(endpoint_id, fingerprint)
+    if endpoint is None:  # reconfigured since: the lease runs out by itself
+        return ""
+    report = sync_quietly(endpoint, full, leased=True, recheck=recheck)
+    return report.summary() if report is not None else ""
 
 
 def sync_quietly(
@@ -57,9 +54,7 @@ def sync_quietly(
         log.debug("index refresher %s", report.summary())
         return report
     except Exception:
-        # A background thread has nobody to show a traceback to; the state row
-        # keeps the error code for the freshness line, the log keeps the rest.
+        # Nobody to show a traceback to; the state row keeps the error code for
+        # the freshness line, the log keeps the rest.
         log_failure(log, "index sync endpoint=%s failed", endpoint.id)
         return None
-    finally:
-        connections.close_all()

@@ -1,14 +1,8 @@
 """A sync asked to stop (SIGTERM from a deploy, Ctrl-C) lets go of its lease.
 
-Python's default SIGTERM ends the process at once: no ``finally`` runs, so a
-sync killed that way kept its lease until ``LEASE`` passed and every other
-sync of the endpoint was skipped meanwhile. The commands that run syncs
-(``index_sync``, ``index_refresher``) install ``on_signals``: the first
-SIGTERM or SIGINT sets ``STOP``; the sync notices it at its next heartbeat
-(before each list call, every few transcript reads, in every pause between
-calls), raises ``SyncStopped``, records where it stopped and releases the
-lease. A second signal falls back to the old behaviour (KeyboardInterrupt).
-Only a process that is killed outright (SIGKILL, a crash) waits out the lease.
+Without it a killed sync kept its lease until ``LEASE`` passed. ``index_sync``
+and ``run_periodic`` install ``on_signals``; a task worker calls
+``request_stop`` on its first stop signal. A second signal stops at once.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -20,13 +20,22 @@ from django.utils import timezone
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.pages import Page, list_pages
-from hermes_ui.index import content_store, missing_parents, stopping, store, sweeps, touched
+from hermes_ui.index import (
+    content_store,
+    lease,
+    missing_parents,
+    stopping,
+    store,
+    sweeps,
+    touched,
+)
 from hermes_ui.index.lease import LeaseLost, acquire
 from hermes_ui.index.maintenance import refresh_statistics
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.index.pacing import GetPacer, PacedClient, PacedGets, Pacer
 from hermes_ui.index.sync_state import due_full, state_for  # noqa: F401  (importable here)
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.outages import database_unreachable
 
 log = logging.getLogger("hermes_ui.index")
 
@@ -172,7 +181,12 @@ def sync(
         log.warning("index sync endpoint=%s lost its lease to another process", endpoint.id)
     finally:
         report.seconds = time.perf_counter() - started
-        run.finish()
+        try:
+            run.finish()
+        except DatabaseError as error:
+            if database_unreachable(error):
+                lease.strand(run.state.pk, run.lease)  # released by this process's next sync
+            raise
     log.debug(  # routine; what went wrong was a WARNING above
         "index sync endpoint=%s full=%s recheck=%s calls=%d gets=%d seconds=%.2f",
         endpoint.id,

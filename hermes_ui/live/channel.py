@@ -1,4 +1,4 @@
-"""The database channel between the refresher and every web worker (sync functions).
+"""The database channel between the live round and every web worker (sync functions).
 
 Events have an increasing id; a browser resumes from the last one it saw.
 Heartbeats say which endpoints (and session pages) are watched right now.

@@ -31,7 +31,7 @@ def _db(fn):
 
 
 def overdue_after() -> float:
-    """Seconds without a poll after which the refresher is taken to be away."""
+    """Seconds without a poll after which the live round is taken to be away."""
     return max(10.0, 5 * settings.HERMES_UI_LIVE_SECONDS)
 
 
@@ -39,7 +39,7 @@ def pause_reason(state, started: float, now: float) -> str:
     """Why live updates are paused ("" if they are not), from ``channel.status``.
 
     A recent poll's error (a breaker open) counts at once; a poll that is overdue
-    only after the refresher has had time to notice this watch.
+    only after the live round has had time to notice this watch.
     """
     if state is not None:
         polled_at, error_code = state

@@ -1,12 +1,10 @@
-"""The refresher's live loop: watched endpoints are re-read every ``HERMES_UI_LIVE_SECONDS``."""
+"""The live round: endpoints a browser watches are re-read every ``HERMES_UI_LIVE_SECONDS``."""
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
-from django.conf import settings
 from django.utils import timezone
 
 from hermes_ui.hermes import HermesError
@@ -17,7 +15,6 @@ from hermes_ui.live import changes as c
 from hermes_ui.live import channel
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.endpoints import Endpoint, all_endpoints
-from hermes_ui.platform.outages import log_failure
 
 log = logging.getLogger("hermes_ui.live")
 
@@ -113,22 +110,12 @@ def _snapshot(rows, sessions: list[str]) -> dict[str, dict]:
     return found
 
 
-def run(stop: threading.Event, interval: float | None = None) -> None:
-    interval = settings.HERMES_UI_LIVE_SECONDS if interval is None else interval
-    poller = Poller()
-    while not stop.is_set():
-        started = time.monotonic()
-        try:
-            poller.round()
-        except Exception:
-            log_failure(log, "live poll failed")
-        finally:
-            release_connections()
-        stop.wait(max(0.0, interval - (time.monotonic() - started)))
+_poller = Poller()
 
 
-def start(stop: threading.Event) -> threading.Thread:
-    """The live loop in a daemon thread of the refresher, until ``stop``."""
-    thread = threading.Thread(target=run, args=(stop,), name="live-poller", daemon=True)
-    thread.start()
-    return thread
+def poll_round() -> dict[str, int]:
+    """One round of this process's poller (the scheduled ``live`` round)."""
+    try:
+        return _poller.round()
+    finally:
+        release_connections()

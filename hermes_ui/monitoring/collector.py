@@ -14,15 +14,14 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count, Max
 from django.utils import timezone
-from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 from prometheus_client.core import GaugeMetricFamily
 
+from hermes_ui.background.jobs.models import Job, JobState
+from hermes_ui.background.workers.liveness import stale_after
+from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.index.models import IndexSyncState
-from hermes_ui.jobs.models import Job, JobState
 from hermes_ui.platform.endpoints import all_endpoints
-from hermes_ui.tasks.liveness import stale_after
-from hermes_ui.tasks.models import WorkerBeat
 
 _INDEX = {
     "refresh_age": ("hermes_ui_index_refresh_age_seconds", "Seconds since the last successful "
@@ -94,7 +93,8 @@ class DatabaseCollector:
         queued = GaugeMetricFamily(
             "hermes_ui_tasks_queued", "Tasks waiting in the queue.", labels=["queue"]
         )
-        ready = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+        # Due tasks only: a round's next run waits for its time without being late.
+        ready = DBTaskResult.objects.ready()
         counts = {name: 0 for name in _queues()}  # an empty queue is a 0, not a gap
         for row in ready.values("queue_name").annotate(n=Count("id")).order_by():
             counts[row["queue_name"]] = row["n"]

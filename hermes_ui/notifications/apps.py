@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
 class NotificationsConfig(AppConfig):
@@ -8,8 +7,3 @@ class NotificationsConfig(AppConfig):
     name = "hermes_ui.notifications"
     label = "notifications"
     verbose_name = "Notifications"
-
-    def ready(self):
-        from hermes_ui.notifications import receivers
-
-        post_migrate.connect(receivers.start_rounds, sender=self, dispatch_uid="notify.rounds")

@@ -7,9 +7,7 @@ from dataclasses import asdict
 from django.utils import timezone
 
 from hermes_ui.notifications import kinds
-from hermes_ui.platform import events, task_rounds
-
-_rounds_started = False
+from hermes_ui.platform import events
 
 
 def on_event(event: events.Event) -> None:
@@ -19,18 +17,3 @@ def on_event(event: events.Event) -> None:
     from hermes_ui.notifications import tasks
 
     tasks.notify.enqueue(asdict(event), timezone.now().isoformat())
-    _ensure_rounds()
-
-
-def _ensure_rounds() -> None:
-    global _rounds_started
-    if not _rounds_started:
-        _rounds_started = start_rounds()
-
-
-def start_rounds(**kwargs) -> bool:
-    from hermes_ui.notifications import tasks
-
-    digests = task_rounds.ensure(tasks.digest_round)
-    tokens = task_rounds.ensure(tasks.token_round)
-    return task_rounds.ensure(tasks.waiting_round) and digests and tokens

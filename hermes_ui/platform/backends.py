@@ -26,7 +26,7 @@ def sqlite_database(path: str, test_path: str) -> dict:
         "NAME": path,
         "OPTIONS": {
             # WAL plus immediate transactions keep concurrent writers (streams,
-            # page loads, the index refresher) from failing with "database is
+            # page loads, the task workers) from failing with "database is
             # locked" in the middle of a request. secure_delete zeroes what a
             # DELETE or an overwrite frees, so text erased after a deletion or
             # by turn retention does not linger in free pages (the WAL is

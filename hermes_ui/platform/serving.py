@@ -1,11 +1,9 @@
-"""The dashboard's processes: uvicorn workers, the index refresher and the task workers,
-supervised together.
+"""The dashboard's processes: uvicorn workers and task workers, supervised together.
 
-``manage.py serve`` (production) and the demo command (``make run``) both run
-uvicorn, one ``index_refresher`` process and task workers (``task_worker``:
-``HERMES_UI_TASK_WORKERS`` under serve, one for the demo) as children. A child
-that exits is restarted with back-off; Ctrl-C or SIGTERM stops all of them,
-letting requests in flight finish within a grace period, and then exits 0.
+``manage.py serve`` and the demo command (``make run``) both run uvicorn, one
+task worker for the periodic queue and task workers for the jobs as children.
+A child that exits is restarted with back-off; Ctrl-C or SIGTERM stops them
+all, letting requests in flight finish within a grace period, then exits 0.
 """
 
 from __future__ import annotations
@@ -52,17 +50,18 @@ def uvicorn_argv(host: str, port: int, workers: int = 1, grace: int | None = Non
     return [*argv, "--workers", str(workers)] if workers > 1 else argv
 
 
-def refresher_argv() -> list[str]:
-    """The background worker's command line (index refresh and turn retention).
+def periodic_worker_argv() -> list[str]:
+    """The task worker of the periodic queue: it runs the schedule's rounds.
 
-    It runs even with HERMES_INDEX_REFRESH_SECONDS=0: retention must still apply.
+    It looks at an empty queue twice a second, so a live round is at most that late.
     """
-    return [sys.executable, "-m", "django", "index_refresher"]
+    argv = [sys.executable, "-m", "django", "task_worker", "--interval", "0.5"]
+    return [*argv, "--queue", "periodic"]
 
 
 def task_worker_argvs(count: int) -> list[list[str]]:
-    """``count`` task workers (``manage.py task_worker``): they run the background jobs."""
-    return [[sys.executable, "-m", "django", "task_worker"] for _ in range(count)]
+    """``count`` task workers of the default queue: they run the background jobs."""
+    return [[sys.executable, "-m", "django", "task_worker", "--queue", "default"]] * count
 
 
 def child_env(extra: dict | None = None) -> dict:
@@ -133,6 +132,8 @@ class Child:
 def _name(argv: list[str]) -> str:
     if "uvicorn" in argv:
         return "the web server (uvicorn)"
+    if "--queue" in argv:
+        return f"task_worker --queue {argv[argv.index('--queue') + 1]}"
     if "django" in argv:
         return argv[argv.index("django") + 1]
     return os.path.basename(argv[-1] if argv else "?")

@@ -1,4 +1,4 @@
-"""Review rules after an index refresh, as a task: the refresher enqueues, a worker runs.
+"""Review rules after an index refresh, as a task: the index round enqueues, a worker runs.
 
 Running a rule twice adds nothing twice (``rules.run`` checks what the queue
 holds and the item table's constraints), so a task resumed after its worker

@@ -6,9 +6,9 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from hermes_ui.background.workers import liveness
 from hermes_ui.platform import redis_link
 from hermes_ui.platform.endpoints import all_endpoints
-from hermes_ui.tasks import liveness
 from hermes_ui.web.links import list_url
 
 

@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
 class WebhooksConfig(AppConfig):
@@ -8,8 +7,3 @@ class WebhooksConfig(AppConfig):
     name = "hermes_ui.webhooks"
     label = "webhooks"
     verbose_name = "Webhooks"
-
-    def ready(self):
-        from hermes_ui.webhooks import receivers
-
-        post_migrate.connect(receivers.start_round, sender=self, dispatch_uid="webhooks.round")

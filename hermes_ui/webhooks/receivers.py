@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui.platform import events, task_rounds
-
-_round_started = False
+from hermes_ui.platform import events
 
 
 def on_event(event: events.Event) -> None:
@@ -18,19 +16,3 @@ def on_event(event: events.Event) -> None:
     tasks.fan_out.enqueue(
         event.name, event.endpoint, event.ids, event.counts, timezone.now().isoformat()
     )
-    _ensure_round()
-
-
-def _ensure_round() -> None:
-    global _round_started
-    if not _round_started:
-        from hermes_ui.webhooks import tasks
-
-        _round_started = task_rounds.ensure(tasks.sweep)
-
-
-def start_round(**kwargs) -> None:
-    """After ``migrate``: the recovery round is waiting in the queue."""
-    from hermes_ui.webhooks import tasks
-
-    task_rounds.ensure(tasks.sweep)

@@ -13,6 +13,14 @@ from hermes_ui.webhooks.models import Delivery
 from hermes_ui.webhooks.sending import lease_seconds
 
 
+def sweep() -> int:
+    """The scheduled round: prune finished deliveries, then ``recover``."""
+    from hermes_ui.webhooks import erase
+
+    erase.prune()
+    return recover()
+
+
 def recover(now=None) -> int:
     """Re-enqueue deliveries whose attempt's lease ran out (its worker died) and pending
     ones past due with no task waiting for them. Returns how many."""

@@ -3,8 +3,8 @@
 import threading
 
 from hermes_ui.audit.models import AuditEvent
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.chat.models import Turn
-from hermes_ui.jobs.models import Job
 from hermes_ui.web.links import session_url
 from tests.chat.turns import only_turn, send
 from tests.jobs.helpers import finished, follow, job_of
@@ -70,8 +70,9 @@ def test_a_turn_whose_worker_died_is_uncertain_and_never_sent_again(
     from django.utils import timezone
     from django_tasks_db.models import DBTaskResult
 
+    from hermes_ui.background.workers import recovery
     from hermes_ui.chat import sync_job
-    from hermes_ui.tasks import recovery
+    from hermes_ui.background.workers import recovery
     from tests.support.tasks import drain
 
     calls = []

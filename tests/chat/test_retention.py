@@ -1,15 +1,14 @@
 """Turn retention: old turns lose their text and event payloads, and keep their metadata."""
 
-import threading
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from hermes_ui.background import schedule
 from hermes_ui.chat import retention
 from hermes_ui.chat.models import Turn, TurnEvent
-from hermes_ui.management.commands import index_refresher as background
 
 
 def make_turn(session_id: str, *, days_old: float = 0, ep=None) -> Turn:
@@ -108,5 +107,5 @@ def test_purge_turns_command(capsys):
 def test_the_background_round_applies_retention(settings):
     settings.HERMES_ENDPOINTS = {}
     old, recent = make_turn("old", days_old=31), make_turn("recent")
-    assert background.run(60, threading.Event(), once=True) == 1
+    schedule.run.call("turn-purge")  # the scheduled round, in this process
     assert text_of(old)[0] == "" and text_of(recent)[0] == "message of recent"

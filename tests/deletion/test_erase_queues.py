@@ -16,10 +16,10 @@ from django.utils import timezone
 from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from hermes_ui.background.workers import erase as task_erase
 from hermes_ui.deletion import erasure
 from hermes_ui.platform import events
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.tasks import erase as task_erase
 from hermes_ui.webhooks import erase as hook_erase
 from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks.models import Delivery, Webhook

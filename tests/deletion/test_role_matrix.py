@@ -25,10 +25,10 @@ from django.utils import timezone
 
 from hermes_ui.api_tokens import tokens
 from hermes_ui.audit.models import AuditEvent, Outcome
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.index import refresher
-from hermes_ui.jobs.models import Job
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.retention.models import RetentionRule, RetentionRun
 from hermes_ui.review.models import Note

@@ -30,7 +30,7 @@ class StubPeer:
 
 
 def record_sync(env, **fields):
-    """What the refresher child records when its sync of the served endpoint ends."""
+    """What the periodic worker records when its sync of the served endpoint ends."""
     ep = Endpoint(env.get("HERMES_ENDPOINT_ID") or "local", env["HERMES_API_URL"], "k")
     IndexSyncState.objects.update_or_create(**ep.scope(), defaults=fields)
 
@@ -62,7 +62,7 @@ def started(monkeypatch, settings, tmp_path):
 
 
 def supervised_until(monkeypatch, out: StringIO, *, sync_ends_on_poll=None, error_code=""):
-    """A ``supervise`` whose refresher ends its first sync (failing with ``error_code``) on
+    """A ``supervise`` whose periodic worker ends its first sync (failing with ``error_code``) on
     the given poll of the children; returns what the console showed at each poll."""
     seen = []
 

@@ -90,7 +90,7 @@ def test_after_the_banner_the_console_stays_quiet_until_something_needs_a_person
         assert console.after_banner() == [], "\n".join(console.lines)
 
         # What needs a person still shows: a task worker that dies is restarted, loudly.
-        (worker,) = [p for p in children(demo.pid) if "task_worker" in cmdline(p)]
+        (worker,) = [p for p in children(demo.pid) if "--queue default" in cmdline(p)]
         os.kill(worker, signal.SIGKILL)
         until(
             lambda: any("task_worker" in line and "restarting" in line for line in console.lines),

@@ -1,22 +1,20 @@
 """The refresh button: a real background sync, a status line that polls, roles."""
 
 import io
-import threading
 
 import pytest
 from django.core.management import call_command
 
+from hermes_ui.background import schedule
 from hermes_ui.index import refresher
 from hermes_ui.index.models import IndexedSession, IndexSyncState
-from hermes_ui.management.commands import index_refresher as background
+from tests.tasks_worker import drain
 
 pytestmark = pytest.mark.peer
 
 
 def wait_for_syncs():
-    for thread in threading.enumerate():
-        if thread.name.startswith("index-sync-"):
-            thread.join(30)
+    drain()  # the sync the button queued runs on a task worker
 
 
 @pytest.mark.django_db(transaction=True)
@@ -74,28 +72,21 @@ def test_refresh_needs_a_post_with_csrf(peer_endpoint, users):
 
 @pytest.mark.django_db
 def test_zero_seconds_turns_syncing_off_but_retention_still_runs(
-    settings, empty_hermes, mock_endpoint, monkeypatch
+    settings, empty_hermes, mock_endpoint
 ):
     settings.HERMES_INDEX_REFRESH_SECONDS = 0
-    stop, purged = threading.Event(), []
-
-    def purge():
-        purged.append(True)
-        stop.set()  # one round is enough to see what it does
-
-    monkeypatch.setattr(background, "purge_quietly", purge)
-    out = io.StringIO()
-    monkeypatch.setattr(threading, "Event", lambda: stop)
-    call_command("index_refresher", stdout=out)
-    assert "Index refresh is off" in out.getvalue() and "retention still runs" in out.getvalue()
-    assert purged == [True] and empty_hermes.list_calls == 0
+    started = schedule.start()
+    assert "index" not in started and "live" not in started and "turn-purge" in started
+    assert schedule.run.call("index") is None  # off: the round ends without a sync
+    assert schedule.run.call("turn-purge") == {"turns": 0, "events": 0}
+    assert empty_hermes.list_calls == 0
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_refresher_command_syncs_every_endpoint(peer_endpoint):
     out = io.StringIO()
-    call_command("index_refresher", "--once", stdout=out)
-    assert "after 1 round" in out.getvalue()
+    call_command("run_periodic", "index", stdout=out)
+    assert "index: 1" in out.getvalue()
     state = IndexSyncState.objects.get(endpoint="local")
     assert state.last_sync_at is not None and state.sweep == 1  # the first sync is a sweep
     assert state.running_since is None  # the lease is released
@@ -107,7 +98,7 @@ def test_a_held_lease_makes_the_refresher_skip_that_endpoint(peer_endpoint):
     from hermes_ui.index import sync
 
     assert sync.acquire(peer_endpoint, True)  # another process is syncing
-    call_command("index_refresher", "--once", stdout=io.StringIO())
+    call_command("run_periodic", "index", stdout=io.StringIO())
     state = IndexSyncState.objects.get(endpoint="local")
     assert state.sweep == 0 and state.last_sync_at is None
     assert not IndexedSession.objects.filter(endpoint="local").exists()

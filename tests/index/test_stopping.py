@@ -67,7 +67,7 @@ def test_a_sigterm_releases_the_lease_and_the_next_sync_runs_at_once(hermes_peer
         assert check.communicate(timeout=60)[0].split()[-2:] == ["True", "True"]
 
 
-def test_a_sigterm_to_the_refresher_ends_its_running_sync_and_frees_the_lease(
+def test_a_sigterm_to_the_periodic_worker_ends_its_running_sync_and_frees_the_lease(
     hermes_peer, tmp_path
 ):
     with SlowLists(hermes_peer.base_url, list_delay=1.0) as slow:
@@ -83,11 +83,11 @@ def test_a_sigterm_to_the_refresher_ends_its_running_sync_and_frees_the_lease(
         migrate = manage(env, "migrate", "--verbosity", "0")
         assert migrate.wait(120) == 0, migrate.stdout.read()
 
-        refresher = manage(env, "index_refresher", "--interval", "3600")
-        until(lambda: slow.calls, 60, "the refresher never made a list call")
-        refresher.send_signal(signal.SIGTERM)
-        out = refresher.communicate(timeout=30)[0]
-        assert refresher.returncode == 0 and "stopped after 1 round" in out, out
+        worker = manage(env, "task_worker", "--queue", "periodic", "--worker-id", "periodic")
+        until(lambda: slow.calls, 60, "the periodic worker never made a list call")
+        worker.send_signal(signal.SIGTERM)
+        out = worker.communicate(timeout=30)[0]
+        assert worker.returncode == 0 and "task worker periodic stopped" in out, out
 
         slow.list_delay = 0.0
         second = manage(env, "index_sync")

@@ -7,7 +7,7 @@ import threading
 
 import httpx
 
-from hermes_ui.jobs.models import Job
+from hermes_ui.background.jobs.models import Job
 from tests.support.waiting import until
 
 _JOB_URL = re.compile(r"^/jobs/(\d+)/$")

@@ -8,8 +8,8 @@ from django.test import Client
 from django.utils import timezone
 
 from hermes_ui.audit.models import AuditEvent
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.bulk import close, close_job
-from hermes_ui.jobs.models import Job
 from tests.jobs.conftest import read
 from tests.jobs.helpers import finished, job_of
 from tests.support.waiting import until

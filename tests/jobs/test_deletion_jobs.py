@@ -3,9 +3,9 @@
 import pytest
 from django.urls import reverse
 
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.models import DeletionBatch, Status
-from hermes_ui.jobs.models import Job
 from tests.jobs.helpers import follow, job_of
 from tests.support.peers import unreachable
 from tests.support.waiting import until

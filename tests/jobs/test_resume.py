@@ -6,11 +6,13 @@ from django_tasks_db.models import DBTaskResult
 
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import AuditEvent, IdempotencyRecord
+from hermes_ui.background.jobs.models import Job
+from hermes_ui.background.workers import recovery
 from hermes_ui.bulk import close, close_job
 from hermes_ui.hermes.client import HermesClient
-from hermes_ui.jobs.models import Job
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.search.selection import member_key
-from hermes_ui.tasks import recovery
+from hermes_ui.background.workers import recovery
 from tests.jobs.conftest import read
 from tests.support.tasks import drain
 

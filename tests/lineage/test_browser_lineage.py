@@ -16,7 +16,7 @@ INDEXED = re.compile(r"\bIndexed\b")
 
 @pytest.fixture(scope="module")
 def refreshing_dashboard(tmp_path_factory, hermes_peer):
-    """Its own uvicorn app, with the refresher process on a short interval."""
+    """Its own uvicorn app, with the periodic worker syncing on a short interval."""
     server = DashboardServer(
         tmp_path_factory.mktemp("lineage-ui"),
         hermes_peer,
@@ -40,7 +40,7 @@ def wait_until_indexed(page, base_url):
 def test_the_panel_draws_the_lineage_and_a_node_opens_its_session(page, refreshing_dashboard):
     base = refreshing_dashboard.base_url
     log_in(page, base, "support")
-    # Only the refresher process syncs; nothing else does.
+    # Only the periodic worker syncs; nothing else does.
     wait_until_indexed(page, base)
     assert page.locator("table.sessions tbody tr").count() == 50
     screenshot(page, "lineage-index")

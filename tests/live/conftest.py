@@ -8,7 +8,7 @@ from tests.support.peers import live_endpoint, live_peer  # noqa: F401 (fixtures
 
 @pytest.fixture(scope="package")
 def live_dashboard(tmp_path_factory, live_peer):  # noqa: F811 (the imported fixture)
-    """The real app under uvicorn with the refresher process, polling watched endpoints fast."""
+    """The real app under uvicorn with the periodic worker, polling watched endpoints fast."""
     server = DashboardServer(
         tmp_path_factory.mktemp("live-ui"),
         live_peer,

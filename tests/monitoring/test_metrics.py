@@ -7,10 +7,10 @@ from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
+from hermes_ui.background.jobs.models import Job, JobState
+from hermes_ui.background.workers import worker  # its receiver counts finished tasks
 from hermes_ui.hermes.client import client_for, use_transport
 from hermes_ui.index.models import IndexSyncState
-from hermes_ui.jobs.models import Job, JobState
-from hermes_ui.tasks import worker  # its receiver counts finished tasks
 from hermes_ui.web.links import session_url
 from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks import tasks as webhook_tasks
@@ -127,8 +127,8 @@ def test_database_series_are_read_at_scrape_time(token, mock_endpoint):
 
 def test_queue_depth_counts_waiting_tasks_by_queue(token, mock_endpoint):
     before = value(scrape(), "hermes_ui_tasks_queued", queue="default")
-    webhook_tasks.sweep.enqueue()
-    webhook_tasks.sweep.enqueue()
+    webhook_tasks.deliver.enqueue("0")
+    webhook_tasks.deliver.enqueue("1")
     assert value(scrape(), "hermes_ui_tasks_queued", queue="default") == before + 2
 
 

@@ -1,4 +1,4 @@
-"""Debian's Prometheus scrapes a running dashboard (uvicorn, the index refresher, a task
+"""Debian's Prometheus scrapes a running dashboard (uvicorn, the periodic worker, a task
 worker) that served pages and called Hermes: every series is there, the counters move,
 ``promtool`` accepts the output, and the alert rules of the docs load."""
 
@@ -51,7 +51,7 @@ SERIES = [
 # A job of each watched state, and a webhook whose delivery the task worker attempts
 # (and fails: the address is not allowed), so its counter is the worker process's.
 ARRANGE = """
-from hermes_ui.jobs.models import Job, JobState
+from hermes_ui.background.jobs.models import Job, JobState
 from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks.models import Webhook
 Job.objects.create(kind="bulk_close", state=JobState.RUNNING)

@@ -148,10 +148,10 @@ def test_a_bulk_deletion_is_one_event_for_all_its_members(heard, users, fake_her
     assert heard[0].counts["sessions"] == 2
 
 
-def test_the_watch_round_probes_every_endpoint_and_announces_a_change(
+def test_the_probe_round_probes_every_endpoint_and_announces_a_change(
     heard, settings, mock_endpoint, recorder
 ):
-    from hermes_ui.endpoint_status import watch
+    from hermes_ui.background import schedule
     from hermes_ui.endpoint_status.models import EndpointProbe
 
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
@@ -159,5 +159,5 @@ def test_the_watch_round_probes_every_endpoint_and_announces_a_change(
         **get_endpoint("local").scope(), checked_at=timezone.now(), reachable=True
     )
     recorder.routes = {}  # every call answered 404/unroutable: nothing healthy
-    assert watch.watch_round.call() == 1
+    assert schedule.run.call("probes") == 1
     assert names(heard) == [events.ENDPOINT_DOWN]

@@ -193,7 +193,7 @@ def test_redis_stopped_mid_run_costs_speed_not_pages_or_turns(
     try:
         a.start()
         b.start(prepare=False)
-        synced = manage(env, hermes_peer, "index_refresher", "--once")
+        synced = manage(env, hermes_peer, "run_periodic", "index")
         assert synced.returncode == 0, synced.stderr[-2000:]
         _redis_outage(a, b, own_redis, hermes_peer)
     finally:

@@ -95,7 +95,7 @@ def test_pages_read_and_write_postgresql_through_a_worker(fresh_worker, hermes_p
     from devtools.peer import demo_ids
 
     server, env = fresh_worker
-    sync = manage(env, hermes_peer, "index_refresher", "--once")
+    sync = manage(env, hermes_peer, "run_periodic", "index")
     assert sync.returncode == 0, sync.stderr[-2000:]
     browser = logged_in(server, "admin")
     found = browser.get("/e/local/index/", params={"q": "BILLING MODULE"})

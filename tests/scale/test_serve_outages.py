@@ -1,6 +1,6 @@
 """``make serve`` outlives its dependencies, as an operator sees it.
 
-The whole production set (two uvicorn workers, the index refresher and a task
+The whole production set (two uvicorn workers, the periodic worker and a task
 worker, under ``manage.py serve``) runs on its own PostgreSQL and Redis. The
 test stops PostgreSQL for longer than the pool's wait, twice, and SIGKILLs
 the task worker; nothing is restarted by hand. Each outage must show as a
@@ -78,7 +78,12 @@ class Served:
         return found
 
     def task_workers(self) -> set[int]:
-        return {pid for pid, cmd in self.processes().items() if "task_worker" in cmd}
+        """The workers of the jobs' queue (the periodic worker runs the schedule)."""
+        return {
+            pid
+            for pid, cmd in self.processes().items()
+            if "task_worker" in cmd and "--queue default" in cmd
+        }
 
     def stop(self) -> int:
         if self.proc.poll() is None:
@@ -190,7 +195,7 @@ def _outage(server, postgres, browser: httpx.Client) -> dict:
     until(lambda: all(browser.get(p).status_code == 200 for p in PAGES), RECOVERY, "pages")
     until(lambda: _status(server, "/readyz") == 200, RECOVERY, "/readyz")
     until(lambda: _task_done(postgres, task_id), RECOVERY, "the task worker never resumed")
-    until(lambda: (_last_sync(postgres) or synced) > synced, RECOVERY, "the refresher")
+    until(lambda: (_last_sync(postgres) or synced) > synced, RECOVERY, "the periodic sync")
     recovered = time.monotonic() - back
     assert server.processes().keys() == pids.keys()  # nothing was restarted
     # Give each process the time to notice the end of the outage and say so.
@@ -204,7 +209,7 @@ def _outage(server, postgres, browser: httpx.Client) -> dict:
 def test_make_serve_rides_out_postgresql_outages_and_a_killed_task_worker(served):
     server, postgres = served.server, served.postgres
     browser = logged_in(SimpleNamespace(base_url=server.base_url))
-    until(lambda: _last_sync(postgres) is not None, 60, "the refresher's first sync")
+    until(lambda: _last_sync(postgres) is not None, 60, "the periodic worker's first sync")
     assert all(browser.get(p).status_code == 200 for p in PAGES)
 
     for n in range(2):  # the check holds twice in a row

@@ -116,7 +116,7 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
 
     # A round's summary is routine (DEBUG): the race is read from it.
     env = {**DashboardServer(REPO, hermes_peer).env, **scale_env, "HERMES_UI_LOG_LEVEL": "DEBUG"}
-    argv = [sys.executable, str(REPO / "manage.py"), "index_refresher", "--once", "-v", "2"]
+    argv = [sys.executable, str(REPO / "manage.py"), "run_periodic", "index", "-v", "2"]
     racers = [
         subprocess.Popen(
             argv, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

@@ -65,7 +65,8 @@ class DashboardServer:
         self.port = free_port()
         # More than one: uvicorn's own supervisor and its worker processes, as ``manage.py serve``.
         self.workers = workers
-        # The index refresher is its own process, as under ``make run`` and ``make serve``.
+        # The periodic worker (the schedule's rounds) is its own process, as under
+        # ``make run`` and ``make serve``.
         self.refresher = refresher
         self.refresher_process = None
         self.task_worker_process = None
@@ -129,9 +130,10 @@ class DashboardServer:
             stderr=subprocess.STDOUT,
             cwd=REPO,
         )
-        # The background jobs' task worker (hermes_ui/tasks).
+        # The background jobs' task worker (hermes_ui/background/workers).
+        worker = [sys.executable, str(REPO / "manage.py"), "task_worker", "--interval", "0.2"]
         self.task_worker_process = subprocess.Popen(
-            [sys.executable, str(REPO / "manage.py"), "task_worker", "--interval", "0.2"],
+            [*worker, "--queue", "default"],
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -139,7 +141,7 @@ class DashboardServer:
         )
         if self.refresher:
             self.refresher_process = subprocess.Popen(
-                [sys.executable, str(REPO / "manage.py"), "index_refresher"],
+                [*worker, "--queue", "periodic"],
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

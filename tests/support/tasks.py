@@ -31,8 +31,8 @@ from django_tasks_db.models import DBTaskResult
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.tasks.models import WorkerBeat
-from hermes_ui.tasks.worker import make_worker
+from hermes_ui.background.workers.models import WorkerBeat
+from hermes_ui.background.workers.worker import make_worker
 from tests.support.browser import prepare_script
 from tests.support.waiting import until
 
@@ -50,14 +50,10 @@ def pending() -> int:
 
 
 def rounds() -> set[str]:
-    """The task paths of the platform's rounds (tasks that queue their own next run): the
-    flush before a transactional test re-runs ``post_migrate``, which queues them."""
-    from hermes_ui.endpoint_status import watch
-    from hermes_ui.notifications import tasks as notify
-    from hermes_ui.webhooks import tasks as hooks
+    """The task path of the schedule's rounds (tasks that queue their own next run)."""
+    from hermes_ui.background import schedule
 
-    found = (notify.digest_round, notify.waiting_round, notify.token_round, hooks.sweep)
-    return {task.module_path for task in (*found, watch.watch_round)}
+    return {schedule.run.module_path}
 
 
 def drain(worker_id: str = "test-drain") -> int:

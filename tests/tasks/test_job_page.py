@@ -2,8 +2,8 @@
 
 from django.utils import timezone
 
-from hermes_ui.jobs.models import Job
-from hermes_ui.tasks.models import WorkerBeat
+from hermes_ui.background.jobs.models import Job
+from hermes_ui.background.workers.models import WorkerBeat
 
 
 def test_a_queued_job_says_when_no_task_worker_runs(db, users, login):

@@ -1,16 +1,15 @@
-"""A task worker and the refresher wait out a database outage instead of ending with it."""
+"""A task worker and the schedule wait out a database outage instead of ending with it."""
 
 import logging
-import threading
 
 from django.db import OperationalError
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from hermes_ui.management.commands import index_refresher
+from hermes_ui.background import schedule
+from hermes_ui.background.workers import worker as task_worker
+from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.platform import outages
-from hermes_ui.tasks import worker as task_worker
-from hermes_ui.tasks.models import WorkerBeat
 from tests.tasks.test_recovery import running_on
 
 
@@ -68,22 +67,21 @@ def test_a_stopped_worker_does_not_wait_for_the_database(monkeypatch):
     assert flaky.runs == 1
 
 
-def test_the_refresher_runs_no_round_while_the_database_is_away(monkeypatch):
-    stop = threading.Event()
-    looks = []
+def test_the_schedule_starts_no_round_while_the_database_is_away(monkeypatch, caplog):
+    monkeypatch.setattr(outages.DATABASE, "_since", None)
 
-    def ready(where):
-        looks.append(where)
-        if len(looks) == 4:
-            stop.set()
-        return False
+    def away(task):
+        raise OperationalError("connection to server at 127.0.0.1 failed")
 
-    monkeypatch.setattr(index_refresher, "database_ready", ready)
-    monkeypatch.setattr(
-        index_refresher.probe_rounds, "probe_quietly", lambda: (_ for _ in ()).throw(AssertionError)
-    )
-    assert index_refresher.run(60.0, stop) == 0
-    assert looks == ["index refresher"] * 4
+    monkeypatch.setattr(schedule.rounds, "waiting_args", away)
+    with caplog.at_level(logging.INFO):
+        assert schedule.start() == []  # the next heartbeat tries again
+        assert schedule.start() == []
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert lines == [
+        "database unreachable (OperationalError in starting the periodic rounds): "
+        "pages answer 503 and background work waits"
+    ], lines  # said once, no stack
 
 
 def test_an_expected_503_or_a_database_outage_is_no_error_record_but_a_500_is():

@@ -18,9 +18,10 @@ def test_serve_starts_the_configured_number_of_task_workers(settings, monkeypatc
         "hermes_ui.platform.serving.supervise", lambda argvs, env: launched.extend(argvs)
     )
     call_command("serve", "--workers", "1")
-    workers = [argv for argv in launched if argv[-1] == "task_worker"]
-    assert len(workers) == 3 and workers[0][1:] == ["-m", "django", "task_worker"]
+    workers = [argv for argv in launched if argv[-2:] == ["--queue", "default"]]
+    assert len(workers) == 3 and workers[0][1:4] == ["-m", "django", "task_worker"]
     assert any("uvicorn" in argv for argv in launched)  # beside the web process
+    assert [argv for argv in launched if argv[-2:] == ["--queue", "periodic"]]  # the schedule
 
 
 def test_serve_with_no_task_workers_starts_none(settings, monkeypatch, db):
@@ -31,7 +32,7 @@ def test_serve_with_no_task_workers_starts_none(settings, monkeypatch, db):
         "hermes_ui.platform.serving.supervise", lambda argvs, env: launched.extend(argvs)
     )
     call_command("serve", "--workers", "1")
-    assert launched and not [argv for argv in launched if argv[-1] == "task_worker"]
+    assert launched and not [argv for argv in launched if argv[-2:] == ["--queue", "default"]]
 
 
 @pytest.mark.parametrize("value", ["two", "-1", "33"])
@@ -72,7 +73,7 @@ def test_make_run_starts_one_task_worker_beside_the_web_process(settings, monkey
 
     monkeypatch.setattr(serving, "supervise", supervise)
     call_command("demo", "--port", "8999", stdout=StringIO())
-    assert [argv[1:] for argv in launched if argv[-1] == "task_worker"] == [
-        ["-m", "django", "task_worker"]
+    assert [argv[1:] for argv in launched if argv[-2:] == ["--queue", "default"]] == [
+        ["-m", "django", "task_worker", "--queue", "default"]
     ]
     assert any("uvicorn" in argv for argv in launched)

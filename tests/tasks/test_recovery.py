@@ -5,10 +5,13 @@ from datetime import timedelta
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from hermes_ui.background.workers import liveness, recovery
+from hermes_ui.background.workers.models import WorkerBeat
+from hermes_ui.background.workers.worker import Heart
 from hermes_ui.review import rules_task
-from hermes_ui.tasks import liveness, recovery
-from hermes_ui.tasks.models import WorkerBeat
-from hermes_ui.tasks.worker import Heart
+from hermes_ui.background.workers import liveness, recovery
+from hermes_ui.background.workers.models import WorkerBeat
+from hermes_ui.background.workers.worker import Heart
 from tests.support.waiting import until
 
 
@@ -79,8 +82,8 @@ def test_a_real_worker_process_beats_and_runs_a_task(task_worker_process):
 
 
 def test_a_worker_taken_for_dead_stops_writing_once_another_took_its_job(transactional_db):
-    from hermes_ui.jobs import runner
-    from hermes_ui.jobs.models import Job
+    from hermes_ui.background.jobs import runner
+    from hermes_ui.background.jobs.models import Job
 
     job = Job.objects.create(kind="bulk_close", endpoint="local", total=3)
     reached = []

@@ -41,7 +41,7 @@ from hermes_ui.api_tokens.models import ApiToken
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.chat.models import Turn
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
-from hermes_ui.jobs.models import Job
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.retention.models import RetentionRule, RetentionRun, RuleVersion
 from hermes_ui.review.models import Item, Mention, Note, Queue, Rubric, RubricVersion, Rule

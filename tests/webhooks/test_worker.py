@@ -9,8 +9,8 @@ import itertools
 
 import pytest
 
-from hermes_ui.platform import task_rounds
-from hermes_ui.webhooks import outbox, tasks
+from hermes_ui.background import rounds, schedule
+from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks.models import Delivery, Webhook
 from tests.support.waiting import until
 from tests.webhooks.receiver import HANG
@@ -63,7 +63,8 @@ def test_a_delivery_in_flight_when_the_worker_is_killed_is_delivered_after_a_res
 ):
     env = worker_env(HERMES_UI_WEBHOOK_TIMEOUT="1", HERMES_UI_ROUND_SECONDS="0.3")
     hook_receiver.script = [HANG]  # the first attempt is in flight until the worker dies
-    assert task_rounds.ensure(tasks.sweep)  # the recovery round, as after ``migrate``
+    # The recovery round, as the periodic worker starts it.
+    assert rounds.ensure(schedule.run, "webhook-recovery")
     first = start_db_worker(**env)
     delivery = outbox.ping(webhook)
     until(lambda: hook_receiver.received, 30, "the worker never sent it: " + first.log())

@@ -17,11 +17,11 @@ from hermes_ui.platform import metrics, serving
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.accounts import create_if_missing
 
-# The banner waits this long for the refresher's first sync of the endpoint, so
+# The banner waits this long for the periodic worker's first sync of the endpoint, so
 # the URL and the logins are not scrolled away by the sync's log lines.
 FIRST_SYNC_WAIT = 120.0
 POLL_SECONDS = 0.25
-# The refresher logs its report just after it records the finished sync.
+# The periodic worker logs its report just after it records the finished sync.
 SETTLE_SECONDS = 1.0
 
 
@@ -84,9 +84,9 @@ class Command(BaseCommand):
                 self._banner(url, logins, note)
 
         # uvicorn serves ASGI so chat streams flow without holding a worker; the
-        # index refresher and one task worker are processes beside it, as under
+        # periodic worker and one task worker are processes beside it, as under
         # ``make serve``.
-        argvs = [serving.uvicorn_argv(host, port), serving.refresher_argv()]
+        argvs = [serving.uvicorn_argv(host, port), serving.periodic_worker_argv()]
         argvs += serving.task_worker_argvs(1)
         try:
             code = serving.supervise(argvs, serving.child_env(env), started)
@@ -97,7 +97,7 @@ class Command(BaseCommand):
             raise SystemExit(code)
 
     def _wait_for_first_sync(self, endpoint: Endpoint, since, running) -> str:
-        """Wait until the refresher's first sync of ``endpoint`` ends; a note if it did not
+        """Wait until the periodic worker's first sync of ``endpoint`` ends; a note if it did not
         end well ("" when it did). Stops early when a child exits or we are told to stop."""
         if settings.HERMES_INDEX_REFRESH_SECONDS == 0:
             return "The index refresh is off (HERMES_INDEX_REFRESH_SECONDS=0): no index sync ran."
@@ -116,7 +116,8 @@ class Command(BaseCommand):
                 return (
                     f"The first index sync of {endpoint.id!r} failed "
                     f"({state['last_error_code'] or 'error'}); the index page says more, and "
-                    f"the refresher tries again every {settings.HERMES_INDEX_REFRESH_SECONDS} s."
+                    "the periodic worker tries again every "
+                    f"{settings.HERMES_INDEX_REFRESH_SECONDS} s."
                 )
             if time.monotonic() >= ends_at:
                 return (

@@ -4,10 +4,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from hermes_ui.audit.idempotency import mint_key
+from hermes_ui.background.jobs.respond import started
 from hermes_ui.bulk import archive_job
 from hermes_ui.changes import flags
 from hermes_ui.changes.forms import KeyedForm
-from hermes_ui.jobs.respond import started
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.search import selection
 from hermes_ui.web.roles import SUPPORT, role_required

@@ -3,9 +3,9 @@
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
+from hermes_ui.background.jobs.respond import started
 from hermes_ui.bulk import delete_job
 from hermes_ui.deletion.forms import RequestForm
-from hermes_ui.jobs.respond import started
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.search import selection
 from hermes_ui.web.roles import SUPPORT, role_required

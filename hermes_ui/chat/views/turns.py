@@ -7,13 +7,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.background.jobs.respond import started
 from hermes_ui.chat import access, box, relay, store, sync_job, turn_streams
 from hermes_ui.chat.admission import CAP_REFUSALS, admit
 from hermes_ui.chat.audit import record_refusal
 from hermes_ui.chat.compose import ChatForm, refusal_of
 from hermes_ui.chat.models import Turn
 from hermes_ui.hermes import HermesError, client_for
-from hermes_ui.jobs.respond import started
 from hermes_ui.platform.endpoints import Endpoint, get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.errors import unavailable

@@ -6,11 +6,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.background.jobs.respond import started
 from hermes_ui.deletion import approval_job, policy, signals
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
-from hermes_ui.jobs.respond import started
 from hermes_ui.web.roles import ADMIN, role_required
 
 POLL_SECONDS = 1

@@ -13,7 +13,7 @@ from hermes_ui.platform.env import env_int
 class Command(BaseCommand):
     help = (
         "Migrate, collect static files, run the deployment checks, then serve with "
-        "WEB_CONCURRENCY uvicorn workers (default: one per core) plus the index refresher "
+        "WEB_CONCURRENCY uvicorn workers (default: one per core) plus the periodic worker "
         "and HERMES_UI_TASK_WORKERS task workers."
     )
 
@@ -34,11 +34,11 @@ class Command(BaseCommand):
         call_command("check", deploy=True)
         metrics.fresh_directory()  # the last run's processes are gone
         tasks = settings.HERMES_UI_TASK_WORKERS
-        argvs = [serving.uvicorn_argv(host, port, workers), serving.refresher_argv()]
+        argvs = [serving.uvicorn_argv(host, port, workers), serving.periodic_worker_argv()]
         argvs += serving.task_worker_argvs(tasks)
         self.stdout.write(
             f"Serving on http://{host}:{port}/ with {workers} worker(s),"
-            " the background worker (index refresh, turn retention)"
+            " the periodic worker (syncs, probes, live polls, rules, retention, digests)"
             f" and {tasks} task worker(s) (HERMES_UI_TASK_WORKERS)."
         )
         code = serving.supervise(argvs, serving.child_env())

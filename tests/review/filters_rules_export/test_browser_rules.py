@@ -26,7 +26,7 @@ print(queue.pk)
 
 
 def test_a_rule_is_added_run_and_its_sessions_found_by_keyboard(page, dashboard):
-    dashboard.manage("index_refresher", "--once")  # the index the rule searches
+    dashboard.manage("run_periodic", "index")  # the index the rule searches
     made = subprocess.run(
         [sys.executable, str(REPO / "manage.py"), "shell", "-c", MAKE_QUEUE],
         env=dashboard.env,

@@ -57,7 +57,7 @@ def test_a_half_sampled_rule_adds_about_half_the_matches_once(
     rule = Rule.objects.create(
         queue=queue, query="source:telegram", percent=50, created_by=users["reviewer"]
     )
-    call_command("index_refresher", "--once", stdout=io.StringIO())  # sync, then rules
+    call_command("run_periodic", "index", stdout=io.StringIO())  # sync, then rules
     assert drain() == 1  # the rules' task the refresh enqueued
     assert IndexSyncState.objects.get(endpoint="local").last_sync_at is not None
     matches = rules.matches(dataset_endpoint, "source:telegram")
@@ -70,7 +70,7 @@ def test_a_half_sampled_rule_adds_about_half_the_matches_once(
     assert abs(len(added) - n / 2) <= 4 * math.sqrt(n) / 2, (len(added), n)
     assert added <= set(matches)
     assert added == {sid for sid in matches if rules.sampled(rule.pk, sid, 50)}
-    call_command("index_refresher", "--once", stdout=io.StringIO())
+    call_command("run_periodic", "index", stdout=io.StringIO())
     assert drain() == 1
     rule.refresh_from_db()
     assert rule.last_added == 0

@@ -1,5 +1,5 @@
 """A job: long work (a bulk close, filing a bulk deletion, a review, a plain chat turn)
-that a task worker runs off the page request (``runner``, ``hermes_ui.tasks``).
+that a task worker runs off the page request (``runner``, ``hermes_ui.background.workers``).
 
 The row is the job's whole public state, so any web process serves its
 progress page: the counts, the rows of results so far (session ids, verdicts,
@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 # The worker renews the heartbeat of the jobs it runs with its own
-# (``hermes_ui.tasks.worker``); one silent for STALE_AFTER is gone (a busy
+# (``hermes_ui.background.workers.worker``); one silent for STALE_AFTER is gone (a busy
 # SQLite writer can hold a step up to 20 s).
 STALE_AFTER = timedelta(seconds=30)
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from hermes_ui.jobs import views
+from hermes_ui.background.jobs import views
 
 urlpatterns = [
     path("jobs/<int:pk>/", views.job_page, name="job"),

@@ -4,15 +4,15 @@ django-tasks' database backend keeps every task's arguments and return value
 after it ran, and an event's ids (mail, webhooks) name sessions. The erasure
 removes the finished records that name an erased id (``platform.erasers``); a
 task still waiting or running needs its arguments and is left to run. Every
-finished record is pruned ``KEEP`` after it finished (``prune``, on a
-worker's heartbeat), so what an erasure could not remove goes then.
+finished record is pruned ``KEEP`` after it finished (``prune``, a periodic
+round), so what an erasure could not remove goes then.
 """
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -20,9 +20,10 @@ from django_tasks_db.models import DBTaskResult
 from hermes_ui.platform import erasers
 
 KEEP = timedelta(days=1)
+KEEP_ROUNDS = timedelta(hours=1)
+ROUNDS_QUEUE = "periodic"  # background.schedule.QUEUE
 FINISHED = (TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED)
-PRUNE_EVERY = 600.0  # seconds between two prunings by one process
-_pruned_at = 0.0
+PRUNE_EVERY = 600.0  # seconds between two prunings (a round of background/schedule.py)
 
 
 def _naming(ids: list[str]) -> list:
@@ -48,15 +49,15 @@ def erase(scope, ids: list[str]) -> dict[str, int]:
 
 
 def prune(now=None) -> int:
-    """Delete the records of tasks that finished more than ``KEEP`` ago."""
-    before = (now or timezone.now()) - KEEP
-    deleted, _ = DBTaskResult.objects.filter(status__in=FINISHED, finished_at__lt=before).delete()
+    """Delete the records of tasks that finished more than ``KEEP`` ago.
+
+    The periodic rounds' own records go after ``KEEP_ROUNDS``: the live round
+    alone leaves one every few seconds, and they name no session.
+    """
+    now = now or timezone.now()
+    finished = DBTaskResult.objects.filter(status__in=FINISHED)
+    old = Q(finished_at__lt=now - KEEP) | Q(
+        queue_name=ROUNDS_QUEUE, finished_at__lt=now - KEEP_ROUNDS
+    )
+    deleted, _ = finished.filter(old).delete()
     return deleted
-
-
-def prune_now_and_then(worker_id: str = "") -> None:
-    """``prune`` at most every ``PRUNE_EVERY`` seconds per process (a heartbeat hook)."""
-    global _pruned_at
-    if time.monotonic() - _pruned_at >= PRUNE_EVERY:
-        _pruned_at = time.monotonic()
-        prune()

@@ -1,10 +1,9 @@
 """A task worker: django-tasks-db's own ``Worker`` loop, plus this worker's heartbeat row.
 
-The heartbeat runs on a thread of the worker process: a task may run for
-minutes (a bulk close of hundreds of sessions) without the loop coming back.
-Each beat renews the row, calls the ``BEAT_HOOKS`` and requeues the tasks
-of dead workers (``recovery``). Stopping removes the row, so a worker stopped
-on purpose is not taken for a crashed one.
+The heartbeat runs on a thread of its own, since a task may run for minutes.
+Each beat renews the row, calls the worker's hooks and requeues the tasks of
+dead workers (``recovery``). Stopping removes the row, so a worker stopped on
+purpose is not taken for a crashed one.
 """
 
 from __future__ import annotations
@@ -23,23 +22,19 @@ from django.utils.module_loading import import_string
 from django_tasks.signals import task_finished
 from django_tasks_db.management.commands.db_worker import Worker
 
+from hermes_ui.background.workers import recovery
+from hermes_ui.background.workers.liveness import BEAT_SECONDS
+from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.platform import metrics
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.outages import DATABASE, database_ready, database_unreachable, log_failure
-from hermes_ui.tasks import recovery
-from hermes_ui.tasks.liveness import BEAT_SECONDS
-from hermes_ui.tasks.models import WorkerBeat
 
-log = logging.getLogger("hermes_ui.tasks")
+log = logging.getLogger("hermes_ui.background.workers")
 
 # The longest wait between two looks at a database that went away (seconds).
 MAX_PAUSE = 5.0
 
-# ``hook(worker_id)`` on every beat, by dotted path (imported when a beat runs).
-BEAT_HOOKS = (
-    "hermes_ui.jobs.runner.renew",  # the progress rows of the jobs this worker runs
-    "hermes_ui.tasks.erase.prune_now_and_then",  # finished task records, now and then
-)
+Hook = Callable[[str], object]  # ``hook(worker_id)`` on every beat
 
 
 @receiver(task_finished)
@@ -51,7 +46,7 @@ def count_outcome(sender, task_result, **kwargs) -> None:
     ).inc()
 
 
-def beat(worker_id: str) -> None:
+def beat(worker_id: str, hooks: tuple[Hook, ...] = ()) -> None:
     """One heartbeat: the row, the hooks, the recovery of dead workers' tasks."""
     try:
         now = timezone.now()
@@ -60,8 +55,8 @@ def beat(worker_id: str) -> None:
             WorkerBeat.objects.create(
                 worker=worker_id, host=socket.gethostname()[:255], pid=os.getpid(), beat_at=now
             )
-        for hook in BEAT_HOOKS:
-            import_string(hook)(worker_id)
+        for hook in hooks:
+            hook(worker_id)
         recovery.requeue_orphans()
     finally:
         release_connections()
@@ -70,14 +65,15 @@ def beat(worker_id: str) -> None:
 class Heart:
     """The heartbeat thread of one worker (``with Heart(worker_id): ...``)."""
 
-    def __init__(self, worker_id: str, every: float = BEAT_SECONDS):
+    def __init__(self, worker_id: str, every: float = BEAT_SECONDS, hooks: tuple[Hook, ...] = ()):
         self.worker_id = worker_id
         self.every = every
+        self.hooks = hooks
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="task-heartbeat", daemon=True)
 
     def __enter__(self) -> Heart:
-        beat(self.worker_id)  # alive (and recovered what was orphaned) before the first task
+        beat(self.worker_id, self.hooks)  # alive, orphans recovered, before the first task
         self.thread.start()
         return self
 
@@ -89,7 +85,7 @@ class Heart:
     def _run(self) -> None:
         while not self.stop.wait(self.every):
             try:
-                beat(self.worker_id)
+                beat(self.worker_id, self.hooks)
             except Exception:  # the next beat tries again; only a stale row means dead
                 log_failure(log, "task worker=%s heartbeat failed", self.worker_id)
 
@@ -97,13 +93,16 @@ class Heart:
 class TaskWorker(Worker):
     """django-tasks-db's worker; a second stop signal leaves the task as a crash would.
 
-    The framework's own second-signal exit raises ``SystemExit`` inside the
-    task, which it then records as FAILED: the work would be lost. Here the
-    process ends at once instead; the task stays RUNNING and, the heartbeat
-    row gone, the next worker puts it back in the queue.
+    The framework's own second-signal exit records the task as FAILED: the
+    work would be lost. Here the process ends at once; the task stays RUNNING
+    and the next worker puts it back in the queue.
     """
 
+    on_stop: Callable[[], object] | None = None  # called on the first stop signal
+
     def shutdown(self, signum, frame) -> None:
+        if self.running and self.on_stop is not None:
+            self.on_stop()
         if self.running or not self.running_task:
             super().shutdown(signum, frame)
             return
@@ -148,10 +147,12 @@ def forget(worker_id: str) -> None:
         release_connections()
 
 
-def make_worker(worker_id: str, *, interval: float = 1.0, batch: bool = False) -> TaskWorker:
-    """django-tasks-db's worker on every queue of the default backend."""
+def make_worker(
+    worker_id: str, *, interval: float = 1.0, batch: bool = False, queues: tuple[str, ...] = ("*",)
+) -> TaskWorker:
+    """django-tasks-db's worker on ``queues`` (every queue by default) of the default backend."""
     return TaskWorker(
-        queue_names=["*"],
+        queue_names=list(queues),
         interval=interval,
         batch=batch,
         backend_name="default",

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
                 'ordering': ['-beat_at'],
             },
         ),
-        # The recovery's query (RUNNING tasks, hermes_ui/tasks/recovery.py) reads an
+        # The recovery's query (RUNNING tasks, hermes_ui/background/workers/recovery.py) reads an
     # index of the few running rows, not the whole result table.
     migrations.RunSQL(
         "CREATE INDEX hermes_tasks_running_idx ON django_tasks_database_dbtaskresult (status) "

@@ -7,7 +7,7 @@ answers at once. A task worker (``manage.py task_worker``) runs it through
 reports through ``Progress``, each write one database step.
 
 A worker that dies mid-job leaves the task RUNNING; the next live worker
-puts it back in the queue (``hermes_ui.tasks.recovery``) and ``execute`` runs
+puts it back in the queue (``hermes_ui.background.workers.recovery``) and ``execute`` runs
 the work again with ``resumed=True`` and the progress recorded so far. Each
 kind's work decides what a resumption means: a bulk close skips the sessions
 it recorded and reconciles the one in flight, a chat turn whose answer was
@@ -23,15 +23,15 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from hermes_ui.background.jobs.kinds import Kind
+from hermes_ui.background.jobs.models import ACTIVE_STATES, STALE_AFTER, Job, JobState
+from hermes_ui.background.jobs.progress import Failed, Progress, Superseded
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import client as hermes_client
-from hermes_ui.jobs.kinds import Kind
-from hermes_ui.jobs.models import ACTIVE_STATES, STALE_AFTER, Job, JobState
-from hermes_ui.jobs.progress import Failed, Progress, Superseded
 from hermes_ui.platform.db_steps import release_connections, released
 from hermes_ui.platform.endpoints import Endpoint, configured
 
-log = logging.getLogger("hermes_ui.jobs")
+log = logging.getLogger("hermes_ui.background.jobs")
 
 DASHBOARD_ERROR = "The dashboard failed while running this job; the results so far are shown."
 ENDPOINT_GONE = (
@@ -180,5 +180,5 @@ def _end(pk: int, progress: Progress, state: str, code: str = "", message: str =
 
 
 def renew(worker_id: str) -> None:
-    """The heartbeat of the jobs a worker runs (a hook of ``hermes_ui.tasks.worker``)."""
+    """The heartbeat of the jobs a worker runs (a hook of its heartbeat)."""
     Job.objects.filter(runner=worker_id, state=JobState.RUNNING).update(heartbeat_at=timezone.now())

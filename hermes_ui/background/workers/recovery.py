@@ -6,7 +6,7 @@ live worker, on every heartbeat, looks for RUNNING tasks whose last worker
 has no live heartbeat row and makes them READY again. The update names the
 ``started_at`` it read, so when two workers recover the same task, or one
 claims it meanwhile, only one change lands: a task is never queued twice.
-The task itself must be safe to run again (see ``hermes_ui.jobs.runner``).
+The task itself must be safe to run again (see ``hermes_ui.background.jobs.runner``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import logging
 from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from hermes_ui.tasks.liveness import alive_ids
+from hermes_ui.background.workers.liveness import alive_ids
 
-log = logging.getLogger("hermes_ui.tasks")
+log = logging.getLogger("hermes_ui.background.workers")
 
 
 def requeue_orphans(own: str = "") -> list[str]:

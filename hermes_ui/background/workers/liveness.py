@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from hermes_ui.tasks.models import WorkerBeat
+from hermes_ui.background.workers.models import WorkerBeat
 
 # A worker renews its row this often (seconds); the stale period is a setting.
 BEAT_SECONDS = 2.0

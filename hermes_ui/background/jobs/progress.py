@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from hermes_ui.jobs.models import Job
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.platform.db_steps import released
 
 

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from hermes_ui.jobs import kinds
-from hermes_ui.jobs.models import Job, JobState
-from hermes_ui.tasks import liveness
+from hermes_ui.background.jobs import kinds
+from hermes_ui.background.jobs.models import Job, JobState
+from hermes_ui.background.workers import liveness
 from hermes_ui.web.roles import ADMIN, has_role
 
 TEMPLATE = "jobs/job.html"
@@ -45,7 +45,7 @@ def context(job: Job) -> dict:
         "state": job.shown_state,
         "rows": rows,
         "counts": sorted(counts.items()),
-        # A running job whose worker died is resumed by the next one (hermes_ui.tasks).
+        # A running job whose worker died is resumed by the next one (hermes_ui.background.workers).
         "resumes": job.state == JobState.RUNNING,
         "workers_alive": bool(liveness.alive_ids()) if job.state == JobState.QUEUED else True,
         "poll_seconds": POLL_SECONDS,

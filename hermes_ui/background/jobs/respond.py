@@ -4,8 +4,8 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
-from hermes_ui.jobs import views
-from hermes_ui.jobs.models import Job
+from hermes_ui.background.jobs import views
+from hermes_ui.background.jobs.models import Job
 from hermes_ui.web.errors import whole_page
 
 
