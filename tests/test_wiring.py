@@ -3,10 +3,10 @@
 from django.apps import apps
 from django.utils.module_loading import import_string
 
+from hermes_ui.background.workers import worker
 from hermes_ui.deletion import erasers
 from hermes_ui.platform import events
 from hermes_ui.search import badges, facets
-from hermes_ui.background.workers import worker
 
 
 def test_every_search_filter_is_found_under_its_key():

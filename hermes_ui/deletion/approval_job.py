@@ -6,8 +6,6 @@ decision of a batch runs at a time, and a second one shows the running one.
 
 from __future__ import annotations
 
-import dataclasses
-
 from django.urls import reverse
 from django_tasks import task
 

@@ -72,7 +72,6 @@ def test_a_turn_whose_worker_died_is_uncertain_and_never_sent_again(
 
     from hermes_ui.background.workers import recovery
     from hermes_ui.chat import sync_job
-    from hermes_ui.background.workers import recovery
     from tests.support.tasks import drain
 
     calls = []

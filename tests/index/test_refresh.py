@@ -8,7 +8,7 @@ from django.core.management import call_command
 from hermes_ui.background import schedule
 from hermes_ui.index import refresher
 from hermes_ui.index.models import IndexedSession, IndexSyncState
-from tests.tasks_worker import drain
+from tests.support.tasks import drain
 
 pytestmark = pytest.mark.peer
 

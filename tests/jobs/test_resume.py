@@ -10,9 +10,7 @@ from hermes_ui.background.jobs.models import Job
 from hermes_ui.background.workers import recovery
 from hermes_ui.bulk import close, close_job
 from hermes_ui.hermes.client import HermesClient
-from hermes_ui.background.jobs.models import Job
 from hermes_ui.search.selection import member_key
-from hermes_ui.background.workers import recovery
 from tests.jobs.conftest import read
 from tests.support.tasks import drain
 

@@ -29,10 +29,10 @@ from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult
 
 from hermes_ui.audit.idempotency import mint_key
-from hermes_ui.hermes.client import HermesClient
-from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.background.workers.worker import make_worker
+from hermes_ui.hermes.client import HermesClient
+from hermes_ui.platform.endpoints import Endpoint
 from tests.support.browser import prepare_script
 from tests.support.waiting import until
 

@@ -9,9 +9,6 @@ from hermes_ui.background.workers import liveness, recovery
 from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.background.workers.worker import Heart
 from hermes_ui.review import rules_task
-from hermes_ui.background.workers import liveness, recovery
-from hermes_ui.background.workers.models import WorkerBeat
-from hermes_ui.background.workers.worker import Heart
 from tests.support.waiting import until
 
 

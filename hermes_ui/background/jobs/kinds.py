@@ -7,7 +7,6 @@ module takes its ``Kind`` from here.
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass
 
 

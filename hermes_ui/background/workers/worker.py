@@ -18,7 +18,6 @@ from collections.abc import Callable
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.utils import timezone
-from django.utils.module_loading import import_string
 from django_tasks.signals import task_finished
 from django_tasks_db.management.commands.db_worker import Worker
 
