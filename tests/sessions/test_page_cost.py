@@ -14,11 +14,12 @@ from django.test.utils import CaptureQueriesContext
 from hermes_ui.hermes import bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.review import notes
-from hermes_ui.review.models import Item, Queue, Rubric
+from hermes_ui.review.models import Item, Queue
 from hermes_ui.sessions import cache as transcripts
 from hermes_ui.tags.models import SessionTag, Tag
 from hermes_ui.watermarks.models import Watermark
 from hermes_ui.web.links import session_url
+from tests.review.core_helpers import default_rubric
 
 SHORT, LONG = "cost-short", "cost-long"
 # The side panels sessions/detail.html lists, in its order.
@@ -34,7 +35,7 @@ def two_sessions(empty_hermes, users, mock_endpoint, settings):
     queue = Queue.objects.create(
         **mock_endpoint.scope(),
         name="cost",
-        rubric=Rubric.objects.get(is_default=True),
+        rubric=default_rubric(),
         owner=users["admin"],
     )
     for sid, count in ((SHORT, 10), (LONG, 300)):
