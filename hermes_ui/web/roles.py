@@ -13,12 +13,9 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 
 from hermes_ui.platform.db_steps import released
-from hermes_ui.platform.prepared import Prepared
 from hermes_ui.web.errors import forbidden
 
 SUPPORT, REVIEWER, ADMIN = "support", "reviewer", "admin"
-# Every page asks it (the role middleware): compiled once (platform.prepared).
-_GROUP_NAMES = Prepared(lambda user_id: Group.objects.filter(user=user_id).values_list("name"))
 ROLES = (SUPPORT, REVIEWER, ADMIN)
 _RANK = {role: rank for rank, role in enumerate(ROLES, start=1)}
 
@@ -31,7 +28,7 @@ def role_of(user) -> str | None:
     cached = getattr(user, "_hermes_role", False)
     if cached is not False:
         return cached
-    names = {name for (name,) in _GROUP_NAMES.rows(user.pk)}
+    names = set(Group.objects.filter(user=user.pk).values_list("name", flat=True))
     role = max((r for r in ROLES if r in names), key=_RANK.__getitem__, default=None)
     user._hermes_role = role
     return role
