@@ -25,7 +25,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from hermes_ui.endpoint_status import stored
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.client import probe_client
@@ -128,7 +127,6 @@ def store(found: Probe) -> None:
         .first()
     )
     EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)
-    stored.forget()
     if before is not None and before != found.reachable:
         events.emit(
             events.ENDPOINT_UP if found.reachable else events.ENDPOINT_DOWN,
