@@ -22,7 +22,6 @@ class MessageQuery(forms.Form):
 
 
 class NoteForm(forms.Form):
-    cache_field_html = True  # form_rendering: the empty note box of every session page
     body = forms.CharField(
         label="Note",
         max_length=NOTE_MAX,
