@@ -2,7 +2,7 @@
 
 Started by path with its checkout as the working directory, so the same file
 measures the new and the old code. It answers ``round N`` on stdin with one
-JSON line of figures (milliseconds), and stops at end of input.
+JSON line of figures (milliseconds of wall and of CPU time), and stops at end of input.
 """
 
 import json
@@ -12,6 +12,7 @@ import time
 
 sys.path.insert(0, os.getcwd())  # the checkout measured, ahead of any installed copy
 
+CPU = " (CPU)"  # the process's own CPU time: steadier than wall time on a loaded machine
 SESSIONS_FROM = 100  # bench_00100 onwards: a session never viewed before, one a round
 
 
@@ -69,15 +70,16 @@ def _setup(suite: str):
 
 def main() -> None:
     client, pages = _setup(sys.argv[1])
-    print(json.dumps({"ready": list(pages)}), flush=True)
+    print(json.dumps({"ready": [n + s for n in pages for s in ("", CPU)]}), flush=True)
     for line in sys.stdin:
         n = int(line.split()[1])
         figures = {}
         for name, url_of in pages.items():
             url = url_of(n)
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             answer = client.get(url)
             figures[name] = (time.perf_counter() - started) * 1000
+            figures[name + CPU] = (time.process_time() - cpu) * 1000
             if answer.status_code != 200:
                 raise SystemExit(f"{url}: {answer.status_code}")
         print(json.dumps(figures), flush=True)
