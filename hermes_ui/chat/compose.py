@@ -11,6 +11,7 @@ from hermes_ui.audit.idempotency import BadKey, effective_key
 from hermes_ui.hermes import errors as e
 from hermes_ui.hermes.client import MAX_CONTENT_PARTS, MAX_TEXT_CHARS, chat_body
 from hermes_ui.hermes.ids import IdError, check_path_id
+from hermes_ui.platform.form_rendering import PlainHiddenInput
 
 # Where each provider (or local) error code is shown on the form.
 _FIELD_OF_CODE = {
@@ -31,6 +32,10 @@ _SESSION_KEY_ADVICE = (
 
 
 class ChatForm(forms.Form):
+    # form_rendering: an empty field's HTML (the group, the widget) is rendered once per
+    # process, as on every session page; the form key and anything typed never are.
+    cache_field_html = True
+
     message = forms.CharField(
         required=False,
         strip=False,
@@ -54,7 +59,7 @@ class ChatForm(forms.Form):
         label="Image URLs (one per line: http, https or data:image/…)",
         widget=forms.Textarea(attrs={"rows": 2}),
     )
-    form_key = forms.CharField(widget=forms.HiddenInput, max_length=64)  # new each page
+    form_key = forms.CharField(widget=PlainHiddenInput, max_length=64)  # new each page
 
     # Each field's error keeps the id the page and its tests know (``error-message``…)
     # and says its codes in ``data-codes`` (form_rendering).

@@ -54,6 +54,7 @@ class FlagField(forms.Field):
 
 class ExportQuery(forms.Form):
     field_template_name = INLINE_FIELD_TEMPLATE
+    cache_field_html = True  # form_rendering: the session page's export box, every view
 
     format = forms.ChoiceField(choices=list(FORMATS.items()))
     redact = FlagField(param="redact", label="Mask secrets and personal data")

@@ -12,6 +12,7 @@ class IndexQuery(forms.Form):
     """The search page's query string; its filter bar shows q, source, kind and state."""
 
     field_template_name = INLINE_FIELD_TEMPLATE
+    cache_field_html = True  # form_rendering: its empty fields render the same each time
 
     q = forms.CharField(
         required=False,

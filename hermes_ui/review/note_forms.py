@@ -22,6 +22,7 @@ class MessageQuery(forms.Form):
 
 
 class NoteForm(forms.Form):
+    cache_field_html = True  # form_rendering: the empty note box of every session page
     body = forms.CharField(
         label="Note",
         max_length=NOTE_MAX,

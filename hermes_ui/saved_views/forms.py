@@ -36,6 +36,8 @@ class NameForm(forms.Form):
 class SaveViewForm(NameForm):
     """The current search of the index page, saved under a name."""
 
+    cache_field_html = True  # on every index page with a search (form_rendering)
+
     q = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput)
     source = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput)
     kind = forms.CharField(required=False, max_length=20, widget=forms.HiddenInput)

@@ -45,6 +45,7 @@ class SessionPageQuery(forms.Form):
     Its ``find`` field is the page's find box (templates/sessions/_find.html)."""
 
     field_template_name = INLINE_FIELD_TEMPLATE
+    cache_field_html = True  # form_rendering: the empty find box of every session page
 
     upto = forms.IntegerField(required=False, min_value=0)
     # at=latest: the last window (the latest turns), loaded directly.

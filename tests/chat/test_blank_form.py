@@ -1,8 +1,13 @@
-"""The chat form renders as Django would, with each page's own form key and values."""
+"""The chat form's empty fields are rendered once per process; anything filled in is not."""
 
 from django import forms
 
 from hermes_ui.chat.compose import ChatForm
+from hermes_ui.platform import form_rendering
+
+
+def _kept(part: str, name: str) -> bool:
+    return any(k[0] == part and k[1] is ChatForm and k[3] == name for k in form_rendering._RENDERED)
 
 
 class _PlainChatForm(ChatForm):
@@ -14,6 +19,9 @@ def test_a_blank_form_renders_exactly_as_django_would():
     plain = _PlainChatForm(initial={"form_key": "k" * 24})
     for name in ("message", "system_message", "session_key", "image_urls", "form_key"):
         assert str(mine[name]) == str(plain[name]), name
+    # Rendered twice: the second time from the kept copy, still the same.
+    assert str(ChatForm(initial={"form_key": "x"})["message"]) == str(plain["message"])
+    assert _kept("widget", "message")
 
 
 def test_the_form_key_and_submitted_values_are_never_kept():
@@ -34,6 +42,9 @@ def test_the_field_groups_take_labels_and_help_text_from_the_form_class():
     assert '<label for="id_session_key">Memory scope (session key)</label>' in group
     assert 'id="id_session_key_helptext"' in group and "long-term memory" in group
     assert 'aria-describedby="id_session_key_helptext"' in group
+    # The empty group is the kept copy the next page draws.
+    assert _kept("group", "session_key")
+    assert ChatForm(initial={"form_key": "x"})["session_key"].as_field_group() == group
 
 
 def test_a_refused_field_keeps_its_error_id_and_says_its_codes():
@@ -43,3 +54,19 @@ def test_a_refused_field_keeps_its_error_id_and_says_its_codes():
     assert 'id="error-image_urls" data-codes="invalid_image_url"' in group
     assert 'aria-describedby="error-image_urls"' in group
     assert "data-codes" not in bound["message"].as_field_group()  # no error, no paragraph
+
+
+class _Hidden(forms.Form):
+    django = forms.CharField(widget=forms.HiddenInput(attrs={"data-x": '<"&>', "hidden": True}))
+    plain = forms.CharField(
+        widget=form_rendering.PlainHiddenInput(attrs={"data-x": '<"&>', "hidden": True})
+    )
+
+
+def test_the_form_key_input_is_drawn_as_django_draws_a_hidden_input():
+    for initial in ({"django": 'k"<&>', "plain": 'k"<&>'}, {}):
+        form = _Hidden(initial=initial)
+        django, plain = str(form["django"]), str(form["plain"])
+        assert plain == django.replace('"django"', '"plain"').replace("id_django", "id_plain")
+    valued = str(_Hidden(initial={"plain": 'k"<&>'})["plain"])
+    assert 'value="k&quot;&lt;&amp;&gt;"' in valued and 'data-x="&lt;&quot;&amp;&gt;"' in valued
