@@ -237,7 +237,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # django-axes counts failed logins first; ModelBackend then checks the password.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "hermes_ui.web.auth_backend.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("HERMES_UI_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("HERMES_UI_LOGIN_COOLOFF_MINUTES", 15, minimum=1))

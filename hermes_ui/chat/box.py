@@ -13,6 +13,7 @@ from hermes_ui.chat.models import Turn
 from hermes_ui.endpoint_status.capabilities import STREAMING, last_probe, offers, reports
 from hermes_ui.hermes import Session
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.prepared import Prepared
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_context
 from hermes_ui.web.roles import SUPPORT, has_role
@@ -21,21 +22,28 @@ _OPTIONAL_FIELDS = ("system_message", "session_key", "image_urls")
 SESSION_KEY_HEADER = "session_key_header"  # /v1/capabilities names the memory-scope header
 
 
-def latest_turn(endpoint: Endpoint, session_ids: set[str]) -> Turn | None:
-    """The newest turn sent from here on any of these ids (refusals by Hermes left out)."""
-    ids = sorted(s for s in session_ids if s)
-    if not ids:
-        return None
-    turn = (
-        Turn.objects.filter(**endpoint.scope(), rejected=False)
+# Its id first, compiled once (platform.prepared): most sessions were never chatted
+# with from here, and the id alone is a much cheaper query than the turn with its user.
+_LATEST_ID = Prepared(
+    lambda ep, fp, ids: (
+        Turn.objects.filter(endpoint=ep, endpoint_fp=fp, rejected=False)
         .filter(
             Q(requested_session_id__in=ids)
             | Q(target_session_id__in=ids)
             | Q(effective_session_id__in=ids)
         )
-        .select_related("user")
-        .first()
+        .values_list("pk")[:1]
     )
+)
+
+
+def latest_turn(endpoint: Endpoint, session_ids: set[str]) -> Turn | None:
+    """The newest turn sent from here on any of these ids (refusals by Hermes left out)."""
+    ids = sorted(s for s in session_ids if s)
+    found = _LATEST_ID.first(endpoint.id, endpoint.fingerprint, ids) if ids else None
+    if found is None:
+        return None
+    turn = Turn.objects.select_related("user").filter(pk=found[0]).first()
     return store.settle_if_orphaned(turn) if turn is not None else None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
 
 from hermes_ui.deletion import announce, clock, erasure, events, inventory, snapshot
 from hermes_ui.deletion.models import OPEN_STATUSES, DeletionRequest
@@ -13,6 +13,7 @@ from hermes_ui.index.models import IndexedSession
 from hermes_ui.lineage.classify import DELEGATE
 from hermes_ui.lineage.consequences import compute
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.prepared import Prepared
 
 
 def open_request(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
@@ -26,16 +27,23 @@ def open_request(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
     )
 
 
-def open_case(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
-    """``open_request`` with its id and status read (the rest deferred)."""
-    return (
+# The session page's action shows the open request's number and status, on every view:
+# those two fields only (not the snapshot and consequences), compiled once.
+_OPEN_CASE = Prepared(
+    lambda ep, fp, sid: (
         DeletionRequest.objects.filter(
-            **endpoint.scope(), session_id=session_id, status__in=OPEN_STATUSES
+            endpoint=ep, endpoint_fp=fp, session_id=sid, status__in=OPEN_STATUSES
         )
         .order_by("-created_at")
-        .only("id", "status")
-        .first()
+        .values_list("id", "status")[:1]
     )
+)
+
+
+def open_case(endpoint: Endpoint, session_id: str) -> DeletionRequest | None:
+    """``open_request`` with its id and status read (the rest deferred)."""
+    found = _OPEN_CASE.first(endpoint.id, endpoint.fingerprint, session_id)
+    return DeletionRequest.from_db(DEFAULT_DB_ALIAS, ["id", "status"], found) if found else None
 
 
 def lists_now(endpoint: Endpoint) -> tuple[list[dict], set[str]]:

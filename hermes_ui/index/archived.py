@@ -22,6 +22,7 @@ from django.db.models import Q
 from hermes_ui.index import badges, counts, facets, sync_state
 from hermes_ui.index.badges import Badge
 from hermes_ui.index.models import IndexedSession
+from hermes_ui.platform.prepared import Prepared
 
 LABEL = "archived on Hermes (inferred: not listed, still readable)"
 RESTORE = (
@@ -94,10 +95,16 @@ def pinned_badges(endpoint, ids: list[str], user, rows: dict[str, dict] | None =
     return {sid: [badge] for sid in ids if sid in rows and rows[sid].get("pinned") is True}
 
 
+# On every session page: compiled once (platform.prepared).
+_ARCHIVED_ONE = Prepared.any_row(
+    lambda ep, fp, sid: IndexedSession.objects.filter(
+        ARCHIVED, endpoint=ep, endpoint_fp=fp, session_id=sid
+    )
+)
+
+
 def state(endpoint, session_id: str) -> bool:
-    return IndexedSession.objects.filter(
-        ARCHIVED, **endpoint.scope(), session_id=session_id
-    ).exists()
+    return _ARCHIVED_ONE.found(endpoint.id, endpoint.fingerprint, session_id)
 
 
 def register() -> None:

@@ -15,6 +15,7 @@ from django.utils import timezone
 from hermes_ui.live import changes as c
 from hermes_ui.live import notices
 from hermes_ui.live.models import LiveEvent, LiveStatus, LiveWatch
+from hermes_ui.platform.prepared import Prepared
 
 KEEP = timedelta(hours=1)  # events older than this are pruned
 WATCH_TTL = timedelta(seconds=15)  # a heartbeat older than this is nobody watching
@@ -31,9 +32,13 @@ def publish(endpoint_id: str, found: list[list], more: int = 0) -> LiveEvent | N
     )
 
 
+# Every page that follows live events asks it: compiled once (platform.prepared).
+_LAST = Prepared(lambda: LiveEvent.objects.order_by("-id").values_list("id")[:1])
+
+
 def last_id() -> int:
-    top = LiveEvent.objects.order_by("-id").values_list("id", flat=True).first()
-    return top or 0
+    top = _LAST.first()
+    return top[0] if top else 0
 
 
 def after(endpoint_id: str, event_id: int, limit: int = 500) -> list[dict]:

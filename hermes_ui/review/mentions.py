@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.platform.endpoints import Endpoint, configured
+from hermes_ui.platform.prepared import Prepared
 from hermes_ui.review.models import Mention, Note
 from hermes_ui.web.links import session_url
 from hermes_ui.web.roles import ROLES
@@ -57,10 +58,23 @@ def users(text: str, *, author=None) -> list:
     return [by_name[name] for name in wanted if name in by_name]
 
 
+# The top bar of every page asks it: compiled once (platform.prepared).
+_UNREAD = Prepared(
+    lambda user_id: (
+        Mention.objects.filter(user_id=user_id, read_at__isnull=True)
+        .values("user_id")
+        .annotate(n=Count("id"))
+        .values_list("n")
+        .order_by()
+    )
+)
+
+
 def unread_count(user) -> int:
     if not getattr(user, "is_authenticated", False):
         return 0
-    return Mention.objects.filter(user_id=user.pk, read_at__isnull=True).count()
+    found = _UNREAD.first(user.pk)
+    return found[0] if found else 0
 
 
 @dataclass

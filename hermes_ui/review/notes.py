@@ -14,6 +14,7 @@ from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.platform import events
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.prepared import Prepared
 from hermes_ui.review import mentions
 from hermes_ui.review.models import Mention, Note
 from hermes_ui.web.roles import ADMIN, has_role
@@ -30,16 +31,22 @@ def thread(ep: Endpoint, session_id: str, message_id: int | None) -> list[Note]:
     )
 
 
-def counts(ep: Endpoint, session_id: str) -> dict[int | None, int]:
-    """How many notes each message of the session has, and the session's own thread
-    (under ``None``): one query for the whole page."""
-    return dict(
-        Note.objects.filter(**ep.scope(), session_id=session_id)
+# Every session page asks it: compiled once (platform.prepared).
+_COUNTS = Prepared(
+    lambda ep, fp, sid: (
+        Note.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
         .values("message_id")
         .annotate(n=Count("id"))
         .values_list("message_id", "n")
         .order_by()
     )
+)
+
+
+def counts(ep: Endpoint, session_id: str) -> dict[int | None, int]:
+    """How many notes each message of the session has, and the session's own thread
+    (under ``None``): one query for the whole page."""
+    return dict(_COUNTS.rows(ep.id, ep.fingerprint, session_id))
 
 
 def add(ep: Endpoint, user, session_id: str, message_id: int | None, body: str) -> Note:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.prepared import Prepared
 from hermes_ui.review import queues
 from hermes_ui.review.models import Item, Label
 from hermes_ui.web.roles import REVIEWER, has_role
@@ -44,10 +45,16 @@ def labels(ep: Endpoint, session_id: str) -> list[Label]:
 _ITEMS_SHOWN = 50
 
 
+# Whether the session is in any queue, compiled once (platform.prepared): most are in
+# none, and this answer costs a tenth of reading the items through the ORM.
+_ANY_ITEM = Prepared.any_row(
+    lambda ep, fp, sid: Item.objects.filter(endpoint=ep, endpoint_fp=fp, session_id=sid)
+)
+
+
 def for_session(ep: Endpoint, session_id: str, user) -> Shown:
     shown = Shown()
-    # Most sessions are in no queue: a cheap yes/no before reading the items.
-    if Item.objects.filter(**ep.scope(), session_id=session_id).exists():
+    if _ANY_ITEM.found(ep.id, ep.fingerprint, session_id):
         # What the page and the API show of an item, and no more: the row and its
         # queue in full made this the page's dearest query to build.
         shown.items = list(

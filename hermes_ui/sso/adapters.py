@@ -18,7 +18,7 @@ from hermes_ui.web.roles import ROLES, set_role
 
 # django-axes' backend cannot load a user for the session (its get_user answers None),
 # and allauth would otherwise pick the first backend: the session would not hold.
-SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
+SESSION_BACKEND = "hermes_ui.web.auth_backend.ModelBackend"
 
 
 class AccountAdapter(DefaultAccountAdapter):

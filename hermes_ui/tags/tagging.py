@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
 
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
 from hermes_ui.platform import events
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.prepared import Prepared
 from hermes_ui.tags import protection
 from hermes_ui.tags.models import SessionTag, Tag
 
@@ -35,15 +36,19 @@ class Changed:
         return self.asked - len(self.changed)
 
 
+# Every session page reads them: compiled once (platform.prepared), the fields shown.
+_SHOWN = ["id", "name", "colour"]
+_OF_SESSION = Prepared(
+    lambda ep, fp, sid: Tag.objects.filter(
+        sessions__endpoint=ep, sessions__endpoint_fp=fp, sessions__session_id=sid
+    ).values_list(*_SHOWN)
+)
+
+
 def of_session(ep: Endpoint, session_id: str) -> list[Tag]:
     """The session's tags in the list's order, with their id, name and colour read."""
-    return list(
-        Tag.objects.filter(
-            sessions__endpoint=ep.id,
-            sessions__endpoint_fp=ep.fingerprint,
-            sessions__session_id=session_id,
-        ).only("id", "name", "colour")
-    )
+    rows = _OF_SESSION.rows(ep.id, ep.fingerprint, session_id)
+    return [Tag.from_db(DEFAULT_DB_ALIAS, _SHOWN, row) for row in rows]
 
 
 def of_sessions(ep: Endpoint, ids: list[str]) -> dict[str, list[tuple[str, str]]]:

@@ -13,9 +13,12 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 
 from hermes_ui.platform.db_steps import released
+from hermes_ui.platform.prepared import Prepared
 from hermes_ui.web.errors import forbidden
 
 SUPPORT, REVIEWER, ADMIN = "support", "reviewer", "admin"
+# Every page asks it (the role middleware): compiled once (platform.prepared).
+_GROUP_NAMES = Prepared(lambda user_id: Group.objects.filter(user=user_id).values_list("name"))
 ROLES = (SUPPORT, REVIEWER, ADMIN)
 _RANK = {role: rank for rank, role in enumerate(ROLES, start=1)}
 
@@ -28,7 +31,7 @@ def role_of(user) -> str | None:
     cached = getattr(user, "_hermes_role", False)
     if cached is not False:
         return cached
-    names = set(Group.objects.filter(user=user.pk).values_list("name", flat=True))
+    names = {name for (name,) in _GROUP_NAMES.rows(user.pk)}
     role = max((r for r in ROLES if r in names), key=_RANK.__getitem__, default=None)
     user._hermes_role = role
     return role

@@ -1,4 +1,4 @@
-"""The signed-in user of each request, loaded by Django's ModelBackend."""
+"""The signed-in user of each request, loaded with SQL compiled once (web.auth_backend)."""
 
 from django.contrib.auth import SESSION_KEY
 from django.db import connection
@@ -12,10 +12,10 @@ def test_a_password_sign_in_stays_signed_in_on_the_next_page(users):
     client = Client()
     answer = client.post("/accounts/login/", {"username": "support", "password": PASSWORD})
     assert answer.status_code == 302 and SESSION_KEY in client.session
-    assert client.session["_auth_user_backend"] == "django.contrib.auth.backends.ModelBackend"
+    assert client.session["_auth_user_backend"] == "hermes_ui.web.auth_backend.ModelBackend"
     with CaptureQueriesContext(connection) as seen:
         assert client.get("/mentions/").status_code == 200
-    # The session came from its cache; the user from one query.
+    # The session came from its cache; the user from the compiled query.
     assert not [q for q in seen.captured_queries if "django_session" in q["sql"]]
     assert len([q for q in seen.captured_queries if 'FROM "auth_user"' in q["sql"]]) == 1
 
