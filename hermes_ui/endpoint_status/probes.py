@@ -126,7 +126,7 @@ def store(found: Probe) -> None:
         .values_list("reachable", flat=True)
         .first()
     )
-    EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)
+    EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)  # type: ignore[arg-type]
     if before is not None and before != found.reachable:
         events.emit(
             events.ENDPOINT_UP if found.reachable else events.ENDPOINT_DOWN,
@@ -143,7 +143,7 @@ def recent(endpoints: list[Endpoint]) -> list[Probe]:
     for each in _ask(missing):
         _remember(each)
         found[each.endpoint.id] = each
-    return [found[ep.id] for ep in endpoints]
+    return [found[ep.id] for ep in endpoints]  # type: ignore[misc]
 
 
 def refresh(endpoints: list[Endpoint]) -> list[Probe]:

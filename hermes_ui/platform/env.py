@@ -106,12 +106,12 @@ def env_email(name: str, default: str) -> str:
     from email.utils import parseaddr
 
     value = env_str(name, default)
-    _, address = parseaddr(value)
+    _, address = parseaddr(value)  # type: ignore[arg-type]
     if "@" not in address or address.startswith("@") or address.endswith("@"):
         raise ImproperlyConfigured(
             f"{name} must be an e-mail address (hermes@example.org), got {value!r}"
         )
-    return value
+    return value  # type: ignore[return-value]
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:

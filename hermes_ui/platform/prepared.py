@@ -27,7 +27,7 @@ class Prepared:
     def instances(self, *values) -> list:
         """The query's model objects for these values, each field converted as the ORM does."""
         alias, sql, params, model = self._ready(values)
-        return list(model._default_manager.raw(sql, params, using=alias))
+        return list(model._default_manager.raw(sql, params, using=alias))  # type: ignore[attr-defined]
 
     def _ready(self, values) -> tuple[str, str, list, type]:
         shape = tuple(_shape(v) for v in values)
@@ -65,7 +65,7 @@ class Prepared:
             elif _looks_like_mark(param):
                 raise ValueError(f"prepared query: a placeholder was transformed: {param!r}")
             else:
-                slots.append(_Constant(param))  # part of the query itself (rejected=False)
+                slots.append(_Constant(param))  # type: ignore[arg-type]  # part of the query itself (rejected=False)
         missing = set(where.values()) - set(slots)
         if missing:
             unused = sorted(missing, key=repr)

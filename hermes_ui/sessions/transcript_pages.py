@@ -64,7 +64,7 @@ class Arriving:
 
     def lazy(self) -> dict:
         values = {key: functools.partial(self._value, key) for key in self.KEYS}
-        values["transcript_arrived"] = lambda: self.values
+        values["transcript_arrived"] = lambda: self.values  # type: ignore[assignment]
         return values
 
     def _value(self, key):

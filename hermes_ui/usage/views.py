@@ -34,7 +34,7 @@ def _respond(request, endpoints: list[Endpoint], ep: Endpoint | None):
         return csv_export.response(figures, group_label, name)
     query = request.GET.copy()
     query["format"] = "csv"
-    context.update(
+    context.update(  # type: ignore[call-overload]
         report=figures,
         chart=chart.build(figures, data["chart"]),
         group_label=group_label,

@@ -65,7 +65,7 @@ def _child_at_fork(client, child) -> dict:
     except HermesError:
         return facts  # the fork succeeded; its page reads the child instead
     if rows["session_id"] == child.id:
-        facts.update(
+        facts.update(  # type: ignore[call-overload]
             child_message_count=len(rows["data"]),
             child_digest=reconcile.messages_digest(rows["data"]),
         )

@@ -32,7 +32,7 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
     selected = {m.session_id for m in members}
     admin = policy.is_admin(request.user)
     reviewing = review_job.running(batch)
-    counts = {}
+    counts = {}  # type: ignore[var-annotated]
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
     context = {

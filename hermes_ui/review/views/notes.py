@@ -61,11 +61,11 @@ def _add(request, ep, session_id: str, message_id: int | None):
         form.add_error(None, "This session has no such message (its transcript may have changed).")
     if not form.is_valid():
         return _thread(request, ep, target or session_id, message_id, form=form, status=400)
-    notes.add(ep, request.user, target, message_id, form.cleaned_data["body"])
+    notes.add(ep, request.user, target, message_id, form.cleaned_data["body"])  # type: ignore[arg-type]
     if request.htmx:
         return _thread(request, ep, target, message_id)
     messages.success(request, "Your note was added.")
-    return redirect(note_marks.back_url(ep, target, message_id))
+    return redirect(note_marks.back_url(ep, target, message_id))  # type: ignore[arg-type]
 
 
 def _target(ep, session_id: str, message_id: int | None) -> str | None:
