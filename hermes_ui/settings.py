@@ -192,6 +192,8 @@ TEMPLATES = [
                 "hermes_ui.web.context.navigation",
                 "hermes_ui.endpoint_status.context.session_api_banner",
             ],
+            # {% url %} reverses each name and plain values once (web/templatetags/url_memo.py).
+            "builtins": ["hermes_ui.web.templatetags.url_memo"],
         },
     }
 ]
