@@ -18,6 +18,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[2]
 SUITES = ("session", "search")
+# Sessions seeded: search builds both sides' content index first, which takes
+# the better part of an hour at 10,000 sessions on a loaded 2-core machine.
+SEEDED = {"session": 10_000, "search": 2_000}
 WARM_UP = 3
 
 
@@ -27,7 +30,7 @@ def run(stdout, suite: str, against: Path, rounds: int = 15) -> None:
     if suite not in SUITES:
         raise SystemExit(f"--against measures {', '.join(SUITES)}, not {suite!r}")
     stdout.write(f"load average at the start: {_load()}")
-    with seeded_peer(stdout, f"against-{suite}") as (scratch, peer):
+    with seeded_peer(stdout, f"against-{suite}", count=SEEDED[suite]) as (scratch, peer):
         sides = {}
         for name, root in (("new", REPO), ("old", against.resolve())):
             env = dashboard_env(
