@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db.models import Q
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
@@ -13,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, role_required
 
 PAGE_SIZE = 50
@@ -62,7 +64,7 @@ class AuditFilter(forms.Form):
 @require_GET
 @vary_on_headers("HX-Request")
 @role_required(ADMIN)
-def audit_log(request):
+def audit_log(request: HtmxHttpRequest) -> HttpResponse:
     query = AuditFilter(request.GET)
     template = "changes/audit_log.html#results" if request.htmx else "changes/audit_log.html"
     query.offer(**_choices())
@@ -74,7 +76,7 @@ def audit_log(request):
     )
     params = request.GET.copy()
     params.pop("page", None)
-    context.update(page=page, events=page.object_list, params=params.urlencode())
+    context.update(page=page, events=page.object_list, params=params.urlencode())  # type: ignore[call-overload]
     return render(request, template, context)
 
 
