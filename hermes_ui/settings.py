@@ -36,7 +36,7 @@ from hermes_ui.sso.config import allauth_providers, oidc_config
 restrict_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))  # type: ignore[arg-type]
+DATA_DIR = Path(env_str("HERMES_UI_DATA_DIR", str(BASE_DIR / "data")))
 # The database, the secret key and the demo logins live here: owner only.
 private_dir(DATA_DIR)
 # ...and so is what is already in it (an upgrade leaves older files 0644),
@@ -216,7 +216,7 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": backends.sqlite_database(
-            env_str("HERMES_UI_DB", str(DATA_DIR / "hermes_ui.sqlite3")),  # type: ignore[arg-type]
+            env_str("HERMES_UI_DB", str(DATA_DIR / "hermes_ui.sqlite3")),
             str(DATA_DIR / f"test_hermes_ui_{os.getpid()}.sqlite3"),
         )
     }
@@ -359,7 +359,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # --- Hermes endpoints -----------------------------------------------------
 HERMES_ENDPOINT_ID = env_str("HERMES_ENDPOINT_ID", "local")
 HERMES_ENDPOINTS = parse_endpoints(
-    default_id=HERMES_ENDPOINT_ID,  # type: ignore[arg-type]
+    default_id=HERMES_ENDPOINT_ID,
     url=env_url("HERMES_API_URL"),
     key=env_str("HERMES_API_KEY"),
     extra=env_list("HERMES_EXTRA_ENDPOINTS", []),

@@ -7,6 +7,7 @@ clear message, not surface later as odd behaviour, so every reader raises
 
 import ipaddress
 import os
+from typing import overload
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -15,6 +16,10 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: None = None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     if value is None or value == "":
@@ -106,12 +111,12 @@ def env_email(name: str, default: str) -> str:
     from email.utils import parseaddr
 
     value = env_str(name, default)
-    _, address = parseaddr(value)  # type: ignore[arg-type]
+    _, address = parseaddr(value)
     if "@" not in address or address.startswith("@") or address.endswith("@"):
         raise ImproperlyConfigured(
             f"{name} must be an e-mail address (hermes@example.org), got {value!r}"
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
