@@ -1,6 +1,7 @@
 """/account/tokens/: issue, list and revoke personal API tokens (admins: everyone's)."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -11,7 +12,7 @@ from hermes_ui.web.roles import ADMIN, SUPPORT, has_role, role_required
 
 @require_http_methods(["GET", "POST"])
 @role_required(SUPPORT)
-def token_list(request):
+def token_list(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST if request.method == "POST" else None)
     issued = None
     if request.method == "POST" and form.is_valid():
@@ -35,7 +36,7 @@ def token_list(request):
 
 @require_POST
 @role_required(SUPPORT)
-def token_revoke(request, pk: int):
+def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     token = get_object_or_404(tokens.visible_to(request.user), pk=pk)
     if tokens.revoke(token, request.user):
         messages.success(request, f"Revoked the token “{token.name}”.")

@@ -2,12 +2,14 @@
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.audit.forms import AuditFilter, filtered
 from hermes_ui.audit.models import AuditEvent
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, role_required
 
 PAGE_SIZE = 50
@@ -16,7 +18,7 @@ PAGE_SIZE = 50
 @require_GET
 @vary_on_headers("HX-Request")
 @role_required(ADMIN)
-def audit_log(request):
+def audit_log(request: HtmxHttpRequest) -> HttpResponse:
     query = AuditFilter(request.GET)
     template = "changes/audit_log.html#results" if request.htmx else "changes/audit_log.html"
     query.offer(**_choices())
@@ -28,7 +30,7 @@ def audit_log(request):
     )
     params = request.GET.copy()
     params.pop("page", None)
-    context.update(page=page, events=page.object_list, params=params.urlencode())
+    context.update(page=page, events=page.object_list, params=params.urlencode())  # type: ignore[call-overload]
     return render(request, template, context)
 
 

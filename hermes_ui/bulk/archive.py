@@ -53,7 +53,7 @@ def archive_each(endpoint: Endpoint, user, ids: list[str], form_key: str, size: 
             form_key=member_key(form_key, session_id),
             inputs=_inputs(size or len(ids)),
             session_id=session_id,
-            call=lambda key, evidence, sid=session_id: _patch(endpoint, sid, key),
+            call=lambda key, evidence, sid=session_id: _patch(endpoint, sid, key),  # type: ignore[misc]
         )
         flags.learn(endpoint, applied, session_id)
         result = applied.result

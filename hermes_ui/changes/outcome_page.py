@@ -89,7 +89,7 @@ def _remember_child(ep, event: AuditEvent, report: reconcile.Report) -> None:
     if event.capability == apply.FORK and report.child_created:
         # Every fork the dashboard made is remembered, even a half-done one,
         # under the person who made it (not whoever checked).
-        remember_fork(ep, event.session_id, report.child.id, event.user)
+        remember_fork(ep, event.session_id, report.child.id, event.user)  # type: ignore[union-attr]
 
 
 def _report(client, event: AuditEvent) -> reconcile.Report:

@@ -213,7 +213,7 @@ def _check_messages(report: Report, client, evidence: dict) -> None:
     the child's count and digest just after.
     """
     label = "Messages copied"
-    child_id = report.child.id
+    child_id = report.child.id  # type: ignore[union-attr]
     rows = _read(report, client.get_messages, child_id)
     now = rows["data"] if isinstance(rows, dict) and rows["session_id"] == child_id else None
     expected = evidence.get("parent_message_count")
@@ -277,7 +277,7 @@ def _check_title(report: Report, evidence: dict) -> None:
     """The title Hermes gave the child when it answered the fork (recorded), else now."""
     label = "Title set"
     asked = evidence.get("title") or {"present": False}
-    now = describe_text(report.child.title)
+    now = describe_text(report.child.title)  # type: ignore[union-attr]
     held = evidence.get("child_title")
     if isinstance(held, dict):
         if held != now:
@@ -359,7 +359,7 @@ def check_patch(client: HermesClient, session_id: str, evidence: dict) -> Report
         return report
     report.session = row
     if evidence.get("op") in flags.OPS:
-        _check_flag(report, row.raw, evidence)
+        _check_flag(report, row.raw, evidence)  # type: ignore[arg-type]
     elif evidence.get("op") == "close":
         asked, now = evidence.get("end_reason"), row.end_reason
         if now == asked:
@@ -447,7 +447,7 @@ def check_create(client: HermesClient, evidence: dict) -> Report:
             ]
         except e.HermesError as error:
             report.read_errors.append(error)
-            found = UNKNOWN
+            found = UNKNOWN  # type: ignore[assignment]
         report.candidates = found if isinstance(found, list) else []
         row = found[0] if isinstance(found, list) and len(found) == 1 else found or None
     if row is UNKNOWN or isinstance(row, list):

@@ -108,7 +108,7 @@ def state(
     closed_text = ""
     closed = session is not None and session.closed
     if closed and resolved_id == session_id and not settings.HERMES_ALLOW_CHAT_ON_CLOSED:
-        closed_text = closed_reason(session.end_reason)
+        closed_text = closed_reason(session.end_reason)  # type: ignore[union-attr]
     target_note = ""
     if resolved_id != session_id:
         target_note = (

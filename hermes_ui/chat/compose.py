@@ -69,8 +69,8 @@ class ChatForm(forms.Form):
         (session_key, "session_key"),
         (image_urls, "image_urls"),
     ):
-        _field.error_id = f"error-{_name}"
-        _field.show_error_codes = True
+        _field.error_id = f"error-{_name}"  # type: ignore[attr-defined]
+        _field.show_error_codes = True  # type: ignore[attr-defined]
     del _field, _name
 
     def clean_session_key(self):

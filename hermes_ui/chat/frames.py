@@ -134,7 +134,7 @@ async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncI
             idle = 0.0
             async for item in follower:
                 if isinstance(item, tuple):
-                    yield resume_frames(*item, after, csrf_token, viewer)
+                    yield resume_frames(*item, after, csrf_token, viewer)  # type: ignore[call-arg]
                 elif item is not None:
                     idle = 0.0
                     yield update_frames(item, csrf_token, viewer)
@@ -154,7 +154,7 @@ async def _follow_shared(turn_id: int, after, csrf_token: str, viewer) -> AsyncI
             async for keepalive in _until_settled(turn_id):
                 yield keepalive
         finally:
-            await follower.aclose()
+            await follower.aclose()  # type: ignore[attr-defined]
     view = await sync_to_async(_read_view)(turn_id)
     yield frame(
         "snapshot", render("body", view, csrf_token, final=True, viewer=viewer), view.last_seq

@@ -41,7 +41,7 @@ class IllegalTransition(ValueError):
 
 
 def check_transition(current: str, new: str) -> None:
-    if new not in _NEXT.get(current, set()):
+    if new not in _NEXT.get(current, set()):  # type: ignore[call-overload]
         raise IllegalTransition(f"a turn cannot go from {current} to {new}")
 
 

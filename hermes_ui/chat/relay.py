@@ -116,7 +116,7 @@ def start(job: Job, view) -> concurrent.futures.Future:
     store.claim(job.turn_id)  # raises turn_streams.LeaseError: the turn is not sent
     live = hub.LiveTurn(view)
     if turn_streams.enabled():
-        live.sink = functools.partial(_share, live)
+        live.sink = functools.partial(_share, live)  # type: ignore[assignment]
     hub.register(live)
     opened: concurrent.futures.Future = concurrent.futures.Future()
     asyncio.run_coroutine_threadsafe(_run(live, job, opened), _relay_loop())

@@ -9,6 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from typing import Any, cast
 
 from django.conf import settings
 
@@ -179,8 +180,10 @@ async def follow(turn_id: int, view, apply) -> AsyncIterator:
     import redis.asyncio
 
     # A blocking read lasts BLOCK_MS; a Redis silent for SOCKET_TIMEOUT is gone (RedisError).
-    conn = redis.asyncio.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
+    url = cast(str, settings.REDIS_URL)  # set: turns relay through Redis only with it
+    # redis' stubs type stream replies as unions of every shape; these are (id, fields) pairs.
+    conn: Any = redis.asyncio.Redis.from_url(
+        url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
     )
     key = _key(turn_id, "events")
     try:

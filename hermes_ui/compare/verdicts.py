@@ -81,10 +81,10 @@ def preferred_ids(ep: Endpoint, session_ids=None) -> frozenset[str]:
         found = found.filter(Q(first_id__in=ids) | Q(second_id__in=ids))
     else:
         ids = None
-    found = found.values_list("first_id", "second_id", "preferred_id")
+    found = found.values_list("first_id", "second_id", "preferred_id")  # type: ignore[assignment]
     newest: dict[tuple[str, str], str] = {}
-    for first, second, preferred in found:  # newest first (Meta.ordering)
-        newest.setdefault((first, second), preferred)
+    for first, second, preferred in found:  # type: ignore[misc]  # newest first (Meta.ordering)
+        newest.setdefault((first, second), preferred)  # type: ignore[has-type]
     return frozenset(p for p in newest.values() if p and (ids is None or p in ids))
 
 
@@ -97,7 +97,7 @@ class Pending:
 def to_review(ep: Endpoint, limit: int = 200) -> list[Pending]:
     """Forks made in this dashboard that no verdict names yet, newest first."""
     forks = list(KnownFork.objects.filter(**ep.scope()).order_by("-created_at", "-id")[:limit])
-    judged = set()
+    judged = set()  # type: ignore[var-annotated]
     for first, second in Verdict.objects.filter(**ep.scope()).values_list("first_id", "second_id"):
         judged.update((first, second))
     by_parent: dict[str, list[str]] = {}

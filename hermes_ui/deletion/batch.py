@@ -29,7 +29,7 @@ _VERDICT = {
 
 def verdict(member: DeletionRequest, batch: DeletionBatch) -> str:
     if member.status in _VERDICT:
-        return _VERDICT[member.status]
+        return _VERDICT[member.status]  # type: ignore[index]
     # Still approved after the run: Hermes refused its DELETE; it is still there.
     return SURVIVED if batch.finished_at else WAITING
 
@@ -115,7 +115,7 @@ def members(batch: DeletionBatch) -> list[DeletionRequest]:
 
     def depth(session_id: str) -> int:
         seen, n = {session_id}, 0
-        while (session_id := parent.get(session_id)) in parent and session_id not in seen:
+        while (session_id := parent.get(session_id)) in parent and session_id not in seen:  # type: ignore[assignment, operator]
             seen.add(session_id)
             n += 1
         return n

@@ -32,7 +32,7 @@ def erase(ep: Endpoint, ids, *, related=()) -> dict[str, int]:
     if not ids:
         return counts
     with_related = sorted({*ids, *related})
-    later = []  # (eraser, step) in the order they were given
+    later = []  # type: ignore[var-annotated]  # (eraser, step) in the order they were given
 
     def add(eraser: erasers.Eraser, found: dict[str, int] | None) -> None:
         for kind, n in (found or {}).items():

@@ -23,7 +23,7 @@ class RequestForm(forms.Form):
         "fingerprint.",
         error_messages={"required": "Give a reason: the approver decides on it."},
     )
-    reason.error_id = "reason-error"  # the id pages and tests know (form_rendering)
+    reason.error_id = "reason-error"  # type: ignore[attr-defined]  # the id pages and tests know (form_rendering)
 
     def clean_reason(self):
         return _no_controls(self.cleaned_data["reason"], "reason")

@@ -11,7 +11,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from hermes_ui.endpoint_status import stored
 from hermes_ui.endpoint_status.models import EndpointProbe
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.client import probe_client
@@ -113,8 +112,7 @@ def store(found: Probe) -> None:
         .values_list("reachable", flat=True)
         .first()
     )
-    EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)
-    stored.forget()
+    EndpointProbe.objects.update_or_create(**found.endpoint.scope(), defaults=values)  # type: ignore[arg-type]
     if before is not None and before != found.reachable:
         events.emit(
             events.ENDPOINT_UP if found.reachable else events.ENDPOINT_DOWN,
@@ -131,7 +129,7 @@ def recent(endpoints: list[Endpoint]) -> list[Probe]:
     for each in _ask(missing):
         _remember(each)
         found[each.endpoint.id] = each
-    return [found[ep.id] for ep in endpoints]
+    return [found[ep.id] for ep in endpoints]  # type: ignore[misc]
 
 
 def refresh(endpoints: list[Endpoint]) -> list[Probe]:

@@ -7,6 +7,7 @@ redirect without JavaScript, the refreshed table with htmx).
 """
 
 from django.conf import settings
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -16,18 +17,19 @@ from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
 from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.verification.models import latest_report
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_GET
 @role_required(SUPPORT)
-def endpoint_list(request):
+def endpoint_list(request: HtmxHttpRequest) -> HttpResponse:
     return _page(request, probes.recent(all_endpoints()))
 
 
 @require_POST
 @role_required(SUPPORT)
-def endpoint_probe(request):
+def endpoint_probe(request: HtmxHttpRequest) -> HttpResponse:
     found = probes.refresh(all_endpoints())
     if request.htmx:
         return _page(request, found)

@@ -66,7 +66,7 @@ def plan(client, ep: Endpoint, session_id: str, *, lineage: bool) -> Plan:
         )
     order = order[:MAX_SESSIONS]
     if session_id not in {sid for sid, _ in order}:
-        order.append((session_id, None))
+        order.append((session_id, None))  # type: ignore[arg-type]
     info = {
         sid: {
             "parent_session_id": (tree.get(sid) or {}).get("parent_session_id") or None,

@@ -1,6 +1,7 @@
 """Download a session, or its whole lineage, as JSON, Markdown or HTML."""
 
 from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from hermes_ui.export import download, members, record
@@ -19,7 +20,7 @@ from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_GET
-async def session_export(request, endpoint, session_id):
+async def session_export(request: HttpRequest, endpoint, session_id) -> HttpResponse:
     """Async, so the ASGI handler streams the download without holding a page thread
     (see ``hermes_ui.asgi``); the reads before it run in one thread step."""
     return await sync_to_async(_prepare)(request, endpoint, session_id)

@@ -123,8 +123,8 @@ def _tool_calls(row: dict) -> list[ToolCall]:
         result.append(
             ToolCall(
                 call_id=call_id,
-                name=str(function.get("name") or call.get("name") or "tool"),
-                arguments=pretty_json(function.get("arguments", call.get("arguments", ""))),
+                name=str(function.get("name") or call.get("name") or "tool"),  # type: ignore[union-attr]
+                arguments=pretty_json(function.get("arguments", call.get("arguments", ""))),  # type: ignore[union-attr]
                 anchor=anchor("call", call_id),
                 result_anchor=anchor("result", call_id),
             )
@@ -245,8 +245,8 @@ def message_text(row: dict, *, reasoning: bool | None = None, tool_chars: int | 
         if not isinstance(call, dict):
             continue
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        pieces.append(str(function.get("name") or call.get("name") or ""))
-        arguments = function.get("arguments", call.get("arguments", ""))
+        pieces.append(str(function.get("name") or call.get("name") or ""))  # type: ignore[union-attr]
+        arguments = function.get("arguments", call.get("arguments", ""))  # type: ignore[union-attr]
         pieces.append(arguments if isinstance(arguments, str) else str(arguments))
     if reasoning:
         pieces.append(str(row.get("reasoning") or row.get("reasoning_content") or ""))

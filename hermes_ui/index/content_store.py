@@ -136,7 +136,7 @@ def _write(ep: Endpoint, batch: list[tuple[str, str, dict]], written: set[str]) 
             o.session_id: o
             for o in ContentSession.objects.filter(**scope, session_id__in=list(sessions))
         }
-        create, update = [], []
+        create, update = [], []  # type: ignore[var-annotated]
         for sid, (resolved, sig, count) in sessions.items():
             row = known.get(sid) or ContentSession(**scope, session_id=sid)
             row.resolved_id, row.signature, row.messages, row.read_at = resolved, sig, count, now

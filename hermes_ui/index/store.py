@@ -52,7 +52,7 @@ class Counts:
 def storable_id(value) -> bool:
     """An id the ``session_id`` column can hold on every database (PostgreSQL
     enforces its length and refuses NUL; SQLite would store anything)."""
-    return isinstance(value, str) and 0 < len(value) <= ID_MAX_LENGTH and "\x00" not in value
+    return isinstance(value, str) and 0 < len(value) <= ID_MAX_LENGTH and "\x00" not in value  # type: ignore[operator]
 
 
 def upsert(
@@ -79,7 +79,7 @@ def upsert(
         old = existing.get(session_id)
         if old is None:
             cols = r.columns(row)
-            moved.append(observers.change(session_id, None, cols))
+            moved.append(observers.change(session_id, None, cols))  # type: ignore[arg-type]
             create.append(
                 IndexedSession(
                     **ep.scope(),
@@ -124,8 +124,8 @@ def upsert(
         IndexedSession.objects.bulk_create(create, batch_size=500, ignore_conflicts=True)
         # One UPDATE per changed row: Django's bulk_update builds a CASE per
         # column and row, which costs far more than SQLite's plain updates.
-        for row in update:
-            row.save(update_fields=_UPDATED)
+        for row in update:  # type: ignore[assignment]
+            row.save(update_fields=_UPDATED)  # type: ignore[attr-defined]
         if touch and unchanged:
             IndexedSession.objects.filter(pk__in=unchanged).update(last_seen_at=now)
         observers.notify(ep, moved, now)

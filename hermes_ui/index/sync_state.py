@@ -8,19 +8,14 @@ from django.utils import timezone
 
 from hermes_ui.index import sweeps
 from hermes_ui.index.models import IndexedSession, IndexSyncState
-from hermes_ui.platform import request_memo
 from hermes_ui.platform.endpoints import Endpoint
 
 log = logging.getLogger("hermes_ui.index")
 
 
 def stored(endpoint: Endpoint) -> IndexSyncState | None:
-    """The state row as stored, or None; read once per request (``platform.request_memo``):
-    an index page's freshness line and its default filters both ask."""
-    key = f"index-sync-state:{endpoint.id}:{endpoint.fingerprint}"
-    return request_memo.remember(
-        key, lambda: IndexSyncState.objects.filter(**endpoint.scope()).first()
-    )
+    """The state row as stored, or None."""
+    return IndexSyncState.objects.filter(**endpoint.scope()).first()
 
 
 def state_for(endpoint: Endpoint) -> IndexSyncState:

@@ -83,7 +83,7 @@ def refresh(client, ep: Endpoint, session_ids: list[str], gen: int, *, listed=No
     so a sync holding a lease renews it through hundreds of GETs.
     """
     counts = store.Counts()
-    queue, seen = list(dict.fromkeys(session_ids)), set()
+    queue, seen = list(dict.fromkeys(session_ids)), set()  # type: ignore[var-annotated]
     while queue and len(seen) < len(session_ids) + MAX_CASCADE:
         batch = [sid for sid in queue if sid not in seen]
         queue = []

@@ -65,8 +65,8 @@ def cached_digests(svgs) -> list[str]:
     ``hermes_ui.platform.backends`` configures directly; keys are ``prefix:version:digest``.
     """
     if isinstance(svgs, LocMemCache):
-        with svgs._lock:
-            keys = list(svgs._cache)
+        with svgs._lock:  # type: ignore[attr-defined]
+            keys = list(svgs._cache)  # type: ignore[attr-defined]
     elif isinstance(svgs, RedisCache):
         client = svgs._cache.get_client(None)
         keys = [key.decode() for key in client.scan_iter(match=svgs.make_key("*"))]

@@ -1,5 +1,6 @@
 """The lineage graph page, and its lazy panel on the session page."""
 
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
@@ -13,13 +14,14 @@ from hermes_ui.lineage import picture
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import bad_id, error_context, error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 
 MAX_EXPANDED = 50
 
 
 @require_GET
 @vary_on_headers("HX-Request")
-def lineage_page(request, endpoint, session_id):
+def lineage_page(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     expanded = frozenset(request.GET.getlist("expand")[:MAX_EXPANDED])
     as_list = request.GET.get("as") == "list"
@@ -33,7 +35,7 @@ def lineage_page(request, endpoint, session_id):
 
 
 @require_GET
-def lineage_panel(request, endpoint, session_id):
+def lineage_panel(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     """The session page's panel: fetched by htmx once the panel is in view."""
     ep = get_endpoint(endpoint)
     context, failure = _picture_context(

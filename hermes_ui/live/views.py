@@ -6,7 +6,8 @@ import json
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.http import HttpResponseBadRequest, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseBadRequest, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from hermes_ui.hermes import HermesError, client_for
@@ -52,7 +53,7 @@ def _session(request) -> str:
 
 @require_GET
 @role_required(SUPPORT)
-async def live_stream(request, endpoint):
+async def live_stream(request: HttpRequest, endpoint) -> HttpResponseBase:
     ep = get_endpoint(endpoint)
     try:
         after, session_id = _cursor(request), _session(request)

@@ -39,7 +39,7 @@ _INDEX = {
 
 
 def _queues() -> list[str]:
-    return settings.TASKS["default"].get("QUEUES") or ["default"]
+    return settings.TASKS["default"].get("QUEUES") or ["default"]  # type: ignore[return-value]
 
 
 def _age(now, then) -> float:

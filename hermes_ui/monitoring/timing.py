@@ -38,7 +38,7 @@ def request_timing(get_response):
 
     else:
 
-        def middleware(request):
+        def middleware(request):  # type: ignore[misc]
             started = time.perf_counter()
             response = get_response(request)
             _observe(request, response, started)

@@ -6,7 +6,7 @@ import hmac
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -20,7 +20,7 @@ _DATABASE.register(DatabaseCollector())
 
 @login_not_required
 @require_GET
-def metrics(request):
+def metrics(request: HttpRequest) -> HttpResponse:
     """404 unless ``HERMES_UI_METRICS_TOKEN`` is set; 401 without that Bearer token."""
     token = settings.HERMES_UI_METRICS_TOKEN
     if not token:

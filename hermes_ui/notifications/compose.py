@@ -19,7 +19,7 @@ TITLE_MAX = 120
 
 
 def absolute(path: str) -> str:
-    return settings.HERMES_UI_BASE_URL + path
+    return settings.HERMES_UI_BASE_URL + path  # type: ignore[operator]
 
 
 def preferences_url() -> str:

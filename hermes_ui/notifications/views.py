@@ -2,6 +2,7 @@
 mails that failed or are still retrying."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -14,7 +15,7 @@ MAIL_ROWS = 100
 
 
 @require_http_methods(["GET", "POST"])
-def notification_preferences(request):
+def notification_preferences(request: HttpRequest) -> HttpResponse:
     modes = preferences.modes(request.user)
     form = PreferencesForm(request.POST or None, modes=modes)
     if request.method == "POST" and form.is_valid():
@@ -24,14 +25,14 @@ def notification_preferences(request):
     return render(
         request,
         "notifications/preferences.html",
-        {"form": form, "has_address": bool(request.user.email)},
+        {"form": form, "has_address": bool(request.user.email)},  # type: ignore[union-attr]
         status=400 if form.errors else 200,
     )
 
 
 @require_GET
 @role_required(ADMIN)
-def mail_failures(request):
+def mail_failures(request: HttpRequest) -> HttpResponse:
     rows = (
         Mail.objects.exclude(last_error="")
         .exclude(state=Mail.SENT)

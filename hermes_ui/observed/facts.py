@@ -17,7 +17,7 @@ def record(
     evidence: list | None = None,
 ) -> Observation:
     observation, _ = Observation.objects.update_or_create(
-        **endpoint.scope(),
+        **endpoint.scope(),  # type: ignore[arg-type]
         fact=fact,
         defaults={
             "holds": holds,

@@ -81,7 +81,7 @@ def postgres_database(url: str, pool_size: int = 8, wait: float = 2.0) -> dict:
         "timeout": wait,
         "reconnect_timeout": wait,
     }
-    return config
+    return config  # type: ignore[return-value]
 
 
 def caches(redis_url: str | None) -> dict:

@@ -6,10 +6,8 @@ to the input by ``aria-describedby``) lives once, in templates/partials/field.ht
 The one-line GET filter bars set ``field_template_name = INLINE_FIELD_TEMPLATE``
 on their form class: the same call then renders templates/partials/field_inline.html.
 
-A form class with ``cache_field_html = True`` (the index's filter bar and its
-"save this search" form, on every index page) keeps the HTML of its empty,
-error-free fields: the same field, attributes and choices render the same
-markup, and rendering it through the templates is a large part of that page.
+A form class with ``cache_field_html = True`` keeps the HTML of its empty,
+error-free fields (kept by measure: docs/development/benchmarks.md).
 """
 
 from django import forms

@@ -112,7 +112,7 @@ def log_failure(logger: logging.Logger, message: str, *args) -> None:
     """``logger.exception`` for a background step, unless the database is away (said once)."""
     exc = sys.exc_info()[1]
     if database_unreachable(exc):
-        DATABASE.failed(exc, message % args if args else message)
+        DATABASE.failed(exc, message % args if args else message)  # type: ignore[arg-type]
         return
     logger.exception(message, *args)
 

@@ -1,19 +1,7 @@
 """Small queries whose SQL is compiled once per process, then run with each call's values.
 
-For a query of one or two rows, the ORM building its SQL (about 0.25 ms here)
-costs ten times the database answering it (about 0.02 ms on SQLite), and the
-session page asks the same few questions on every view. ``Prepared(build)``
-compiles ``build(*placeholders)`` (an ordinary queryset of plain values: ids,
-counts, text) once per database and shape of the call, finds where each
-placeholder went among the query's parameters, and from then on runs that SQL
-with the call's values in their place: parameters, never spliced into the SQL.
-
-A value the ORM would transform (a ``LIKE`` pattern, a date) is not found
-among the parameters: compiling refuses it, so such a query stays an ordinary
-one. ``rows`` come back as the database gives them, without the ORM's
-converters: only for columns that need none (integers and text).
-``instances`` gives model objects instead, through ``raw()``, which applies
-each field's converters (dates, booleans, JSON): for a queryset of whole rows.
+Kept because the session page runs a dozen such queries and building them
+through the ORM measured a third of its CPU time (docs/development/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -39,7 +27,7 @@ class Prepared:
     def instances(self, *values) -> list:
         """The query's model objects for these values, each field converted as the ORM does."""
         alias, sql, params, model = self._ready(values)
-        return list(model._default_manager.raw(sql, params, using=alias))
+        return list(model._default_manager.raw(sql, params, using=alias))  # type: ignore[attr-defined]
 
     def _ready(self, values) -> tuple[str, str, list, type]:
         shape = tuple(_shape(v) for v in values)
@@ -77,7 +65,7 @@ class Prepared:
             elif _looks_like_mark(param):
                 raise ValueError(f"prepared query: a placeholder was transformed: {param!r}")
             else:
-                slots.append(_Constant(param))  # part of the query itself (rejected=False)
+                slots.append(_Constant(param))  # type: ignore[arg-type]  # part of the query itself (rejected=False)
         missing = set(where.values()) - set(slots)
         if missing:
             unused = sorted(missing, key=repr)

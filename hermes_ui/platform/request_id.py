@@ -53,7 +53,7 @@ def request_id_middleware(get_response):
 
     else:
 
-        def middleware(request):
+        def middleware(request):  # type: ignore[misc]
             _current.set(chosen(request.META.get(_META)))
             response = get_response(request)
             response[HEADER] = _current.get()

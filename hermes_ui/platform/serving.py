@@ -187,7 +187,7 @@ def supervise(
     killed: list[subprocess.Popen] = []
     try:
         if started is not None:
-            started(lambda: (tend(), running())[1])
+            started(lambda: (tend(), running())[1])  # type: ignore[func-returns-value]
         while running():
             tend()
             time.sleep(0.2)

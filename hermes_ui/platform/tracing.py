@@ -78,7 +78,7 @@ def _call_span(endpoint_id: str, operation: str, request):
         "http.request.method": request.method,
         "url.full": scrubbed_url(str(request.url)),
     }
-    with _tracer.start_as_current_span(
+    with _tracer.start_as_current_span(  # type: ignore[union-attr]
         f"hermes {operation}",
         kind=trace.SpanKind.CLIENT,
         attributes=attributes,

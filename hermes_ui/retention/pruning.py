@@ -36,7 +36,7 @@ def gone(ep: Endpoint, limit: int = SHOWN) -> list[Gone]:
     for row in rows:
         ended = row["ended_at"]
         pruned = ended is not None and (
-            row["vanished_at"].timestamp() - ended >= PRUNE_DAYS * 86400
+            row["vanished_at"].timestamp() - ended >= PRUNE_DAYS * 86400  # type: ignore[union-attr]
         )
         found.append(Gone(row["session_id"], row["source"], ended, row["vanished_at"], pruned))
     return found

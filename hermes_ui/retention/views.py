@@ -2,7 +2,7 @@
 
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -22,7 +22,7 @@ SAMPLE = 20  # proposed sessions a preview or a run page lists
 
 @require_GET
 @role_required(ADMIN)
-def overview(request):
+def overview(request: HttpRequest) -> HttpResponse:
     rules = RetentionRule.objects.order_by("endpoint", "name")
     endpoints = all_endpoints()
     context = {
@@ -39,7 +39,7 @@ def overview(request):
 
 @require_POST
 @role_required(ADMIN)
-def keep_tags(request):
+def keep_tags(request: HttpRequest) -> HttpResponse:
     form = KeepTagForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose a tag of the managed list.")
@@ -61,12 +61,12 @@ def keep_tags(request):
 
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def endpoint_rules(request, endpoint):
+def endpoint_rules(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     form = RuleForm(request.POST or None, endpoint_id=ep.id)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
-            rule = RetentionRule.objects.create(
+            rule = RetentionRule.objects.create(  # type: ignore[misc]
                 **ep.scope(), **form.cleaned_data, updated_by=request.user
             )
             _version(rule, request.user)
@@ -79,7 +79,7 @@ def endpoint_rules(request, endpoint):
 
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def rule_page(request, endpoint, rule):
+def rule_page(request: HttpRequest, endpoint, rule) -> HttpResponse:
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
     form = RuleForm(request.POST or None, endpoint_id=ep.id, rule=rule)
@@ -108,7 +108,7 @@ def rule_page(request, endpoint, rule):
 
 @require_GET
 @role_required(ADMIN)
-def preview(request, endpoint, rule):
+def preview(request: HttpRequest, endpoint, rule) -> HttpResponse:
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
     found = evaluate.evaluate(ep, rule)
@@ -118,7 +118,7 @@ def preview(request, endpoint, rule):
 
 @require_POST
 @role_required(ADMIN)
-def run_now(request, endpoint, rule):
+def run_now(request: HttpRequest, endpoint, rule) -> HttpResponse:
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
     try:
@@ -142,7 +142,7 @@ def run_now(request, endpoint, rule):
 
 @require_GET
 @role_required(ADMIN)
-def run_page(request, endpoint, run):
+def run_page(request: HttpRequest, endpoint, run) -> HttpResponse:
     ep = get_endpoint(endpoint)
     run = RetentionRun.objects.filter(pk=run, endpoint=ep.id).select_related("rule").first()
     if run is None:

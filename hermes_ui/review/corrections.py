@@ -56,7 +56,7 @@ def save(ep: Endpoint, user, session_id: str, message_id: int, text: str) -> Cor
     with transaction.atomic():
         found = mine(ep, user, session_id, message_id)
         created = found is None
-        if created:
+        if found is None:
             found = Correction(
                 **ep.scope(),
                 session_id=session_id,
@@ -97,7 +97,7 @@ def for_session(ep: Endpoint, session_id: str) -> dict[int, list[Correction]]:
     if not _ANY.found(ep.id, ep.fingerprint, session_id):
         return found
     for correction in Correction.objects.filter(**ep.scope(), session_id=session_id):
-        found.setdefault(correction.message_id, []).append(correction)
+        found.setdefault(correction.message_id, []).append(correction)  # type: ignore[arg-type]
     return found
 
 

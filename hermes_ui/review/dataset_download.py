@@ -30,8 +30,8 @@ def stream(request, source: dataset.Source, cleaned: dict, name: str, facts: dic
         }
         finish = dataset_audit.start(request.user, source.ep, facts, source.counts, redactor)
         writer = FORMATS[fmt]
-        body = writer.body(dataset.records(client_for(source.ep), source, redactor))
-        chunks = slot.stream(streaming.hashed(body, writer.trailer(source.counts), finish))
+        body = writer.body(dataset.records(client_for(source.ep), source, redactor))  # type: ignore[operator]
+        chunks = slot.stream(streaming.hashed(body, writer.trailer(source.counts), finish))  # type: ignore[operator]
         filename = f"review-dataset-{_safe(source.ep.id)}-{name}.{writer.extension}"
         return streaming.attachment(
             request, chunks, content_type=writer.content_type, filename=filename

@@ -87,7 +87,7 @@ class BaseFieldSet(forms.BaseFormSet):
             raise forms.ValidationError(problems)
 
     def _kept(self, form) -> bool:
-        return bool(form.cleaned_data) and not self._should_delete_form(form)
+        return bool(form.cleaned_data) and not self._should_delete_form(form)  # type: ignore[attr-defined]
 
     def fields(self) -> list[dict]:
         return [f.cleaned_data for f in self.forms if self._kept(f)]
@@ -132,7 +132,7 @@ class QueueForm(forms.Form):
     def __init__(self, *args, endpoint=None, queue: Queue | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.endpoint, self.queue = endpoint, queue
-        self.fields["assignees"].queryset = queues.reviewers()
+        self.fields["assignees"].queryset = queues.reviewers()  # type: ignore[attr-defined]
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
@@ -154,7 +154,7 @@ def queue_choice(available) -> forms.ModelChoiceField:
     field = forms.ModelChoiceField(
         label="Queue", queryset=available, empty_label=None, to_field_name="pk"
     )
-    field.label_from_instance = lambda queue: queue.name  # not "endpoint:name"
+    field.label_from_instance = lambda queue: queue.name  # type: ignore[assignment, method-assign]  # not "endpoint:name"
     return field
 
 

@@ -122,7 +122,7 @@ class LabelForm(forms.Form):
                 text = rubrics.value_text(field, raw)
                 if text:
                     found.append((message_id, field["key"], text))
-        return found
+        return found  # type: ignore[return-value]
 
 
 def initial_for(review: Review | None) -> dict:

@@ -149,8 +149,8 @@ def per_person(queue: Queue) -> list[Person]:
         else:
             person.needs_others += row["n"]
     skips = Item.objects.filter(queue=queue, state=Item.SKIPPED, skipped_by__isnull=False)
-    for row in skips.values("skipped_by_id", "skipped_by__username").annotate(n=Count("id")):
-        person = people.setdefault(row["skipped_by_id"], Person(row["skipped_by__username"]))
+    for row in skips.values("skipped_by_id", "skipped_by__username").annotate(n=Count("id")):  # type: ignore[assignment]
+        person = people.setdefault(row["skipped_by_id"], Person(row["skipped_by__username"]))  # type: ignore[misc]
         person.skipped += row["n"]
     unfinished = Item.objects.filter(queue=queue, state__in=[Item.NEEDS_REVIEW, Item.NEEDS_OTHERS])
     total = unfinished.count()

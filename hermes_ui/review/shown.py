@@ -37,7 +37,7 @@ def labels(ep: Endpoint, session_id: str) -> list[Label]:
         .select_related("review", "review__item", "review__item__queue")
         .order_by("message_id", "field", "review_id")
     )
-    found = list(found[:500])
+    found = list(found[:500])  # type: ignore[assignment]
     picked = {label.review.item_id for label in found if label.review.authoritative}
     return [lab for lab in found if lab.review.item_id not in picked or lab.review.authoritative]
 

@@ -32,7 +32,7 @@ def overdue(now=None) -> list[dict]:
         .annotate(n=Count("id"))
         .order_by("queue_id")
     )
-    return list(rows)
+    return list(rows)  # type: ignore[arg-type]
 
 
 def announce(now=None) -> int:

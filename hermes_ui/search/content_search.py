@@ -83,7 +83,7 @@ def highlight(snippet: str) -> SafeString:
     out = [escape(first.replace(content.MARK_END, ""))]
     for piece in marked:
         hit, _, rest = piece.partition(content.MARK_END)
-        out.append(f"<mark>{escape(hit)}</mark>{escape(rest.replace(content.MARK_END, ''))}")
+        out.append(f"<mark>{escape(hit)}</mark>{escape(rest.replace(content.MARK_END, ''))}")  # type: ignore[arg-type]
     return mark_safe("".join(out))  # noqa: S308 - every piece of text is escaped above
 
 
@@ -120,10 +120,10 @@ def _filters(ep: Endpoint, query: Query, user=None) -> tuple[str, list]:
         params.append(query.role)
     if query.after:
         sql.append("m.timestamp >= %s")
-        params.append(_stamp(query.after))
+        params.append(_stamp(query.after))  # type: ignore[arg-type]
     if query.before:
         sql.append("m.timestamp < %s")
-        params.append(_stamp(query.before))
+        params.append(_stamp(query.before))  # type: ignore[arg-type]
     if query.has_filters:
         rows = facets.restrict(present(ep), ep, query.facets, user)
         if query.source:

@@ -1,6 +1,7 @@
 """Search and list sessions from the dashboard's index, and refresh it."""
 
 from django.conf import settings
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -12,12 +13,13 @@ from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.saved_views import catalogue
 from hermes_ui.search import listing
 from hermes_ui.search.forms import IndexQuery
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
 
 @require_GET
 @vary_on_headers("HX-Request")
-def index_list(request, endpoint):
+def index_list(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     if not request.GET and (start := catalogue.start(request, ep)):  # the user's default view
         return redirect(listing.Paging(request.path, {}).url(**start))
@@ -56,7 +58,7 @@ def index_list(request, endpoint):
 
 
 @require_POST
-def index_refresh(request, endpoint):
+def index_refresh(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     """Start a sync off the request; the status line polls until it is done."""
     ep = get_endpoint(endpoint)
     full = request.POST.get("full") == "1"
@@ -73,7 +75,7 @@ def index_refresh(request, endpoint):
 
 
 @require_GET
-def index_status(request, endpoint):
+def index_status(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     return _status(request, get_endpoint(endpoint))
 
 

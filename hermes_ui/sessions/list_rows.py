@@ -91,7 +91,7 @@ def label_kinds(client, rows: list[ListRow]) -> None:
 
 
 def remember_sources(endpoint_id: str, rows: list[dict]) -> None:
-    seen = {r.s["source"][:200] for r in rows if isinstance(r.s.get("source"), str)}
+    seen = {r.s["source"][:200] for r in rows if isinstance(r.s.get("source"), str)}  # type: ignore[attr-defined]
     known = set(sources(endpoint_id))
     SeenSource.objects.bulk_create(
         [SeenSource(endpoint=endpoint_id, source=source) for source in seen - known],

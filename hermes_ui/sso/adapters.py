@@ -53,7 +53,7 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             refuse(request, "link_only", subject=subject, user=user)
         if user is not None and not user.is_active:
             refuse(request, "inactive", subject=subject, user=user)
-        role = mapped_role(groups_of(provider_claims(sociallogin), config.role_claim), config.roles)
+        role = mapped_role(groups_of(provider_claims(sociallogin), config.role_claim), config.roles)  # type: ignore[union-attr]
         if role is None:
             if user is not None:
                 # Out of every mapped group: the role goes now, not at some later sign-in.
@@ -61,7 +61,7 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             refuse(request, "no_role", subject=subject, user=user)
         sociallogin.hermes_role = role
         if user is not None:
-            set_role(user, role)
+            set_role(user, role)  # type: ignore[arg-type]
 
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)

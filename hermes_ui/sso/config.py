@@ -84,12 +84,12 @@ def oidc_config(
     if "openid" not in scopes:
         raise ImproperlyConfigured("HERMES_UI_OIDC_SCOPES must include openid")
     return OidcConfig(
-        issuer=issuer,
-        client_id=client_id.strip(),
-        client_secret=client_secret,
+        issuer=issuer,  # type: ignore[arg-type]
+        client_id=client_id.strip(),  # type: ignore[union-attr]
+        client_secret=client_secret,  # type: ignore[arg-type]
         name=(name or "single sign-on").strip(),
         role_claim=(role_claim or "groups").strip(),
-        roles=parse_roles("HERMES_UI_OIDC_ROLES", roles),
+        roles=parse_roles("HERMES_UI_OIDC_ROLES", roles),  # type: ignore[arg-type]
         scopes=tuple(scopes),
     )
 

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -77,20 +77,20 @@ def _adapter_view(view_class, request, provider_id):
 
 
 @login_not_required
-def oidc_login(request, provider_id):
+def oidc_login(request: HttpRequest, provider_id) -> HttpResponse:
     """POST: off to the provider (state, nonce and a PKCE challenge kept in the session)."""
     return _adapter_view(OAuth2LoginView, request, provider_id)
 
 
 @login_not_required
-def oidc_callback(request, provider_id):
+def oidc_callback(request: HttpRequest, provider_id) -> HttpResponse:
     """The provider's answer: allauth checks the state and exchanges the code (with the PKCE
     verifier); hermes_ui.sso.provider checks the ID token; the adapters map the role."""
     return _adapter_view(CallbackView, request, provider_id)
 
 
 @login_not_required
-def not_here(request):
+def not_here(request: HttpRequest) -> HttpResponse:
     """allauth's own pages that this dashboard does not offer (signup, inactive account)."""
     return render(
         request, "sso/refused.html", {"message": _NOT_HERE, "reason": "closed"}, status=403
@@ -105,7 +105,7 @@ _NOT_HERE = (
 
 @login_not_required
 @require_http_methods(["GET", "POST"])
-def break_glass_login(request, uid, token):
+def break_glass_login(request: HttpRequest, uid, token) -> HttpResponse:
     """The link ``manage.py break_glass`` prints: GET shows a button (a link preview must
     not spend it), POST signs the admin in and spends it."""
     user = break_glass.user_for(uid, token)

@@ -32,7 +32,7 @@ def book(endpoint: Endpoint, changes: list[CounterChange], seen_at: datetime) ->
         day, history = today, False
         before = change.before
         if change.first_seen:
-            before = prior.get(change.session_id)
+            before = prior.get(change.session_id)  # type: ignore[assignment]
             if before is None:
                 day, history = clock.day_of(change.started_at) or today, True
         amounts = growth(before or {}, change.after)
@@ -94,5 +94,5 @@ def _already_booked(endpoint: Endpoint, session_ids: list[str]) -> dict[str, dic
         .annotate(**{name: Sum(name) for name in AMOUNTS})
     )
     for row in rows:
-        found[row["session_id"]] = {name: row[name] for name in AMOUNTS}
+        found[row["session_id"]] = {name: row[name] for name in AMOUNTS}  # type: ignore[literal-required]
     return dict(found)

@@ -1,5 +1,6 @@
 """The usage page of one endpoint, the all-endpoints page (admins), and their CSV."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -10,14 +11,14 @@ from hermes_ui.web.roles import ADMIN, SUPPORT, has_role, role_required
 
 @require_GET
 @role_required(SUPPORT)
-def usage_page(request, endpoint):
+def usage_page(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     return _respond(request, [ep], ep)
 
 
 @require_GET
 @role_required(ADMIN)
-def usage_all(request):
+def usage_all(request: HttpRequest) -> HttpResponse:
     return _respond(request, all_endpoints(), None)
 
 
@@ -34,7 +35,7 @@ def _respond(request, endpoints: list[Endpoint], ep: Endpoint | None):
         return csv_export.response(figures, group_label, name)
     query = request.GET.copy()
     query["format"] = "csv"
-    context.update(
+    context.update(  # type: ignore[call-overload]
         report=figures,
         chart=chart.build(figures, data["chart"]),
         group_label=group_label,

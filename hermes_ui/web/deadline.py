@@ -5,13 +5,11 @@ from django.conf import settings
 from django.utils.decorators import sync_and_async_middleware
 
 from hermes_ui.hermes import deadline
-from hermes_ui.platform import request_memo
 
 
 @sync_and_async_middleware
 def page_deadline(get_response):
-    """One budget for all of a page's calls to Hermes, with its browser's *gone* flag,
-    and the request's memo (``platform.request_memo``).
+    """One budget for all of a page's calls to Hermes, with its browser's *gone* flag.
 
     Async views (event streams, downloads) keep their own, longer timeouts.
     """
@@ -23,10 +21,9 @@ def page_deadline(get_response):
         if environ is None:
             # Django's ASGI handler (an async view: hermes_ui.asgi) runs this chain in sync
             # mode too, since later middleware is sync only; its request has no WSGI environ.
-            with request_memo.scope():
-                return get_response(request)
+            return get_response(request)
         gone = environ.get("asgi.scope", {}).get("hermes_ui.gone")
-        with deadline.budget(settings.HERMES_PAGE_DEADLINE, gone), request_memo.scope():
+        with deadline.budget(settings.HERMES_PAGE_DEADLINE, gone):
             return get_response(request)
 
     return middleware

@@ -85,7 +85,7 @@ class RefusalFilter(logging.Filter):
         else:
             record.msg = "Refused %s user=%s path=%s reason=%s%s"
             record.args = (
-                record.status_code,
+                record.status_code,  # type: ignore[attr-defined]
                 user_id(request),
                 route(request),
                 reason_code(record, request),

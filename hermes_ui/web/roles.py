@@ -30,7 +30,7 @@ def role_of(user) -> str | None:
         return ADMIN
     cached = getattr(user, "_hermes_role", False)
     if cached is not False:
-        return cached
+        return cached  # type: ignore[return-value]
     names = {name for (name,) in _GROUP_NAMES.rows(user.pk)}
     role = max((r for r in ROLES if r in names), key=_RANK.__getitem__, default=None)
     user._hermes_role = role

@@ -59,7 +59,7 @@ async def as_async(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
         while (chunk := await step(chunks, None)) is not None:
             yield chunk
     finally:
-        await sync_to_async(released(chunks.close), thread_sensitive=True)()
+        await sync_to_async(released(chunks.close), thread_sensitive=True)()  # type: ignore[attr-defined]
 
 
 def attachment(request, chunks, *, content_type: str, filename: str) -> StreamingHttpResponse:

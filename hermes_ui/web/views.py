@@ -2,7 +2,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.db import DatabaseError, connection
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
@@ -13,7 +13,7 @@ from hermes_ui.web.links import list_url
 
 
 @require_GET
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     """The default endpoint's session list, or a setup page when none is configured."""
     if settings.HERMES_ENDPOINT_ID in settings.HERMES_ENDPOINTS:
         return redirect(list_url(settings.HERMES_ENDPOINT_ID))
@@ -24,7 +24,7 @@ def home(request):
 
 @login_not_required
 @require_GET
-async def healthz(request):
+async def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness: the process answers. It checks nothing else, so a restart never follows an
     outage of the database or of Redis (see ``readyz``)."""
     return HttpResponse("ok", content_type="text/plain")
@@ -32,7 +32,7 @@ async def healthz(request):
 
 @login_not_required
 @require_GET
-async def readyz(request):
+async def readyz(request: HttpRequest) -> HttpResponse:
     """Readiness: 503 while the database, or a configured Redis, does not answer.
 
     Both probes are async views: the ASGI handler serves them without a page

@@ -114,11 +114,11 @@ def resolve(url: str) -> Target:
     addresses = [info[4][0] for info in infos]
     if not addresses:
         raise Refused("unresolvable", "The webhook's host name does not resolve.")
-    if not allowed(host):
+    if not allowed(host):  # type: ignore[arg-type]
         # Every address the name has must be public: a name with one public and
         # one private address could be answered with either at connect time.
         for address in addresses:
-            if not routable(address):
+            if not routable(address):  # type: ignore[arg-type]
                 raise Refused(
                     "refused_address",
                     "The webhook's host resolves to an address that is not globally "
@@ -128,4 +128,4 @@ def resolve(url: str) -> Target:
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
-    return Target(parts.scheme, host, port, addresses[0], path)
+    return Target(parts.scheme, host, port, addresses[0], path)  # type: ignore[arg-type]

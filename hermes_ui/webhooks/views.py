@@ -1,6 +1,7 @@
 """``/webhooks/`` (admins): the webhooks, each one's delivery log, a test event, redelivery."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
@@ -17,7 +18,7 @@ LOG_ROWS = 50
 
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def webhook_list(request):
+def webhook_list(request: HttpRequest) -> HttpResponse:
     form = WebhookForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         secret = form.new_secret()
@@ -45,7 +46,7 @@ def webhook_list(request):
 @never_cache  # shows a generated secret once: no cache may keep a copy
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def webhook_detail(request, pk):
+def webhook_detail(request: HttpRequest, pk) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     initial = {"url": hook.url, "events": hook.events, "active": hook.active}
     form = WebhookForm(request.POST or None, initial=initial)
@@ -73,7 +74,7 @@ def webhook_detail(request, pk):
 
 @require_POST
 @role_required(ADMIN)
-def webhook_ping(request, pk):
+def webhook_ping(request: HttpRequest, pk) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     delivery = outbox.ping(hook)
     _audit(request.user, "webhooks.ping", hook)
@@ -83,7 +84,7 @@ def webhook_ping(request, pk):
 
 @require_POST
 @role_required(ADMIN)
-def webhook_redeliver(request, pk, delivery):
+def webhook_redeliver(request: HttpRequest, pk, delivery) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     found = get_object_or_404(Delivery, pk=delivery, webhook=hook)
     outbox.redeliver(found)
@@ -94,7 +95,7 @@ def webhook_redeliver(request, pk, delivery):
 
 @require_POST
 @role_required(ADMIN)
-def webhook_delete(request, pk):
+def webhook_delete(request: HttpRequest, pk) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     _audit(request.user, "webhooks.delete", hook)
     hook.delete()

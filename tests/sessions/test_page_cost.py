@@ -180,9 +180,10 @@ def test_the_watermark_is_written_after_the_page_is_rendered(login, empty_hermes
     assert Watermark.objects.get(session_id="seen").message_count == 4
 
 
-def test_the_stored_probes_are_read_once_per_page(login, empty_hermes, mock_endpoint):
+def test_the_stored_probe_answers_the_chat_box(login, empty_hermes, mock_endpoint):
     """The session-API gate, the layout's banner and the chat box's capability questions
-    all ask for the stored probe: one query answers them for the request."""
+    all read the stored probe (each its own compiled query: the per-request memo went,
+    docs/development/benchmarks.md)."""
     from hermes_ui.endpoint_status import probes
     from hermes_ui.hermes.contract import CONTRACT_OPERATIONS, STREAMING
 
@@ -196,6 +197,6 @@ def test_the_stored_probes_are_read_once_per_page(login, empty_hermes, mock_endp
     with CaptureQueriesContext(connection) as captured:
         page = client.get(session_url("local", "probed")).content.decode()
     reads = [q["sql"] for q in captured if "endpoint_status_endpointprobe" in q["sql"]]
-    assert len(reads) == 1, reads
-    # The one read still answers them: the stored "no streaming" reaches the chat box.
+    assert reads, reads
+    # The stored "no streaming" reaches the chat box.
     assert 'id="chat-unsupported"' in page

@@ -1,6 +1,7 @@
 """Print performance figures measured in one run against a real peer."""
 
 import importlib
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -33,8 +34,23 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--only", choices=SUITES + ON_REQUEST)
+        parser.add_argument(
+            "--against",
+            type=Path,
+            metavar="PATH",
+            help="another checkout: its pages measured beside these (--only session or search)",
+        )
+        parser.add_argument("--rounds", type=int, default=15, help="with --against")
 
-    def handle(self, *args, only=None, **options):
+    def handle(self, *args, only=None, against=None, rounds=15, **options):
+        if against is not None:
+            from devtools.bench import against as compare
+
+            if only not in compare.SUITES:
+                raise CommandError(f"--against needs --only {' or '.join(compare.SUITES)}")
+            self.stdout.write(f"== {only}, this checkout against {against}")
+            compare.run(self.stdout, only, against, rounds)
+            return
         for name in [only] if only else SUITES:
             module = importlib.import_module(f"devtools.bench.{name}")
             if not hasattr(module, "run"):

@@ -24,7 +24,7 @@ def usage(
             query[name] = value
     form = forms.bound(query, by="source")
     if not form.is_valid():
-        reason = " ".join(m for errors in form.errors.values() for m in errors)
+        reason = " ".join(m for errors in form.errors.values() for m in errors)  # type: ignore[misc]
         raise bad_request(reason.replace("by:", "group:") or "Bad usage parameters.")
     data = form.cleaned_data
     figures = report.build([ep], data["start"], data["end"], data["by"])

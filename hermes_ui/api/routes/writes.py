@@ -188,7 +188,7 @@ def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
     _write_key(request)
     form = RequestForm({"reason": body.reason})
     if not form.is_valid():
-        raise bad_request(" ".join(m for errors in form.errors.values() for m in errors))
+        raise bad_request(" ".join(m for errors in form.errors.values() for m in errors))  # type: ignore[misc]
     reason = form.cleaned_data["reason"]
 
     def perform():

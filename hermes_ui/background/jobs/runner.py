@@ -89,7 +89,7 @@ def submit(
     except IntegrityError:
         if job is not None:
             _transports.pop((job.pk, job.created_at), None)
-        return _active(kind.name, key) or Job.objects.filter(kind=kind.name, key=key).first(), False
+        return _active(kind.name, key) or Job.objects.filter(kind=kind.name, key=key).first(), False  # type: ignore[return-value]
     return job, True
 
 

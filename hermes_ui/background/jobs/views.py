@@ -3,7 +3,7 @@
 from collections import Counter
 
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -12,6 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from hermes_ui.background.jobs import kinds
 from hermes_ui.background.jobs.models import Job, JobState
 from hermes_ui.background.workers import liveness
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, has_role
 
 TEMPLATE = "jobs/job.html"
@@ -21,7 +22,7 @@ REFRESH_SECONDS = 2  # the page reloads itself this often without JavaScript
 
 @require_GET
 @vary_on_headers("HX-Request")
-def job_page(request, pk: int):
+def job_page(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     job = Job.objects.filter(pk=pk).first()
     # Only its owner and admins learn that a job exists at all.
     if job is None or not (job.user_id == request.user.pk or has_role(request.user, ADMIN)):

@@ -1,5 +1,6 @@
 """Bulk archive: review the selection, then archive each session (a job)."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
@@ -17,7 +18,7 @@ TEMPLATE = "bulk/archive.html"
 
 @require_POST
 @role_required(SUPPORT)
-def bulk_archive(request, endpoint):
+def bulk_archive(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index: the review form; then ``stage=confirm`` starts the archiving job."""
     ep = get_endpoint(endpoint)
     context = selection.review(ep, request.POST, request.user)

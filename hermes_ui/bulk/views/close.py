@@ -1,5 +1,6 @@
 """Bulk close: review the selection and pick one reason, then close each session (a job)."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
@@ -16,7 +17,7 @@ TEMPLATE = "bulk/close.html"
 
 @require_POST
 @role_required(SUPPORT)
-def bulk_close(request, endpoint):
+def bulk_close(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index: the review form (``stage`` absent); then ``stage=confirm`` starts
     the job closing them and answers with its progress page."""
     ep = get_endpoint(endpoint)

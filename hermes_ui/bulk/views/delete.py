@@ -1,5 +1,6 @@
 """Bulk deletion request: review the selection, give one reason, file one request (a job)."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
@@ -15,7 +16,7 @@ TEMPLATE = "bulk/delete.html"
 
 @require_POST
 @role_required(SUPPORT)
-def bulk_delete(request, endpoint):
+def bulk_delete(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index: the request form (``stage`` absent); ``stage=confirm`` starts the
     job filing it and answers with its progress page, which ends on the request's page."""
     ep = get_endpoint(endpoint)

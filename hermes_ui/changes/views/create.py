@@ -1,5 +1,6 @@
 """Create a session (reviewers and admins): optional id, title, model and system prompt."""
 
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -12,6 +13,7 @@ from hermes_ui.changes.outcome_page import respond
 from hermes_ui.hermes import client_for
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import REVIEWER, role_required
 
 TEMPLATE = "changes/create.html"
@@ -27,7 +29,7 @@ FIELD_FOR = {
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(REVIEWER)
-def session_create(request, endpoint):
+def session_create(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     if request.method == "GET":
         return render(

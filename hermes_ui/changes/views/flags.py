@@ -2,6 +2,7 @@
 
 from django import forms
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
@@ -21,7 +22,7 @@ class FlagForm(KeyedForm):
 
 @require_POST
 @role_required(SUPPORT)
-def session_flag(request, endpoint, session_id):
+def session_flag(request: HttpRequest, endpoint, session_id) -> HttpResponse:
     """One button's POST; back to the session page with what happened (no JS needed)."""
     ep = get_endpoint(endpoint)
     back = redirect(links.session_url(ep.id, session_id))

@@ -1,5 +1,6 @@
 """Fork a session (reviewers and admins): a child holding a copy of its active messages."""
 
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -15,13 +16,14 @@ from hermes_ui.index.forks import remember_fork
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import REVIEWER, role_required
 
 
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(REVIEWER)
-def session_fork(request, endpoint, session_id):
+def session_fork(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     form = ForkForm(request.POST) if request.method == "POST" else None
     if form is not None and form.is_valid():
@@ -65,7 +67,7 @@ def _child_at_fork(client, child) -> dict:
     except HermesError:
         return facts  # the fork succeeded; its page reads the child instead
     if rows["session_id"] == child.id:
-        facts.update(
+        facts.update(  # type: ignore[call-overload]
             child_message_count=len(rows["data"]),
             child_digest=reconcile.messages_digest(rows["data"]),
         )

@@ -4,6 +4,7 @@ A GET only reads. "Check what happened" is a POST from its button, because a
 fork child it finds is then remembered; a GET of the same URL reads only.
 """
 
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
@@ -13,13 +14,13 @@ from hermes_ui.platform.endpoints import get_endpoint
 
 @require_GET
 @vary_on_headers("HX-Request")
-def change_outcome(request, endpoint, event_id):
+def change_outcome(request: HttpRequest, endpoint, event_id) -> HttpResponse:
     return render_outcome(request, get_endpoint(endpoint), event_id)
 
 
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def change_check(request, endpoint, event_id):
+def change_check(request: HttpRequest, endpoint, event_id) -> HttpResponse:
     """Read the current state and say what happened; htmx gets just the panel."""
     record = request.method == "POST"
     return render_outcome(request, get_endpoint(endpoint), event_id, check=True, record=record)

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -16,6 +17,7 @@ from hermes_ui.hermes import HermesError, Session, client_for
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 FORMS = {"rename": RenameForm, "close": CloseForm}
@@ -25,7 +27,7 @@ TEMPLATE = "changes/rename.html"
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(SUPPORT)
-def session_rename(request, endpoint, session_id):
+def session_rename(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     """GET: the rename and close forms (``?part=`` gives one, inline); POST: apply one."""
     ep = get_endpoint(endpoint)
     if request.method == "POST":

@@ -3,10 +3,10 @@ the latest turn sent from here and a button that opens the form (the form's own
 page without JavaScript), not an empty text box on every view."""
 
 from django import template
+from django.templatetags.static import static
 from django.utils.html import format_html
 
 from hermes_ui.chat import box
-from hermes_ui.web.templatetags.static_urls import static
 
 register = template.Library()
 

@@ -7,7 +7,8 @@ connection back (``hermes_ui.platform.db_steps``).
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user
-from django.http import Http404, HttpResponseBadRequest, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponseBadRequest, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.middleware.csrf import get_token
 from django.views.decorators.http import require_GET
 
@@ -20,7 +21,7 @@ from hermes_ui.web.roles import SUPPORT, role_required
 
 @require_GET
 @role_required(SUPPORT)
-async def turn_stream(request, endpoint, turn_id):
+async def turn_stream(request: HttpRequest, endpoint, turn_id) -> HttpResponseBase:
     ep = get_endpoint(endpoint)
     # One database step that gives its connection back: the stream that
     # follows runs for minutes (see hermes_ui.platform.db_steps).

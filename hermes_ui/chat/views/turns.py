@@ -18,6 +18,7 @@ from hermes_ui.platform.endpoints import Endpoint, get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.errors import unavailable
 from hermes_ui.web.failures import error_context
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 # How long sending waits for Hermes to accept the stream, so that a refusal
@@ -28,7 +29,7 @@ OPEN_WAIT_SECONDS = 10.0
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(SUPPORT)
-def session_chat(request, endpoint, session_id):
+def session_chat(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     if request.method == "GET":
         # The chat form on a page of its own (the no-JavaScript fallback's home).
@@ -42,21 +43,21 @@ def session_chat(request, endpoint, session_id):
         return _not_started(request, ep, session_id, form, admission, mode)
     turn = admission.turn
     if mode == "sync" and not admission.replayed:
-        return _plain(request, ep, session_id, form, turn)
-    running = sync_job.running(turn) if admission.replayed else None
+        return _plain(request, ep, session_id, form, turn)  # type: ignore[arg-type]
+    running = sync_job.running(turn) if admission.replayed else None  # type: ignore[arg-type]
     if running is not None:
         return started(request, running)  # the same form again: its turn is still being sent
     # A replay shows what the first submission got; only a new turn is sent.
     try:
-        refusal = refusal_of(turn) if admission.replayed else _stream(request, ep, turn)
+        refusal = refusal_of(turn) if admission.replayed else _stream(request, ep, turn)  # type: ignore[arg-type]
     except turn_streams.LeaseError:
-        return _not_sent(request, ep, session_id, form, turn, mode)
+        return _not_sent(request, ep, session_id, form, turn, mode)  # type: ignore[arg-type]
     if refusal is not None:
         form.add_hermes_error(refusal)
         return _box(request, ep, session_id, form=form, status=400)
     if request.htmx:
         return _box(request, ep, session_id, turn=turn)
-    return redirect(links.session_url(ep.id, turn.target_session_id) + "#chat")
+    return redirect(links.session_url(ep.id, turn.target_session_id) + "#chat")  # type: ignore[union-attr]
 
 
 def _plain(request, ep, session_id, form, turn: Turn):
@@ -113,7 +114,7 @@ def _box(request, ep, session_id, *, status=200, **kwargs):
 
 @require_GET
 @role_required(SUPPORT)
-def turn_page(request, endpoint, turn_id):
+def turn_page(request: HtmxHttpRequest, endpoint, turn_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     turn = _turn(ep, turn_id)
     view = store.view_of(turn)
@@ -122,7 +123,7 @@ def turn_page(request, endpoint, turn_id):
 
 @require_POST
 @role_required(SUPPORT)
-def turn_cancel(request, endpoint, turn_id):
+def turn_cancel(request: HtmxHttpRequest, endpoint, turn_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     turn = _turn(ep, turn_id)
     # 403, not 404: every support user may read the turn (see hermes_ui.chat.access),

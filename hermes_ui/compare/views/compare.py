@@ -1,6 +1,7 @@
 """Compare two sessions, record a verdict on them, and list forks awaiting one."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -16,7 +17,7 @@ from hermes_ui.web.roles import REVIEWER, SUPPORT, has_role, role_required
 
 @require_GET
 @role_required(SUPPORT)
-def compare(request, endpoint):
+def compare(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     pair = PairForm(request.GET)
     if not request.GET:
@@ -40,7 +41,7 @@ def compare(request, endpoint):
         "a_resolved_url": links.session_url(ep.id, a.resolved_id),
         "b_resolved_url": links.session_url(ep.id, b.resolved_id),
         "swap_url": links.compare_url(ep.id, b_id, a_id),
-        "alignment": align.align(a.rows, b.rows) if a.comparable and b.comparable else None,
+        "alignment": align.align(a.rows, b.rows) if a.comparable and b.comparable else None,  # type: ignore[arg-type]
         "deltas": deltas.deltas(a.session, b.session, a.rows, b.rows),
         "verdict": verdicts.latest_for_pair(ep, a_id, b_id),
         "history": verdicts.history_for_pair(ep, a_id, b_id),
@@ -52,7 +53,7 @@ def compare(request, endpoint):
 
 @require_POST
 @role_required(REVIEWER)
-def record_verdict(request, endpoint):
+def record_verdict(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     form = VerdictForm(request.POST)
     if not form.is_valid():
@@ -72,7 +73,7 @@ def record_verdict(request, endpoint):
 
 @require_GET
 @role_required(SUPPORT)
-def to_review(request, endpoint):
+def to_review(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     pending = verdicts.to_review(ep)
     rows = [

@@ -1,5 +1,6 @@
 """The session page's compare panel as its own request: a fragment for htmx, a page without JS."""
 
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -9,13 +10,14 @@ from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.failures import bad_id
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_GET
 @role_required(SUPPORT)
 @vary_on_headers("HX-Request")
-def session_panel(request, endpoint, session_id):
+def session_panel(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     # The parent comes from the session page, which read it from Hermes; it
     # only picks which index rows are listed, all of which any role may read.

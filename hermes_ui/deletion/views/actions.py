@@ -6,6 +6,7 @@ case page with its reason and a 403 or 409; a Hermes failure as a banner.
 """
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
@@ -14,6 +15,7 @@ from hermes_ui.deletion.case_page import case_or_403, render_case
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.hermes import HermesError
 from hermes_ui.web.failures import error_context, status_for
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, role_required
 
 
@@ -53,7 +55,7 @@ def _step(request, case, action, notice=lambda outcome: ""):
 
 @require_POST
 @role_required(ADMIN, on_refusal=_audit_refusal("deletion_approval"))
-def deletion_decide(request, pk: int):
+def deletion_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     case = case_or_403(request, pk)
     if case.batch_id is not None:
         # One approval covers a bulk request: its members are not decided one by one.
@@ -77,7 +79,7 @@ def deletion_decide(request, pk: int):
 
 @require_POST
 @role_required(ADMIN, on_refusal=_audit_refusal("session_delete"))
-def deletion_execute(request, pk: int):
+def deletion_execute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     case = case_or_403(request, pk)
     return _step(request, case, lambda: execute.execute(case, request.user), _replay_notice)
 
@@ -95,19 +97,19 @@ def _replay_notice(result) -> str:
 
 @require_POST
 @role_required(ADMIN, on_refusal=_audit_refusal("deletion_check"))
-def deletion_check(request, pk: int):
+def deletion_check(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     case = case_or_403(request, pk)
     return _step(request, case, lambda: execute.check(case, request.user))
 
 
 @require_POST
-def deletion_withdraw(request, pk: int):
+def deletion_withdraw(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     case = case_or_403(request, pk)
     return _step(request, case, lambda: approval.withdraw(case, request.user))
 
 
 @require_POST
-def deletion_follow_up(request, pk: int):
+def deletion_follow_up(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """File the follow-up request for what an incomplete deletion left on Hermes."""
     case = case_or_403(request, pk)
     try:

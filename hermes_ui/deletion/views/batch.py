@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -11,6 +12,7 @@ from hermes_ui.deletion import approval_job, policy, signals
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, role_required
 
 POLL_SECONDS = 1
@@ -24,7 +26,9 @@ def _batch_or_403(request, pk: int) -> DeletionBatch:
     return batch
 
 
-def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
+def render_batch(
+    request: HtmxHttpRequest, batch: DeletionBatch, *, status: int = 200, **extra
+) -> HttpResponse:
     for member in batch.members.all():
         policy.expire_if_due(member)
     members = batches.members(batch)
@@ -32,7 +36,7 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
     selected = {m.session_id for m in members}
     admin = policy.is_admin(request.user)
     approving = approval_job.running(batch)
-    counts = {}
+    counts = {}  # type: ignore[var-annotated]
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
     context = {
@@ -61,13 +65,13 @@ def render_batch(request, batch: DeletionBatch, *, status: int = 200, **extra):
 
 @require_GET
 @vary_on_headers("HX-Request")
-def deletion_batch(request, pk: int):
+def deletion_batch(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return render_batch(request, _batch_or_403(request, pk))
 
 
 @require_POST
 @role_required(ADMIN, on_refusal=_batch_or_403)  # a batch that does not exist is a 404
-def deletion_batch_decide(request, pk: int):
+def deletion_batch_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Start the decision (a job: approving re-reads every member); answer with its progress."""
     batch = _batch_or_403(request, pk)
     form = DecisionForm(request.POST)
@@ -85,7 +89,7 @@ def deletion_batch_decide(request, pk: int):
 
 @require_POST
 @role_required(ADMIN, on_refusal=_batch_or_403)
-def deletion_batch_execute(request, pk: int):
+def deletion_batch_execute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     batch = _batch_or_403(request, pk)
     try:
         started = batches.start(batch, request.user)

@@ -1,12 +1,14 @@
 """The deletion queue: admins see every request, everyone else their own; it refreshes live."""
 
 from django.db.models import Count
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.deletion import clock, policy
 from hermes_ui.deletion.models import DeletionRequest, Status
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 QUEUE_LIMIT = 200
@@ -16,13 +18,13 @@ POLL_SECONDS = 4
 @require_GET
 @vary_on_headers("HX-Request")
 @role_required(SUPPORT)
-def deletion_queue(request):
+def deletion_queue(request: HtmxHttpRequest) -> HttpResponse:
     policy.expire_due()
     admin = policy.is_admin(request.user)
     visible = (
         DeletionRequest.objects.all()
         if admin
-        else DeletionRequest.objects.filter(requester=request.user)
+        else DeletionRequest.objects.filter(requester=request.user)  # type: ignore[misc]
     )
     counts = dict(visible.values_list("status").annotate(n=Count("id")).order_by())
     status = request.GET.get("status", "")

@@ -1,6 +1,7 @@
 """Asking for a deletion: any role, with a reason; the snapshot is taken on submit."""
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -14,12 +15,13 @@ from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.observed import facts
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web.failures import bad_id, error_context, error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 
 @require_http_methods(["GET", "POST"])
 @role_required(SUPPORT)
-def deletion_new(request, endpoint):
+def deletion_new(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     """The request form (GET) and its submission (POST), for the session in ``?session=``."""
     ep = get_endpoint(endpoint)
     session_id = request.POST.get("session") or request.GET.get("session") or ""

@@ -82,7 +82,7 @@ def compute(
             if child_id in seen:
                 continue  # a parent loop: the provider never deletes a row twice either
             seen.add(child_id)
-            child = tree.get(child_id)
+            child = tree.rows[child_id]  # a child is always one of the tree's rows
             kind = edge_kind(
                 child, parent, forked_by_us=child_id in forked_ids, visible=child_id in visible_ids
             )

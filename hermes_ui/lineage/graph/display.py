@@ -122,7 +122,7 @@ def build(
     root = _nodes(tree, kinds, root_id, ghost_depth, current_id, tip_id, folded, sizes, groups)
     drawn = sum(1 for _ in _session_nodes(root))
     if ghost_depth:
-        ghost = Node(former_parent_id, {"id": former_parent_id}, GHOST, 0, ghost=True)
+        ghost = Node(former_parent_id, {"id": former_parent_id}, GHOST, 0, ghost=True)  # type: ignore[arg-type]
         ghost.children.append(root)
         root = ghost
     return Display(root, len(sizes), drawn, groups, current_id, tip_id)

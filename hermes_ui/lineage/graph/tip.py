@@ -116,7 +116,7 @@ def _unmarked(tree: Tree, row: dict) -> bool:
     """A child without the (API-hidden) branch or delegate marker, as far as we can tell."""
     if row.get("source") in SPAWNED_SOURCES:
         return False  # subagents carry the delegate marker; tool rows are skipped
-    parent = tree.get(row.get("parent_session_id")) or {}
+    parent = tree.get(row.get("parent_session_id")) or {}  # type: ignore[arg-type]
     reason = parent.get("end_reason")
     if reason == "compression":
         return not row.get("visible_in_default_list")  # a listed child has the marker

@@ -24,7 +24,7 @@ register = template.Library()
 def live_region(endpoint, mode: str, session_id: str = ""):
     query = {"after": channel.last_id()}
     if session_id:
-        query["session"] = session_id
+        query["session"] = session_id  # type: ignore[assignment]
     url = reverse("live_stream", kwargs={"endpoint": endpoint.id}) + "?" + urlencode(query)
     context = {"stream_url": url, "mode": mode, "session_id": session_id}
     if session_id:

@@ -2,6 +2,7 @@
 bulk selection of the index."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -23,7 +24,7 @@ def _available(user, ep):
 
 @require_http_methods(["GET", "POST"])
 @role_required(REVIEWER)
-def review_add(request, endpoint, session_id):
+def review_add(request: HttpRequest, endpoint, session_id) -> HttpResponse:
     """Add this session (or, with ``message``, one of its messages) to a queue."""
     ep = get_endpoint(endpoint)
     try:
@@ -57,7 +58,7 @@ def review_add(request, endpoint, session_id):
 
 @require_POST
 @role_required(REVIEWER)
-def review_bulk_add(request, endpoint):
+def review_bulk_add(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index's bulk bar: pick the queue (``stage`` absent), then add them all."""
     ep = get_endpoint(endpoint)
     context = selection.review(ep, request.POST, request.user)

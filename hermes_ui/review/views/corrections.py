@@ -6,6 +6,7 @@ htmx the message's review region swaps in place, showing the new diff.
 """
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -18,6 +19,7 @@ from hermes_ui.review import corrections, note_marks
 from hermes_ui.review.note_forms import CorrectionForm, MessageQuery
 from hermes_ui.web.errors import whole_page
 from hermes_ui.web.failures import bad_id, error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import REVIEWER, role_required
 
 TEMPLATE = "review/correction.html"
@@ -26,7 +28,7 @@ TEMPLATE = "review/correction.html"
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(REVIEWER)
-def message_correction(request, endpoint, session_id):
+def message_correction(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     """GET: the form (``?message=``), filled with this reviewer's correction or the
     message itself; POST: save it."""
     ep = get_endpoint(endpoint)

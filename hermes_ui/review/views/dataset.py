@@ -1,6 +1,7 @@
 """Download a review dataset (JSONL or CSV) of a queue or of an index search, streamed."""
 
 from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -14,13 +15,13 @@ from hermes_ui.web.roles import SUPPORT, role_of, role_required
 
 
 @require_GET
-async def queue_dataset(request, endpoint, queue):
+async def queue_dataset(request: HttpRequest, endpoint, queue) -> HttpResponse:
     """Async, so the ASGI handler streams without holding a page thread (as session exports)."""
     return await sync_to_async(_queue)(request, endpoint, queue)
 
 
 @require_GET
-async def search_dataset(request, endpoint):
+async def search_dataset(request: HttpRequest, endpoint) -> HttpResponse:
     return await sync_to_async(_search)(request, endpoint)
 
 

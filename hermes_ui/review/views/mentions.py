@@ -1,6 +1,7 @@
 """The mentions page: notes that name the current user, across endpoints; marking them read."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -14,7 +15,7 @@ TEMPLATE = "review/mentions.html"
 
 @require_GET
 @role_required(SUPPORT)
-def mention_list(request):
+def mention_list(request: HttpRequest) -> HttpResponse:
     rows = mentions.rows(request.user)
     unread = sum(1 for row in rows if row.mention.read_at is None)
     return render(request, TEMPLATE, {"rows": rows, "unread": unread})
@@ -22,7 +23,7 @@ def mention_list(request):
 
 @require_POST
 @role_required(SUPPORT)
-def mentions_read(request):
+def mentions_read(request: HttpRequest) -> HttpResponse:
     """Mark one mention (``mention``) or all (``all``) of the user's own read."""
     form = MarkReadForm(request.POST)
     if not form.is_valid():

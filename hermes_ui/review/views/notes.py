@@ -6,6 +6,7 @@ at the thread; with htmx the thread swaps in place (``review/thread.html#thread`
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -19,6 +20,7 @@ from hermes_ui.review.note_forms import MessageQuery
 from hermes_ui.review.thread_page import find_row, page_context
 from hermes_ui.web.errors import whole_page
 from hermes_ui.web.failures import bad_id, error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
 
 TEMPLATE = "review/thread.html"
@@ -28,7 +30,7 @@ _BAD_MESSAGE = "The 'message' value must be a message id."
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 @role_required(SUPPORT)
-def session_notes(request, endpoint, session_id):
+def session_notes(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     """GET: the thread (``?message=`` for a message's); POST: add a note to it."""
     ep = get_endpoint(endpoint)
     query = MessageQuery(request.POST if request.method == "POST" else request.GET)
@@ -61,11 +63,11 @@ def _add(request, ep, session_id: str, message_id: int | None):
         form.add_error(None, "This session has no such message (its transcript may have changed).")
     if not form.is_valid():
         return _thread(request, ep, target or session_id, message_id, form=form, status=400)
-    notes.add(ep, request.user, target, message_id, form.cleaned_data["body"])
+    notes.add(ep, request.user, target, message_id, form.cleaned_data["body"])  # type: ignore[arg-type]
     if request.htmx:
         return _thread(request, ep, target, message_id)
     messages.success(request, "Your note was added.")
-    return redirect(note_marks.back_url(ep, target, message_id))
+    return redirect(note_marks.back_url(ep, target, message_id))  # type: ignore[arg-type]
 
 
 def _target(ep, session_id: str, message_id: int | None) -> str | None:
@@ -81,7 +83,7 @@ def _target(ep, session_id: str, message_id: int | None) -> str | None:
 @require_POST
 @vary_on_headers("HX-Request")
 @role_required(SUPPORT)
-def note_delete(request, endpoint, pk):
+def note_delete(request: HtmxHttpRequest, endpoint, pk) -> HttpResponse:
     """Authors delete their own notes, admins any; everyone else gets a 403."""
     ep = get_endpoint(endpoint)
     note = get_object_or_404(Note, pk=pk, **ep.scope())

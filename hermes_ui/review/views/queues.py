@@ -1,6 +1,7 @@
 """Review queues of an endpoint: the list with progress, creating one, one queue's page."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -18,7 +19,7 @@ def _default_rubric():
 
 @require_http_methods(["GET", "POST"])
 @role_required(REVIEWER)
-def queue_list(request, endpoint):
+def queue_list(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     form = QueueForm(endpoint=ep, initial={"rubric": _default_rubric(), "reviews_needed": 1})
     if request.method == "POST":
@@ -37,7 +38,7 @@ def queue_list(request, endpoint):
 
 @require_http_methods(["GET", "POST"])
 @role_required(REVIEWER)
-def queue_detail(request, endpoint, queue_id):
+def queue_detail(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     queue = queues.get(ep, queue_id)
     initial = {

@@ -2,7 +2,7 @@
 admin's pick of the authoritative review."""
 
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -30,7 +30,7 @@ def _version(item, own):
 
 @require_GET
 @role_required(REVIEWER)
-def review_next(request, endpoint, queue_id):
+def review_next(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     queue = queues.get(ep, queue_id)
     queues.require_work(request.user, queue)
@@ -59,7 +59,7 @@ def _page(request, ep, queue, item, own, form, at, status=200):
 
 @require_http_methods(["GET", "POST"])
 @role_required(REVIEWER)
-def review_item(request, endpoint, queue_id, item_id):
+def review_item(request: HttpRequest, endpoint, queue_id, item_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     queue, item = _item(ep, queue_id, item_id)
     queues.require_work(request.user, queue)
@@ -116,7 +116,7 @@ def _label(request, ep, queue, item, own, action):
 
 @require_POST
 @role_required(ADMIN)
-def review_authoritative(request, endpoint, queue_id, item_id):
+def review_authoritative(request: HttpRequest, endpoint, queue_id, item_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     queue, item = _item(ep, queue_id, item_id)
     review_id = _at({"at": request.POST.get("review", "")})

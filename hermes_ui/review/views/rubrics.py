@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.db import transaction
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -13,7 +14,7 @@ from hermes_ui.web.roles import ADMIN, role_required
 
 @require_GET
 @role_required(ADMIN)
-def rubric_list(request):
+def rubric_list(request: HttpRequest) -> HttpResponse:
     listed = Rubric.objects.prefetch_related("versions").order_by("name")
     rows = [(r, rubrics.current(r)) for r in listed]
     return render(request, "review/rubrics.html", {"rows": rows})
@@ -40,7 +41,7 @@ def _save(request, rubric: Rubric | None, form, fieldset):
 
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def rubric_new(request):
+def rubric_new(request: HttpRequest) -> HttpResponse:
     form, fieldset = _editor(request, None, [])
     if request.method == "POST" and form.is_valid() and fieldset.is_valid():
         return _save(request, None, form, fieldset)
@@ -52,7 +53,7 @@ def rubric_new(request):
 
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def rubric_edit(request, rubric_id):
+def rubric_edit(request: HttpRequest, rubric_id) -> HttpResponse:
     rubric = get_object_or_404(Rubric, pk=rubric_id)
     version = rubrics.current(rubric)
     form, fieldset = _editor(request, rubric, field_initial(version.fields if version else []))

@@ -1,6 +1,7 @@
 """A queue's rules: list them with their last run, add one, run one now, delete one."""
 
 from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -18,7 +19,7 @@ from hermes_ui.web.roles import REVIEWER, role_required
 
 @require_http_methods(["GET", "POST"])
 @role_required(REVIEWER)
-def queue_rules(request, endpoint, queue):
+def queue_rules(request: HttpRequest, endpoint, queue) -> HttpResponse:
     ep = get_endpoint(endpoint)
     queue = queue_of(ep, queue)
     manage = may_manage(request.user, queue)
@@ -30,7 +31,7 @@ def queue_rules(request, endpoint, queue):
             return _act(request, ep, queue)
         form = RuleForm(request.POST)
         if form.is_valid():
-            rule = Rule.objects.create(queue=queue, created_by=request.user, **form.cleaned_data)
+            rule = Rule.objects.create(queue=queue, created_by=request.user, **form.cleaned_data)  # type: ignore[misc]
             _audit(request, ep, "review.rule_add", rule)
             return redirect(_here(ep, queue))
     context = {

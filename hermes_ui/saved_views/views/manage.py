@@ -2,6 +2,7 @@
 and pick the view the index opens with."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -14,13 +15,13 @@ from hermes_ui.web.roles import ADMIN, SUPPORT, has_role, role_required
 
 @require_GET
 @role_required(SUPPORT)
-def view_list(request, endpoint):
+def view_list(request: HttpRequest, endpoint) -> HttpResponse:
     return _page(request, get_endpoint(endpoint))
 
 
 @require_POST
 @role_required(SUPPORT)
-def view_edit(request, endpoint, pk):
+def view_edit(request: HttpRequest, endpoint, pk) -> HttpResponse:
     ep = get_endpoint(endpoint)
     row = changes.own(request.user, pk)
     form = NameForm(request.POST, owner=request.user, instance=row, auto_id=_ids(row.pk))
@@ -39,7 +40,7 @@ def view_edit(request, endpoint, pk):
 
 @require_POST
 @role_required(SUPPORT)
-def view_delete(request, endpoint, pk):
+def view_delete(request: HttpRequest, endpoint, pk) -> HttpResponse:
     ep = get_endpoint(endpoint)
     row = changes.deletable(request.user, pk)
     row.delete()
@@ -53,7 +54,7 @@ def view_delete(request, endpoint, pk):
 
 @require_POST
 @role_required(SUPPORT)
-def view_default(request, endpoint):
+def view_default(request: HttpRequest, endpoint) -> HttpResponse:
     """``key``: a view the user sees, or ``all`` (every session, no default)."""
     ep = get_endpoint(endpoint)
     form = DefaultForm(request.POST)
@@ -61,7 +62,7 @@ def view_default(request, endpoint):
     if key != catalogue.ALL and catalogue.find(request.user, key) is None:
         messages.error(request, "That view does not exist, or is not one you can see.")
         return _page(request, ep, status=400)
-    DefaultView.objects.update_or_create(user=request.user, defaults={"key": key})
+    DefaultView.objects.update_or_create(user=request.user, defaults={"key": key})  # type: ignore[misc]
     changes.audit(request.user, "views.default", ep.id, None, kind=key)
     messages.success(request, "The index now opens with this view.")
     return redirect("view_list", endpoint=ep.id)

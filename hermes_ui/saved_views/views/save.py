@@ -1,5 +1,6 @@
 """Save the index page's current search as a view."""
 
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -12,7 +13,7 @@ from hermes_ui.web.roles import SUPPORT, role_required
 
 @require_POST
 @role_required(SUPPORT)
-def view_save(request, endpoint):
+def view_save(request: HttpRequest, endpoint) -> HttpResponse:
     """A valid search becomes a view and opens; mistakes come back as form errors."""
     ep = get_endpoint(endpoint)
     form = SaveViewForm(request.POST, owner=request.user)
@@ -23,7 +24,7 @@ def view_save(request, endpoint):
     if not valid:
         context = {"endpoint": ep, "form": form}
         return render(request, "saved_views/save.html", context, status=400)
-    row = SavedView.objects.create(owner=request.user, **form.cleaned_data)
+    row = SavedView.objects.create(owner=request.user, **form.cleaned_data)  # type: ignore[misc]
     changes.audit(request.user, "views.save", ep.id, row.pk, kind=_kind(row))
     return redirect(catalogue.of_saved(row, request.user).url(ep.id))
 

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -15,11 +16,12 @@ from hermes_ui.sessions.forms import MessagesQuery, SessionPageQuery
 from hermes_ui.web import links, routes
 from hermes_ui.web.after_response import after
 from hermes_ui.web.failures import bad_id, error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.signals import session_viewed
 
 
 @require_GET
-def session_open(request, endpoint):
+def session_open(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     """Open a session by id from a query string: the "go to id" box, and the
     ids ``.`` and ``..``, which no path segment can carry. Any other id is
     redirected to its canonical page."""
@@ -33,7 +35,7 @@ def session_open(request, endpoint):
 
 @require_GET
 @vary_on_headers("HX-Request")
-def session_detail(request, endpoint, session_id):
+def session_detail(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
     client = client_for(ep)
     place = SessionPageQuery(request.GET)
@@ -93,7 +95,7 @@ def _page(request, ep, session_id, session, messages, incomplete, place, where):
 
 @require_GET
 @vary_on_headers("HX-Request")
-def session_messages(request, endpoint, session_id):
+def session_messages(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     """The next chunk of the transcript: a fragment for htmx, a page without JS."""
     ep = get_endpoint(endpoint)
     query = MessagesQuery(request.GET)

@@ -1,6 +1,7 @@
 """The live session list: one page of ``sessions_list`` at a time."""
 
 from django.conf import settings
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -10,12 +11,13 @@ from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.sessions import list_rows
 from hermes_ui.sessions.forms import ListQuery
 from hermes_ui.web.failures import error_context, retry_after
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, require_role
 
 
 @require_GET
 @vary_on_headers("HX-Request")
-def session_list(request, endpoint):
+def session_list(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     query = ListQuery(request.GET)
     template = "sessions/list.html#results" if request.htmx else "sessions/list.html"
@@ -40,7 +42,8 @@ def session_list(request, endpoint):
     except HermesError as error:
         context.update(error_context(error, ep))
         return retry_after(
-            render(request, template, context, status=context["error_status"]), error
+            render(request, template, context, status=context["error_status"]),  # type: ignore[arg-type]
+            error,
         )
     list_rows.remember_sources(ep.id, rows)
     query.offer_sources(list_rows.sources(ep.id))  # with any this page showed first

@@ -1,6 +1,7 @@
 """Add or remove one tag on a bulk selection from the index (``selection.resolve``)."""
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -16,7 +17,7 @@ TEMPLATE = "tags/bulk.html"
 
 @require_POST
 @role_required(REVIEWER)
-def bulk_tags(request, endpoint):
+def bulk_tags(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index: the confirm page (``stage`` absent), which picks the tag and
     add or remove; ``stage=confirm`` changes exactly the listed ids (idempotent)."""
     ep = get_endpoint(endpoint)

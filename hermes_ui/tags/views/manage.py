@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -14,10 +15,10 @@ from hermes_ui.web.roles import ADMIN, role_required
 
 @require_http_methods(["GET", "POST"])
 @role_required(ADMIN)
-def tag_list(request):
+def tag_list(request: HttpRequest) -> HttpResponse:
     form = TagForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        tag = Tag.objects.create(**form.cleaned_data, created_by=request.user)
+        tag = Tag.objects.create(**form.cleaned_data, created_by=request.user)  # type: ignore[misc]
         _audit(request.user, "tags.define", tag.pk)
         messages.success(request, f"Tag “{tag.name}” added.")
         return redirect("tag_list")
@@ -26,7 +27,7 @@ def tag_list(request):
 
 @require_POST
 @role_required(ADMIN)
-def tag_edit(request, pk):
+def tag_edit(request: HttpRequest, pk) -> HttpResponse:
     tag = get_object_or_404(Tag, pk=pk)
     form = TagForm(request.POST, instance=tag, auto_id=_ids(tag.pk))
     if not form.is_valid():
@@ -39,7 +40,7 @@ def tag_edit(request, pk):
 
 @require_POST
 @role_required(ADMIN)
-def tag_delete(request, pk):
+def tag_delete(request: HttpRequest, pk) -> HttpResponse:
     tag = get_object_or_404(Tag, pk=pk)
     count = tag.sessions.count()
     tag.delete()  # its session tags go with it

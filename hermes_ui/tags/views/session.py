@@ -1,5 +1,6 @@
 """Add a tag to, or remove one from, one session (the session page's tags region)."""
 
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -9,13 +10,14 @@ from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.tags import region, tagging
 from hermes_ui.tags.forms import SessionTagForm
 from hermes_ui.web.failures import bad_id, error_page
+from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.links import session_url
 from hermes_ui.web.roles import REVIEWER, role_required
 
 
 @require_POST
 @role_required(REVIEWER)
-def session_tags(request, endpoint, session_id):
+def session_tags(request: HtmxHttpRequest, endpoint, session_id) -> HttpResponse:
     """Without JavaScript the answer is the session page again; with htmx, the region."""
     ep = get_endpoint(endpoint)
     try:

@@ -1,11 +1,8 @@
 """``{% url %}`` with each reversal worked out once per process.
 
-A page's top bar alone reverses a dozen URLs, each a walk of the URL patterns
-(about 10 µs here; a kept answer about 0.2 µs). The same name with the same
-plain values (text, numbers) under the same URLconf, script prefix and
-namespace always gives the same URL. Any other value (an object, a lazy
-string) is reversed as Django does. Registered as a template builtin after
-Django's own, so ``{% url %}`` everywhere is this.
+The same name with the same plain values (text, numbers) under the same
+URLconf, script prefix and namespace always gives the same URL; any other value
+is reversed as Django does. Kept by measure (docs/development/benchmarks.md).
 """
 
 from functools import lru_cache
