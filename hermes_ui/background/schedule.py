@@ -87,7 +87,7 @@ def run(name: str):
     """One round of ``name``: its next run is queued first, then the work runs."""
     entry = BY_NAME.get(name)
     seconds = entry.seconds() if entry is not None else 0
-    if not seconds:  # gone from the table or turned off: the round ends here
+    if entry is None or not seconds:  # gone from the table or turned off: the round ends here
         return None
     try:
         rounds.schedule(run, seconds, name)

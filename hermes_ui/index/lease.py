@@ -6,7 +6,7 @@ write of that row is fenced by the value it last wrote.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db.models import Q
 from django.utils import timezone
@@ -24,10 +24,10 @@ class LeaseLost(Exception):
 
 # Leases (state row, running_since) a database outage kept this process from
 # releasing; the next ``acquire`` here lets them go instead of waiting ``LEASE``.
-_stranded: list[tuple[int, object]] = []
+_stranded: list[tuple[int, datetime | None]] = []
 
 
-def strand(pk: int, lease) -> None:
+def strand(pk: int, lease: datetime | None) -> None:
     _stranded.append((pk, lease))
 
 

@@ -49,7 +49,7 @@ def title_for(error: e.HermesError) -> str:
 
 
 def error_context(error: e.HermesError, endpoint=None) -> dict:
-    context = {
+    context: dict[str, object] = {
         "error": error,
         "error_title": title_for(error),
         "error_status": status_for(error),
@@ -57,7 +57,7 @@ def error_context(error: e.HermesError, endpoint=None) -> dict:
     }
     if endpoint is not None:
         for _, extra in failure_shown.send(sender=None, error=error, endpoint=endpoint):
-            context.update(extra or {})
+            context.update(extra or {})  # type: ignore[arg-type]
     return context
 
 
