@@ -3,7 +3,6 @@
 from django.apps import apps
 from django.utils.module_loading import import_string
 
-from hermes_ui.background.workers import worker
 from hermes_ui.deletion import erasers
 from hermes_ui.platform import events
 from hermes_ui.search import badges, facets
@@ -14,8 +13,8 @@ def test_every_search_filter_is_found_under_its_key():
         assert import_string(path).key == key, path
 
 
-def test_every_badge_reader_event_receiver_and_beat_hook_exists():
-    paths = [*badges.READERS.values(), *events.RECEIVERS.values(), *worker.BEAT_HOOKS]
+def test_every_badge_reader_and_event_receiver_exists():
+    paths = [*badges.READERS.values(), *events.RECEIVERS.values()]
     for path in paths:
         assert callable(import_string(path)), path
 

@@ -30,7 +30,7 @@ from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review.models import Item, Queue, Rubric
 scope = get_endpoint("local").scope()
 queue = Queue.objects.create(**scope, name="live-queue", reviews_needed=1,
-    rubric=default_rubric(),
+    rubric=Rubric.objects.get(is_default=True),
     owner=get_user_model().objects.get(username="reviewer"))
 for sid in ("live-review-1", "live-review-2"):
     Item.objects.create(**scope, queue=queue, session_id=sid)

@@ -91,6 +91,6 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
     assert "0 matching sessions" in page.inner_text("#title-matches")
     page.goto(dashboard.base_url + "/e/local/views/")
     table = page.locator("#views-table")
-    assert table.get_by_text(f"<b>Follow-ups</b> {suffix}").count() == 1
+    assert table.get_by_text(f"<b>Follow-ups</b> {suffix}", exact=True).count() == 1
     screenshot(page, "triage-views-page")
     assert ran == []
