@@ -46,15 +46,7 @@ class Pacer:
         """Before a list call: the pause the last call asked for (ends early on a stop)."""
         with self._lock:
             pause = self.pause
-        if pause > 0:
-            started = time.monotonic()
-            try:
-                stopping.pause(pause)
-            finally:
-                with self._lock:
-                    self.paused += time.monotonic() - started
-        else:
-            stopping.check()
+        _pause(self, pause)
 
     def observe(self, seconds: float) -> None:
         """After a list call that took ``seconds``: the next pause."""
@@ -74,21 +66,10 @@ class Pacer:
             self.pauses.append(self.pause)
 
     def p95(self) -> float | None:
-        with self._lock:
-            samples = sorted(self.recent)
-        if not samples:
-            return None
-        return samples[min(len(samples) - 1, math.ceil(0.95 * len(samples)) - 1)]
+        return _p95(self)
 
     def as_dict(self) -> dict:
-        p95 = self.p95()
-        return {
-            "pause_s": round(self.pause, 3),
-            "p95_ms": None if p95 is None else round(p95 * 1000, 1),
-            "calls": self.calls,
-            "last_ms": round(self.recent[-1] * 1000, 1) if self.recent else None,
-            "paused_s": round(self.paused, 1),
-        }
+        return _figures(self, pause_digits=3)
 
 
 class PacedClient:
@@ -158,15 +139,7 @@ class GetPacer:
         """Before a GET: the current pause (ends early, raising, on a stop)."""
         with self._lock:
             pause = self.pause if self.calls else 0.0
-        if pause > 0:
-            started = time.monotonic()
-            try:
-                stopping.pause(pause)
-            finally:
-                with self._lock:
-                    self.paused += time.monotonic() - started
-        else:
-            stopping.check()
+        _pause(self, pause)
 
     def observe(self, seconds: float) -> None:
         """After a GET that took ``seconds``: the next pause."""
@@ -187,21 +160,10 @@ class GetPacer:
             self.pauses.append(self.pause)
 
     def p95(self) -> float | None:
-        with self._lock:
-            samples = sorted(self.recent)
-        if not samples:
-            return None
-        return samples[min(len(samples) - 1, math.ceil(0.95 * len(samples)) - 1)]
+        return _p95(self)
 
     def as_dict(self) -> dict:
-        p95 = self.p95()
-        return {
-            "pause_s": round(self.pause, 4),
-            "p95_ms": None if p95 is None else round(p95 * 1000, 1),
-            "calls": self.calls,
-            "last_ms": round(self.recent[-1] * 1000, 1) if self.recent else None,
-            "paused_s": round(self.paused, 1),
-        }
+        return _figures(self, pause_digits=4)
 
 
 class PacedGets:
@@ -237,3 +199,36 @@ def recheck_text(recheck: dict | None, *, running: bool) -> str:
         if p95 is not None:
             text += f", Hermes p95 {p95:.0f} ms" if p95 >= 10 else f", Hermes p95 {p95:.1f} ms"
     return text
+
+
+def _pause(pacer, pause: float) -> None:
+    """Wait ``pause`` seconds (ending early, raising, on a stop) and count it."""
+    if pause > 0:
+        started = time.monotonic()
+        try:
+            stopping.pause(pause)
+        finally:
+            with pacer._lock:
+                pacer.paused += time.monotonic() - started
+    else:
+        stopping.check()
+
+
+def _p95(pacer) -> float | None:
+    with pacer._lock:
+        samples = sorted(pacer.recent)
+    if not samples:
+        return None
+    return samples[min(len(samples) - 1, math.ceil(0.95 * len(samples)) - 1)]
+
+
+def _figures(pacer, pause_digits: int) -> dict:
+    """What the sync's state and report show of a pacer."""
+    p95 = _p95(pacer)
+    return {
+        "pause_s": round(pacer.pause, pause_digits),
+        "p95_ms": None if p95 is None else round(p95 * 1000, 1),
+        "calls": pacer.calls,
+        "last_ms": round(pacer.recent[-1] * 1000, 1) if pacer.recent else None,
+        "paused_s": round(pacer.paused, 1),
+    }
