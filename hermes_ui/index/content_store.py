@@ -236,8 +236,8 @@ def completeness(
     caller has already counted the present sessions.
 
     Counted from the read records minus those of vanished sessions, both from
-    indexes, rather than by matching every record to a present session (20 ms
-    at 10,000 sessions, on every search): a record of a session the index no
+    indexes, rather than by matching every record to a present session on
+    every search: a record of a session the index no
     longer holds at all cannot outlive it, as ``prune`` and deletion's erasure
     drop both together. ``version``: the sync state's, to cache the count (``counts``).
     """

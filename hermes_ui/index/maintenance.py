@@ -13,7 +13,7 @@ def refresh_statistics() -> None:
     and counting the transcripts read for vanished sessions took 22 s at 10,000
     sessions instead of milliseconds. VACUUM also sets the visibility map, so
     counting the present sessions (every index page does) reads the index
-    alone: 1 ms instead of a 4 ms scan at 10,000 sessions. Autovacuum gets
+    alone. Autovacuum gets
     there within minutes; a sync that wrote thousands of rows does not wait
     for it. SQLite needs none.
     """

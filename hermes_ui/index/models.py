@@ -101,7 +101,7 @@ class IndexedSession(models.Model):
             models.Index(fields=["endpoint", "endpoint_fp", "vanished_at", "order_key"]),
             # The search pages' order (newest first, row id breaking ties) over
             # present rows only, so PostgreSQL reads a page off the index instead
-            # of sorting every row (8 ms at 10,000 sessions, on every index page):
+            # of sorting every row on every index page:
             # it cannot order by the columns after an ``IS NULL`` one.
             models.Index(
                 fields=["endpoint", "endpoint_fp", "order_key", "id"],
@@ -110,7 +110,7 @@ class IndexedSession(models.Model):
             ),
             # "Does archived:no hide anything?" (index.archived.hides_any, cached per sync
             # state): at 100,000 rows, all listed, the other indexes leave the database
-            # scanning every root for none (22 ms on SQLite). PostgreSQL answers it from
+            # scanning every root for none. PostgreSQL answers it from
             # this index of the archived-looking roots alone; SQLite's planner keeps its
             # four-column index, so the answer is cached.
             models.Index(
@@ -120,7 +120,7 @@ class IndexedSession(models.Model):
             ),
             # The ``new:`` filter joins a user's watermarks to their rows by this key
             # and compares message counts: with the count in the index SQLite reads
-            # no row (about 1 ms of every ``new:`` page at 2,500 watermarks).
+            # no row.
             models.Index(
                 fields=["endpoint", "endpoint_fp", "session_id", "message_count"],
                 name="index_session_count",

@@ -4,7 +4,7 @@ Renames, closes and forks do not move a row in the provider's activity
 order (a fork copies the parent's message times), so paging from the top
 would not find them. The dashboard knows what it did, though: every action
 is in the audit trail and every fork in ``KnownFork``. Re-reading those ids
-with ``session_get`` (about 2 ms each) keeps the index exact for changes
+with ``session_get`` keeps the index exact for changes
 made here, at the cost of one GET per touched session.
 """
 

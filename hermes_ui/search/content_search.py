@@ -8,8 +8,8 @@ chain is one result. A result lists the sessions whose transcript it is
 A search ranks at most ``WINDOW`` matching messages: the most recently
 indexed ones, read in the full-text index's own row order (which SQLite FTS5
 and a PostgreSQL primary key give without sorting) with a ``LIMIT``. Ranking
-every match instead costs one ``bm25`` per match: about 40 ms for a word in
-half of 100k messages, more than the whole page may take. Within the window
+every match instead costs one ``bm25`` per match, more than the whole page
+may take for a common word. Within the window
 the ranking is the engine's (FTS5 ``bm25``, PostgreSQL ``ts_rank``) of a
 transcript's best message; results are grouped in Python, and only the
 shown ones are completed (index rows, resolutions, snippets, in three

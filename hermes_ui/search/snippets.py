@@ -2,8 +2,7 @@
 
 Only the few messages a result page shows get a snippet, and they are cut
 here rather than by the full-text engine: SQLite's ``snippet()`` has to seek
-each row in the term's whole doclist (about 10 ms for 60 rows of a word in
-half of 100k messages), and one cutter gives both databases the same
+each row in the term's whole doclist, and one cutter gives both databases the same
 snippets. Words are split and folded as the full-text indexes do it
 (letters and digits, case and diacritics ignored), so what is marked is what
 matched. Matches are wrapped in ``content.MARK_START``/``MARK_END``;

@@ -2,8 +2,8 @@
 
 ``bm25()`` needs each phrase's number of matching rows over the whole
 full-text index, which FTS5 finds by walking the phrase's entire doclist
-once per query: about 20 ms for a word in half of 100k messages and 55 ms at
-a million, growing with the matches although the page shows 20 results.
+once per query, a cost growing with the matches although the page shows 20
+results.
 The search already ranks only a window of the most recently indexed matches
 (``content_search.WINDOW``); this ranks that window itself, with BM25's term
 saturation and length normalisation over the window's own texts, words
