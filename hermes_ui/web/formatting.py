@@ -1,7 +1,7 @@
-"""How numbers, times and ids look on a page, for templates and for Python-built HTML.
+"""How numbers, times and ids look on a page: once for templates and for Python-built HTML.
 
 The ``hermes`` template library registers these as ``number``, ``short_id``
-and ``{% when %}``.
+and ``{% when %}``; ``index/table.py`` calls them directly.
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
-"""The search table's rows and badges (their templates): every value escaped, the
-marks each row shows; and the filter bar's kept field HTML."""
-
-from types import SimpleNamespace
+"""The index table's rows and badges, built in Python (hermes_ui/search/table.py): every
+value escaped, the same marks the template gave; and the filter bar's kept field HTML."""
 
 import pytest
-from django.template.loader import render_to_string
 
+from hermes_ui.search import table
 from hermes_ui.search.badges import Badge
 from hermes_ui.search.forms import IndexQuery
-
-
-class table:
-    """One row as the search page draws it, and a row's badges."""
-
-    @staticmethod
-    def row_html(endpoint_id: str, row: dict) -> str:
-        context = {"endpoint": SimpleNamespace(id=endpoint_id), "s": row}
-        return render_to_string("search/_title_matches.html#row", context)
-
-    @staticmethod
-    def badges_html(badges) -> str:
-        return render_to_string("partials/badges.html", {"badges": badges}).rstrip("\n")
-
 
 EVIL = "<script>alert('x')</script>\"&"
 ESCAPED = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&quot;&amp;"

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 
 import pytest
 from django import forms
-from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from hermes_ui.changes.forms import CreateForm, ForkForm
 from hermes_ui.hermes import transcript
 from hermes_ui.review.note_forms import NoteForm
+from hermes_ui.search.table import badges_html
 from hermes_ui.tags.forms import TagForm
 from hermes_ui.web.markdown import render_markdown
 
@@ -103,6 +103,6 @@ def test_a_features_message_part_gets_its_values_escaped(rf, users, mock_endpoin
 
 def test_badges_from_other_features_are_escaped():
     badge = SimpleNamespace(colour=EVIL, kind=EVIL, title=EVIL, text=EVIL)
-    html = render_to_string("partials/badges.html", {"badges": [badge]})
+    html = badges_html([badge])
     _clean(html)
     assert 'title="&quot;&gt;' in html

@@ -1,13 +1,17 @@
-"""The search table's helpers: whether a row is archived on Hermes, and that badge's words."""
+"""``{% index_rows %}`` and ``{% badges %}``: the index table's markup, built in Python."""
 
 from django import template
 
-from hermes_ui.index import archived
+from hermes_ui.search import table
 
 register = template.Library()
-register.filter("is_archived", archived.is_archived)
 
 
 @register.simple_tag
-def archived_label():
-    return archived.LABEL
+def index_rows(endpoint_id, rows):
+    return table.rows_html(endpoint_id, rows)
+
+
+@register.simple_tag
+def badges(marks):
+    return table.badges_html(marks)
