@@ -1,10 +1,8 @@
-"""The index table's rows and badges, built in Python rather than in a template loop.
+"""The search table's rows and badges, built in Python rather than in a template loop.
 
-A page of 50 rows through ``{% for %}``, ``{% session_url %}``, ``{% when %}``,
-filters and an include per row was most of the index page's time; one
-string format per row, each value escaped as ``{{ }}`` would, gives the same HTML
-in a fraction of it. ``templates/search/_title_matches.html`` and
-``templates/partials/badges.html`` call these through ``{% load index_table %}``.
+Kept because the template loop made the Sessions page a quarter slower (see
+docs/development/benchmarks.md, "Django's own mechanisms"); each value is
+escaped as ``{{ }}`` would, and the HTML is the same.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from django import forms
+from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from hermes_ui.changes.forms import CreateForm, ForkForm
