@@ -56,9 +56,9 @@ def absent_endpoints(endpoints: list[Endpoint] | None = None) -> list[dict]:
     endpoints = all_endpoints() if endpoints is None else endpoints
     if not endpoints:
         return []
-    found = []
+    found, probes = [], stored.probes()
     for ep in sorted(endpoints, key=lambda e: e.id):
-        probe = stored.probe_of(ep)
+        probe = probes.get((ep.id, ep.fingerprint)) or stored.probe_of(ep)
         if probe is not None and absent_in(probe.key_accepted, probe.operations, probe.error_code):
             found.append(notice(ep, probe.version))
     return found
