@@ -5,7 +5,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.index import freshness, refresher
 from hermes_ui.platform.endpoints import get_endpoint
@@ -14,15 +13,24 @@ from hermes_ui.search import listing
 from hermes_ui.search.forms import IndexQuery
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
+# The query string's names that ask for a search of the index (``source`` is
+# shared with Hermes' own list and asks for neither).
+SEARCH_PARAMETERS = frozenset(IndexQuery.base_fields) - {"source"}
+
 
 @require_GET
-@vary_on_headers("HX-Request")
-def index_list(request, endpoint):
-    ep = get_endpoint(endpoint)
+def index_moved(request, endpoint):
+    """The search page's old address: the Sessions page answers the same query."""
+    url = reverse("session_list", kwargs={"endpoint": get_endpoint(endpoint).id})
+    query = request.META.get("QUERY_STRING", "")
+    return redirect(url + "?" + query if query else url)
+
+
+def search_page(request, ep, fresh):
+    """The Sessions page drawn from the index: search box, filters, views and table."""
     if not request.GET and (start := catalogue.start(request, ep)):  # the user's default view
         return redirect(listing.Paging(request.path, {}).url(**start))
     form = IndexQuery(request.GET)
-    fresh = freshness.of(ep)
     template = "search/index.html#results" if request.htmx else "search/index.html"
     context = listing.page_context(ep, form, fresh)
     if not form.is_valid():
@@ -30,7 +38,7 @@ def index_list(request, endpoint):
     params = form.cleaned_data
     query = listing.effective_query(params)
     paging = listing.Paging(
-        reverse("index_list", kwargs={"endpoint": ep.id}), listing.active_filters(params)
+        reverse("session_list", kwargs={"endpoint": ep.id}), listing.active_filters(params)
     )
     context.update(
         filters=paging.filters,
@@ -68,7 +76,7 @@ def index_refresh(request, endpoint):
         return _status(request, ep)
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        target = reverse("index_list", kwargs={"endpoint": ep.id})
+        target = reverse("session_list", kwargs={"endpoint": ep.id})
     return redirect(target)
 
 
