@@ -195,7 +195,8 @@ def test_an_unreachable_hermes_pauses_live_updates_on_the_page(page, tmp_path):
     ).start()
     try:
         log_in(page, server.base_url, "support")
-        page.goto(server.base_url + "/e/local/sessions/")  # drawn from the index: no Hermes needed
+        # Drawn from the index: no Hermes needed.
+        page.goto(server.base_url + "/e/local/sessions/?view=all")
         wait_for_js(page, "!document.getElementById('live-paused').hidden", timeout=15)
         assert "Live updates paused" in page.locator("#live-paused").inner_text()
         assert page.locator("#live-banner").is_hidden()

@@ -27,7 +27,7 @@ def test_before_the_index_is_built_the_page_is_hermes_list_with_a_line_saying_so
     assert 'id="index-not-built"' in html and "still being built" in html
     assert "Alpha talk" in html and "Beta talk" in html  # Hermes' own rows
     assert "Not indexed yet." in html  # the freshness line, with its Refresh button
-    assert 'id="index-filters"' not in html and "Rows 1–2" in html
+    assert 'id="index-filters"' not in html and "Rows 1\N{EN DASH}2" in html
 
 
 def test_once_the_index_is_built_the_page_is_the_search_of_it(two_sessions, mock_endpoint, login):
