@@ -28,6 +28,9 @@ def test_before_the_index_is_built_the_page_is_hermes_list_with_a_line_saying_so
     assert "Alpha talk" in html and "Beta talk" in html  # Hermes' own rows
     assert "Not indexed yet." in html  # the freshness line, with its Refresh button
     assert 'id="index-filters"' not in html and "Rows 1\N{EN DASH}2" in html
+    # Its own pages and filter say so too.
+    cli = login("support").get(PAGE, {"offset": "0", "source": "cli"}).content.decode()
+    assert 'id="index-not-built"' in cli and "Alpha talk" in cli
 
 
 def test_once_the_index_is_built_the_page_is_the_search_of_it(two_sessions, mock_endpoint, login):

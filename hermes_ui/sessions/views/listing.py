@@ -20,13 +20,13 @@ from hermes_ui.web.roles import ADMIN, require_role
 def session_list(request, endpoint):
     """Hermes' list when its paging asks for it or the index is not built; else the index's."""
     ep = get_endpoint(endpoint)
-    asked = set(request.GET)
+    asked, fresh = set(request.GET), freshness.of(ep)
+    building = None if fresh.indexed_at else fresh
     if asked & HERMES_LIST_PARAMETERS:
-        return hermes_list(request, ep)
-    fresh = freshness.of(ep)
+        return hermes_list(request, ep, building)
     if fresh.indexed_at or asked & SEARCH_PARAMETERS:
         return search_page(request, ep, fresh)
-    return hermes_list(request, ep, building=fresh)
+    return hermes_list(request, ep, building)
 
 
 # The query string's names only Hermes' own list knows (its filter form sends offset=0).
