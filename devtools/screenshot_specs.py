@@ -34,9 +34,9 @@ def _chat(session_id: str) -> str:
 
 
 SHOTS = [
-    Shot("index", "support", "/e/{ep}/index/", "#results"),
+    Shot("index", "support", "/e/{ep}/sessions/?view=all", "#results"),
     Shot("browse", "support", "/e/{ep}/sessions/", "#results"),
-    Shot("search", "support", "/e/{ep}/index/?q=billing", "#content-results"),
+    Shot("search", "support", "/e/{ep}/sessions/?q=billing", "#content-results"),
     Shot("session", "support", _session(demo_ids.TOOL_SESSION), "#messages"),
     Shot(
         "lineage", "support", "/e/{ep}/lineage/" + demo_ids.DELEGATE_PARENT + "/", "#lineage-graph"
@@ -48,7 +48,7 @@ SHOTS = [
     Shot("triage", "admin", "/tags/", "#new-tag-form"),
     Shot("export", "support", _session(demo_ids.TOOL_SESSION), "#export-box", opens="export"),
     Shot("usage", "support", "/e/{ep}/usage/", "#usage-form"),
-    Shot("bulk", "support", "/e/{ep}/index/", "#bulk-form"),
+    Shot("bulk", "support", "/e/{ep}/sessions/?view=all", "#bulk-form"),
     Shot("queues", "reviewer", "/e/{ep}/review/", "#queue-form"),
     Shot("review-data", "reviewer", "/e/{ep}/review/dataset/?q=", "#dataset-form"),
     Shot(

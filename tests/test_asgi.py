@@ -57,7 +57,7 @@ def test_async_views_go_to_the_asgi_handler_and_pages_to_the_wsgi_one():
     assert asgi.is_stream(session_url("local", "abc", "session_export"))
     assert asgi.is_stream(reverse("session_export_q", kwargs={"endpoint": "local"}))
     assert not asgi.is_stream(session_url("local", "abc"))
-    assert not asgi.is_stream(reverse("index_list", kwargs={"endpoint": "local"}))
+    assert not asgi.is_stream(reverse("session_list", kwargs={"endpoint": "local"}))
     assert not asgi.is_stream("/no/such/page/")
 
 

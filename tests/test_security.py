@@ -340,7 +340,7 @@ def test_urls_with_search_text_never_reach_the_servers_log(dashboard):
     # from an address of its own (through the trusted proxy) that no cap holds back.
     fresh = {"X-Forwarded-For": f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.7"}
     with httpx.Client(base_url=dashboard.base_url, timeout=30) as browser:
-        assert browser.get("/e/local/index/", params={"q": needle}).status_code == 302
+        assert browser.get("/e/local/sessions/", params={"q": needle}).status_code == 302
         assert browser.get(f"/marker-{needle}/", headers=fresh).status_code == 404
     until(
         lambda: dashboard.log_path.read_text().count(refused) > before,

@@ -18,7 +18,7 @@ def _functions():
 
 def test_the_view_modules_are_found():
     names = {name for _, name, _ in _functions()}
-    assert {"index_list", "session_list", "session_detail", "session_export"} <= names
+    assert {"search_page", "session_list", "session_detail", "session_export"} <= names
 
 
 def test_no_view_function_is_longer_than_the_limit():

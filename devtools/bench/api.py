@@ -6,7 +6,7 @@ sessions plus a 500-node lineage) and measures in a child process with a scratch
 database:
 
 - ``GET /api/v1/e/bench/sessions?q=…`` (a Bearer token) against the index page
-  ``GET /e/bench/index/?q=…`` (a logged-in browser) for the same searches, taken in
+  ``GET /e/bench/sessions/?q=…`` (a logged-in browser) for the same searches, taken in
   turn, median of 11 each (target: the API at most the page's time);
 - token authentication in process (``TokenAuth`` on a request: the lookup, the
   constant-time compare, the user's role, the rate counter and "last used"), median
@@ -111,7 +111,7 @@ def _measure() -> None:
         total = api.get("/api/v1/e/bench/sessions", {"q": q}).json()["total"]
         ours, index = _paired(
             lambda q=q: api.get("/api/v1/e/bench/sessions", {"q": q}),
-            lambda q=q: page.get("/e/bench/index/", {"q": q, "view": "all"}),
+            lambda q=q: page.get("/e/bench/sessions/", {"q": q, "view": "all"}),
         )
         say(
             f"sessions?q={q!r} ({total:,} matching): API {ours:.1f} ms vs index page "

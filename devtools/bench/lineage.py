@@ -115,10 +115,10 @@ def _measure() -> None:
         f"({again_mode}); target < 50 ms: {'met' if cached_ms < 50 else 'NOT met'}"
     )
 
-    index_ms = median_ms(get("/e/bench/index/"), 7)
-    search_ms = median_ms(get("/e/bench/index/?q=session+0042"), 7)
-    filtered_ms = median_ms(get("/e/bench/index/?kind=delegate&state=closed"), 7)
-    live_ms = median_ms(get("/e/bench/sessions/"), 3)
+    index_ms = median_ms(get("/e/bench/sessions/"), 7)
+    search_ms = median_ms(get("/e/bench/sessions/?q=session+0042"), 7)
+    filtered_ms = median_ms(get("/e/bench/sessions/?kind=delegate&state=closed"), 7)
+    live_ms = median_ms(get("/e/bench/sessions/?offset=0"), 3)
     raw_50_again = median_ms(raw_list(limit=50), 5)
     say(
         f"index list page {index_ms:.1f} ms, search page {search_ms:.1f} ms, filtered page "

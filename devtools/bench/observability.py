@@ -187,4 +187,4 @@ def _measure(stdout, servers: dict) -> None:
     stdout.write(f"  a scrape of /metrics: {took:.1f} ms, {len(scrape.content) / 1024:.0f} KB")
 
 
-_INDEX = "/e/bench/index/"
+_INDEX = "/e/bench/sessions/"

@@ -358,13 +358,13 @@ def _pick_url(rng: random.Random, count: int) -> tuple[str, str]:
     name = rng.choices([n for n, _ in MIX], weights=[w for _, w in MIX])[0]
     session_id = f"{demo_ids.BENCH_PREFIX}{rng.randrange(count):05d}"
     if name == "index":
-        return name, f"/e/{ENDPOINT}/index/"
+        return name, f"/e/{ENDPOINT}/sessions/"
     if name == "search":
-        return name, f"/e/{ENDPOINT}/index/?q=session+{rng.randrange(count):05d}"
+        return name, f"/e/{ENDPOINT}/sessions/?q=session+{rng.randrange(count):05d}"
     if name == "session page":
         return name, f"/e/{ENDPOINT}/sessions/{session_id}/"
-    if name == "live list":
-        return name, f"/e/{ENDPOINT}/sessions/"
+    if name == "live list":  # Hermes' own list
+        return name, f"/e/{ENDPOINT}/sessions/?offset=0"
     node = f"{demo_ids.BENCH_LINEAGE_PREFIX}{rng.randrange(LINEAGE_NODES):03d}"
     return name, f"/e/{ENDPOINT}/lineage/{node}/"
 

@@ -195,9 +195,9 @@ def _pages(say, count: int) -> dict:
 
     session = f"bench_{count // 2:05d}"
     pages = {
-        "index page": lambda: get("/e/bench/index/"),
-        "rare search": lambda: get("/e/bench/index/", q=RARE),
-        "common search": lambda: get("/e/bench/index/", q=COMMON),
+        "index page": lambda: get("/e/bench/sessions/"),
+        "rare search": lambda: get("/e/bench/sessions/", q=RARE),
+        "common search": lambda: get("/e/bench/sessions/", q=COMMON),
         "session page": lambda: get(session_url("bench", session)),
     }
     figures = {}

@@ -105,11 +105,11 @@ def _measure() -> None:
         headers={"X-Hermes-Session-Token": token},
     )
     for q in QUERIES:
-        ours_answer = client.get("/e/bench/index/", {"q": q})
+        ours_answer = client.get("/e/bench/sessions/", {"q": q})
         assert ours_answer.status_code == 200, ours_answer.status_code
         theirs_answer = dashboard.get("/api/sessions/search", params={"q": q})
         theirs_answer.raise_for_status()
-        ours = median_ms(lambda q=q: client.get("/e/bench/index/", {"q": q}), 7)
+        ours = median_ms(lambda q=q: client.get("/e/bench/sessions/", {"q": q}), 7)
         theirs = median_ms(
             lambda q=q: dashboard.get("/api/sessions/search", params={"q": q}).raise_for_status(), 7
         )

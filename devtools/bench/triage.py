@@ -128,16 +128,18 @@ def _measure() -> None:
         f"floor, a page with the layout and one query (/mentions/, empty): {floor_ours:.1f} ms "
         f"vs {floor_raw:.1f} ms, ratio {floor_ours / floor_raw:.2f}"
     )
-    plain_ours, plain_raw = _paired(lambda: client.get("/e/bench/index/", {"view": "all"}), hermes)
+    plain_ours, plain_raw = _paired(
+        lambda: client.get("/e/bench/sessions/", {"view": "all"}), hermes
+    )
     say(
         f"for scale, the unfiltered index page (same HTML, no feature filter): {plain_ours:.1f} ms "
         f"vs {plain_raw:.1f} ms, ratio {plain_ours / plain_raw:.2f}"
     )
     for q in ("tag:bench-wide new:yes", "tag:bench-rare", "new:yes", "-tag:bench-wide new:no"):
-        answer = client.get("/e/bench/index/", {"q": q})
+        answer = client.get("/e/bench/sessions/", {"q": q})
         assert answer.status_code == 200, answer.status_code
         total = answer.content.decode().split(" matching session", 1)[0].rsplit(">", 1)[-1]
-        ours, raw = _paired(lambda q=q: client.get("/e/bench/index/", {"q": q}), hermes)
+        ours, raw = _paired(lambda q=q: client.get("/e/bench/sessions/", {"q": q}), hermes)
         say(
             f"index page {q!r} ({total.strip()} matching, first 50 shown): {ours:.1f} ms vs "
             f"{raw:.1f} ms; ratio {ours / raw:.2f} "

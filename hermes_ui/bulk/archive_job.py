@@ -46,6 +46,6 @@ def start(endpoint: Endpoint, user, ids: list[str], form_key: str) -> Job:
         scope=endpoint.scope(),
         key=json_digest([endpoint.scope(), form_key, ids, "archive"], 40),
         total=len(ids),
-        result={"back": reverse("index_list", kwargs={"endpoint": endpoint.id})},
+        result={"back": reverse("session_list", kwargs={"endpoint": endpoint.id})},
     )
     return job

@@ -55,6 +55,6 @@ def start(endpoint: Endpoint, user, ids: list[str], end_reason: str, form_key: s
         scope=endpoint.scope(),
         key=key_for(endpoint, ids, end_reason, form_key),
         total=len(ids),
-        result={"back": reverse("index_list", kwargs={"endpoint": endpoint.id})},
+        result={"back": reverse("session_list", kwargs={"endpoint": endpoint.id})},
     )
     return job

@@ -60,7 +60,7 @@ def _work(job: Job, progress, resumed: bool) -> None:
 def start(endpoint: Endpoint, user, ids: list[str], reason: str) -> Job:
     # The same selection and reason from the same person is one request while it is filed.
     key = json_digest([endpoint.scope(), user.pk, ids, reason], 40)
-    index = reverse("index_list", kwargs={"endpoint": endpoint.id})
+    index = reverse("session_list", kwargs={"endpoint": endpoint.id})
     job, _ = runner.submit(
         KIND,
         file_deletion,

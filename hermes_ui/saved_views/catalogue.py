@@ -36,7 +36,9 @@ class View:
         return {**found, "view": self.key}
 
     def url(self, endpoint_id: str) -> str:
-        return reverse("index_list", kwargs={"endpoint": endpoint_id}) + "?" + urlencode(self.query)
+        return (
+            reverse("session_list", kwargs={"endpoint": endpoint_id}) + "?" + urlencode(self.query)
+        )
 
 
 _BUILTINS = (

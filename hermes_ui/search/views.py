@@ -1,12 +1,11 @@
 """Search and list sessions from the dashboard's index, and refresh it."""
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.index import freshness, refresher
 from hermes_ui.platform.endpoints import get_endpoint
@@ -16,15 +15,24 @@ from hermes_ui.search.forms import IndexQuery
 from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
 
+# The query string's names that ask for a search of the index (``source`` is
+# shared with Hermes' own list and asks for neither).
+SEARCH_PARAMETERS = frozenset(IndexQuery.base_fields) - {"source"}
+
 
 @require_GET
-@vary_on_headers("HX-Request")
-def index_list(request: HtmxHttpRequest, endpoint) -> HttpResponse:
-    ep = get_endpoint(endpoint)
+def index_moved(request: HttpRequest, endpoint) -> HttpResponse:
+    """The search page's old address: the Sessions page answers the same query."""
+    url = reverse("session_list", kwargs={"endpoint": get_endpoint(endpoint).id})
+    query = request.META.get("QUERY_STRING", "")
+    return redirect(url + "?" + query if query else url)
+
+
+def search_page(request: HtmxHttpRequest, ep, fresh) -> HttpResponse:
+    """The Sessions page drawn from the index: search box, filters, views and table."""
     if not request.GET and (start := catalogue.start(request, ep)):  # the user's default view
         return redirect(listing.Paging(request.path, {}).url(**start))
     form = IndexQuery(request.GET)
-    fresh = freshness.of(ep)
     template = "search/index.html#results" if request.htmx else "search/index.html"
     context = listing.page_context(ep, form, fresh)
     if not form.is_valid():
@@ -32,7 +40,7 @@ def index_list(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     params = form.cleaned_data
     query = listing.effective_query(params)
     paging = listing.Paging(
-        reverse("index_list", kwargs={"endpoint": ep.id}), listing.active_filters(params)
+        reverse("session_list", kwargs={"endpoint": ep.id}), listing.active_filters(params)
     )
     context.update(
         filters=paging.filters,
@@ -70,7 +78,7 @@ def index_refresh(request: HtmxHttpRequest, endpoint) -> HttpResponse:
         return _status(request, ep)
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        target = reverse("index_list", kwargs={"endpoint": ep.id})
+        target = reverse("session_list", kwargs={"endpoint": ep.id})
     return redirect(target)
 
 

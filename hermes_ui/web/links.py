@@ -49,7 +49,7 @@ def _forget_patterns(*, setting, **kwargs):
 
 def list_url(endpoint_id: str, **query) -> str:
     url = reverse("session_list", kwargs={"endpoint": endpoint_id})
-    clean = {k: v for k, v in query.items() if v not in (None, "", False)}
+    clean = {k: v for k, v in query.items() if v is not None and v is not False and v != ""}
     return url + ("?" + urlencode(clean) if clean else "")
 
 
@@ -57,7 +57,7 @@ def list_url(endpoint_id: str, **query) -> str:
 # same page on another endpoint. Any other page (a session, a form about one
 # session, a page outside any endpoint) switches to that endpoint's list.
 SAME_PAGE_ON_EVERY_ENDPOINT = frozenset(
-    {"session_list", "index_list", "session_create", "compare_to_review", "usage"}
+    {"session_list", "session_create", "compare_to_review", "usage"}
 )
 
 

@@ -22,7 +22,8 @@
     if (event.key === "j") { focusRow(current + 1); event.preventDefault(); }
     else if (event.key === "k") { focusRow(current - 1); event.preventDefault(); }
     else if (event.key === "/") {
-      const search = document.querySelector("[data-search], #goto-id");
+      // The search box where the page has one (the Sessions page), else the id box.
+      const search = document.querySelector("[data-search]") || document.getElementById("goto-id");
       if (search) { search.focus(); event.preventDefault(); }
     }
   });

@@ -95,7 +95,7 @@ def test_search_applies_feature_filters_as_the_index_page_does(peer_endpoint, be
     assert [row["id"] for row in tagged["data"]] == [ids.TOOL_SESSION]
     assert "api-filter" in tagged["data"][0]["badges"]
     page = login("support").get(
-        reverse("index_list", kwargs={"endpoint": "local"}), {"q": "tag:api-filter"}
+        reverse("session_list", kwargs={"endpoint": "local"}), {"q": "tag:api-filter"}
     )
     assert ids.TOOL_SESSION in page.content.decode()  # the page finds the same session
     excluded = client.get("/api/v1/e/local/sessions", {"q": "-tag:api-filter", "limit": 200}).json()

@@ -147,7 +147,7 @@ def test_one_id_on_both_endpoints_shows_each_endpoints_row(endpoints, login):
     support = login("support")
     pages = {
         "session": lambda ep: session_url(ep, sid),
-        "index": lambda ep: reverse("index_list", kwargs={"endpoint": ep}) + f"?q={sid}&table=on",
+        "index": lambda ep: reverse("session_list", kwargs={"endpoint": ep}) + f"?q={sid}&table=on",
         "deletion form": lambda ep: (
             reverse("deletion_new", kwargs={"endpoint": ep}) + f"?session={sid}"
         ),
@@ -156,7 +156,9 @@ def test_one_id_on_both_endpoints_shows_each_endpoints_row(endpoints, login):
         for mine, other in (("a", "b"), ("b", "a")):
             html = support.get(url(mine)).content.decode()
             assert f"title-on-{mine}" in html and f"title-on-{other}" not in html, (name, mine)
-    index_page = support.get(reverse("index_list", kwargs={"endpoint": "b"}) + f"?q={sid}&table=on")
+    index_page = support.get(
+        reverse("session_list", kwargs={"endpoint": "b"}) + f"?q={sid}&table=on"
+    )
     html = index_page.content.decode()
     assert f'name="ids" value="{sid}"' in html and 'id="select-all-matching"' in html
     assert reverse("bulk_close", kwargs={"endpoint": "b"}) in html

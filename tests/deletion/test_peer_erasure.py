@@ -122,7 +122,7 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     canaries = (title, preview, message, tool_arg)
     # The content index holds the transcript, and the search page finds the message in it.
     assert ContentMessage.objects.filter(session_id=sid, text__contains=message).exists()
-    found = support.get("/e/local/index/", {"q": message}).content.decode()
+    found = support.get("/e/local/sessions/", {"q": message}).content.decode()
     assert 'id="content-results"' in found and 'class="snippet-link"' in found
     for canary in canaries:  # every search finds it before the deletion
         assert _table_hits(canary), canary
@@ -141,7 +141,7 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     assert erased["index_rows"] == 1 and erased["forks"] == 1
     assert erased["transcripts"] >= 1 and erased["drawings"] >= 1
     assert erased["content_messages"] >= 3
-    gone = support.get("/e/local/index/", {"q": message}).content.decode()
+    gone = support.get("/e/local/sessions/", {"q": message}).content.decode()
     assert 'id="content-none"' in gone and 'class="snippet-link"' not in gone
     shown = page(admin2, case.pk)
     assert "Erased from this dashboard" in shown and "<strong>3</strong> chat turns" in shown

@@ -210,9 +210,9 @@ MATRIX = [
     # -- lineage and the index: everyone reads; only admins start a full sweep ---------
     Row("lineage_page", "GET", lambda w: session_url("local", SID, "lineage_page"), ANY),
     Row("lineage_panel", "GET", lambda w: session_url("local", SID, "lineage_panel"), ANY),
-    Row("index_list", "GET", lambda w: "/e/local/index/", ANY),
-    Row("index_list", "GET", lambda w: "/e/local/index/?q=refund+role%3Auser+open%3Ayes", ANY,
-        label="GET index_list transcript search"),
+    Row("index_moved", "GET", lambda w: "/e/local/index/", ANY),
+    Row("session_list", "GET", lambda w: "/e/local/sessions/?q=refund+role%3Auser+open%3Ayes", ANY,
+        label="GET session_list transcript search"),
     Row("index_status", "GET", lambda w: "/e/local/index/status/", ANY),
     Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ANY),
     Row("index_refresh", "POST", lambda w: "/e/local/index/refresh/", ADMIN, data={"full": "1"},

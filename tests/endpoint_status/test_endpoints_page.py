@@ -206,7 +206,7 @@ class _Match:
 
 
 def test_the_top_bar_keeps_the_kind_of_page(mock_endpoint):
-    assert switch_url(_Match("index_list", endpoint="a"), "b") == "/e/b/index/"
+    assert switch_url(_Match("usage", endpoint="a"), "b") == "/e/b/usage/"
     assert switch_url(_Match("session_list", endpoint="a"), "b") == "/e/b/sessions/"
     # A session page (or any page about one session) goes to the other endpoint's list.
     assert switch_url(_Match("session_detail", endpoint="a", session_id="x"), "b") == (

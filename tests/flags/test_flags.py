@@ -74,15 +74,15 @@ def test_archive_find_with_archived_yes_and_restore(flags_endpoint, flags_peer, 
     assert event.evidence["op"] == "archive" and event.evidence["applied"] is True
 
     index(flags_endpoint)
-    found = client.get("/e/local/index/", {"q": "archived:yes"}).content.decode()
+    found = client.get("/e/local/sessions/", {"q": "archived:yes"}).content.decode()
     assert "Archive me please" in found
-    assert "Archive me please" not in client.get("/e/local/index/").content.decode()
+    assert "Archive me please" not in client.get("/e/local/sessions/").content.decode()
 
     page = press(client, flags_endpoint, "flag-archive-me", "restore")
     assert "restored" in page and 'id="archive-button"' in page
     assert "flag-archive-me" in listed(flags_peer)
     index(flags_endpoint)
-    found = client.get("/e/local/index/", {"q": "archived:yes"}).content.decode()
+    found = client.get("/e/local/sessions/", {"q": "archived:yes"}).content.decode()
     assert "Archive me please" not in found
     assert Observation.objects.get(fact=SESSION_FLAGS).holds is True
 
@@ -93,7 +93,7 @@ def test_a_pinned_session_shows_as_pinned_on_the_list(flags_endpoint, login):
     page = press(client, flags_endpoint, "flag-pin-me", "pin")
     assert "The session is pinned" in page and 'id="unpin-button"' in page
     index(flags_endpoint)
-    html = client.get("/e/local/index/").content.decode()
+    html = client.get("/e/local/sessions/").content.decode()
     row = html.split("Pin me please", 1)[1].split("</tr>", 1)[0]
     assert "badge-kind-pinned" in row
     assert read(flags_endpoint, "flag-pin-me").pinned is True

@@ -33,7 +33,7 @@ def set_archived(peer, session_id: str) -> None:
 
 
 def index_page(client, q: str = "") -> str:
-    answer = client.get(reverse("index_list", kwargs={"endpoint": "local"}), {"q": q})
+    answer = client.get(reverse("session_list", kwargs={"endpoint": "local"}), {"q": q})
     assert answer.status_code == 200
     return answer.content.decode()
 

@@ -14,8 +14,8 @@ def test_a_sync_that_adds_rows_shows_the_new_total_on_the_next_page(
     seed_many(empty_hermes, 12)
     sync.sync(mock_endpoint, full=True)
     client = login("support")
-    assert "12 sessions" in client.get("/e/local/index/").content.decode()
+    assert "12 sessions" in client.get("/e/local/sessions/").content.decode()
     for i in range(5):
         empty_hermes.add(f"new{i}", at=2_000_000.0 + i)
     sync.sync(mock_endpoint)
-    assert "17 sessions" in client.get("/e/local/index/").content.decode()
+    assert "17 sessions" in client.get("/e/local/sessions/").content.decode()

@@ -42,7 +42,7 @@ def test_the_index_answers_with_what_is_indexed_so_far_while_a_first_sweep_runs(
                 "the first sweep indexed nothing",
             )
             client = login("support")
-            answer = client.get("/e/local/index/")
+            answer = client.get("/e/local/sessions/?view=all")
             assert not done.is_set(), "the sweep ended before the page was read"
             html = answer.content.decode()
             assert answer.status_code == 200
@@ -56,7 +56,7 @@ def test_the_index_answers_with_what_is_indexed_so_far_while_a_first_sweep_runs(
             ]
             assert shown, "the index page listed none of the sessions indexed so far"
             # A title search answers too, from the same partial index.
-            found = client.get("/e/local/index/", {"q": "a"})
+            found = client.get("/e/local/sessions/", {"q": "a"})
             assert found.status_code == 200 and "Refreshing the index" in found.content.decode()
             slow.list_delay = 0  # seen: the rest of the sweep need not crawl
         finally:

@@ -68,7 +68,7 @@ def test_re_pointing_an_id_shows_only_the_new_servers_sessions(
     assert not sync.sync(ep_a, full=True).error_code
     assert {a_parent, a_loner, a_child} <= search_ids(ep_a)
     assert forked_child_ids(ep_a) == {a_child}
-    page = reviewer.get("/e/local/index/?q=aaa-&table=on").content.decode()
+    page = reviewer.get("/e/local/sessions/?q=aaa-&table=on").content.decode()
     assert a_loner in page and 'id="index-moved"' not in page
 
     # The same id, now peer B.
@@ -77,7 +77,7 @@ def test_re_pointing_an_id_shows_only_the_new_servers_sessions(
     b_parent, b_loner, b_child = sessions_with_a_fork(ep_b, reviewer, "bbb")
 
     # Before any sync: none of A's rows is shown as B's, and the page says why.
-    page = reviewer.get("/e/local/index/").content.decode()
+    page = reviewer.get("/e/local/sessions/").content.decode()
     assert 'id="index-moved"' in page
     assert peer_b.base_url in page and peer_a.base_url in page
     assert a_loner not in page and a_parent not in page
@@ -94,11 +94,11 @@ def test_re_pointing_an_id_shows_only_the_new_servers_sessions(
     assert search_ids(ep_b) == {b_parent, b_loner, b_child}
     assert search_ids(ep_b, "aaa-") == set()
     assert not IndexedSession.objects.filter(endpoint_fp=ep_a.fingerprint).exists()
-    page = reviewer.get("/e/local/index/").content.decode()
+    page = reviewer.get("/e/local/sessions/").content.decode()
     assert 'id="index-moved"' in page and "dropped" in page
     assert b_loner in page and a_loner not in page
     assert "3 sessions" in page
-    found = reviewer.get("/e/local/index/?q=aaa-&table=on").content.decode()
+    found = reviewer.get("/e/local/sessions/?q=aaa-&table=on").content.decode()
     assert not any(session_id in found for session_id in (a_parent, a_loner, a_child))
 
     # Fork memory: A's fork is kept (with its server) but never shown as B's.

@@ -108,7 +108,7 @@ def test_the_endpoints_page_and_the_freshness_line_show_a_running_recheck(
     client = login("admin")
     endpoints = client.get("/endpoints/").content.decode()
     assert "rechecking 3 of 7 sessions, 1 GET per 18 ms, Hermes p95 3.0 ms" in endpoints
-    index = client.get("/e/local/index/").content.decode()
+    index = client.get("/e/local/sessions/").content.decode()
     assert 'id="index-rechecking"' in index and "Rechecking the index…" in index
 
 
@@ -313,7 +313,7 @@ def test_the_index_answers_while_a_recheck_runs(settings, hermes_peer, login):
         worker.start()
         try:
             until(lambda: len(slow.gets) >= 5, 60, "the recheck sent no GET")
-            answer = login("support").get("/e/local/index/")
+            answer = login("support").get("/e/local/sessions/")
             assert not done.is_set(), "the recheck ended before the page was read"
             html = answer.content.decode()
             assert answer.status_code == 200 and "Rechecking the index…" in html

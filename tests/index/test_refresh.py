@@ -46,7 +46,7 @@ def test_without_javascript_the_button_redirects_back(peer_endpoint, login):
     )
     elsewhere = login("support").post("/e/local/index/refresh/", {"next": "https://evil.example/"})
     wait_for_syncs()
-    assert elsewhere["Location"] == "/e/local/index/"
+    assert elsewhere["Location"] == "/e/local/sessions/"
 
 
 @pytest.mark.django_db

@@ -293,7 +293,7 @@ def test_the_unfiltered_index_page_counts_the_present_sessions_once(
     sync.sync(mock_endpoint, full=True)
     client = login("support")
     with CaptureQueriesContext(connection) as seen:
-        page = client.get("/e/local/index/")
+        page = client.get("/e/local/sessions/")
     assert page.status_code == 200
     assert "120 matching sessions" in page.content.decode()
     counts = [
@@ -305,7 +305,7 @@ def test_the_unfiltered_index_page_counts_the_present_sessions_once(
     assert len(counts) <= 1, counts
     # A filter still gets its own count.
     with CaptureQueriesContext(connection) as seen:
-        filtered = client.get("/e/local/index/", {"state": "open"}).content.decode()
+        filtered = client.get("/e/local/sessions/", {"state": "open"}).content.decode()
     expected = queries.search(mock_endpoint, snapshot=0, state="open").total
     assert expected > 50 and f"{expected} matching sessions" in filtered
     counts = [
@@ -331,5 +331,5 @@ def test_a_filtered_first_page_counts_beyond_the_id_scan(
     assert expected.total > 60 and fewer.total == expected.total
     assert [r["id"] for r in fewer.rows] == [r["id"] for r in expected.rows]
     assert fewer.next_after == expected.next_after
-    filtered = client.get("/e/local/index/", {"state": "open"}).content.decode()
+    filtered = client.get("/e/local/sessions/", {"state": "open"}).content.decode()
     assert f"{expected.total} matching sessions" in filtered

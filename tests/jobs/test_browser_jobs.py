@@ -46,7 +46,7 @@ def test_a_bulk_close_shows_its_progress_page_then_its_results(page, dashboard, 
     ids = [new_session(hermes_peer, prefix) for _ in range(2)]
     base = dashboard.base_url
     log_in(page, base, "support")
-    page.goto(base + "/e/local/index/")
+    page.goto(base + "/e/local/sessions/")
     page.get_by_role("button", name="Refresh").click()
     page.locator("#index-freshness", has_text=re.compile(r"\bIndexed\b")).wait_for(timeout=30_000)
     # The refresh is paced by Hermes' latency (index/pacing.py): on a loaded machine
@@ -54,7 +54,7 @@ def test_a_bulk_close_shows_its_progress_page_then_its_results(page, dashboard, 
     boxes = [f'#bulk-form input[name="ids"][value="{sid}"]' for sid in ids]
 
     def listed():
-        page.goto(base + f"/e/local/index/?q={prefix}&table=on")
+        page.goto(base + f"/e/local/sessions/?q={prefix}&table=on")
         return all(page.locator(box).count() for box in boxes)
 
     until(listed, 60, f"the sessions {ids} never reached the index", interval=0.5)

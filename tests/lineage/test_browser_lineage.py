@@ -30,7 +30,7 @@ def refreshing_dashboard(tmp_path_factory, hermes_peer):
 def wait_until_indexed(page, base_url):
     deadline = time.monotonic() + 45
     while time.monotonic() < deadline:
-        page.goto(base_url + "/e/local/index/")
+        page.goto(base_url + "/e/local/sessions/")
         if page.locator("#index-freshness", has_text=INDEXED).count():
             return
         time.sleep(0.5)
@@ -85,7 +85,7 @@ def test_a_word_search_loads_its_title_table_when_scrolled_to(page, refreshing_d
     base = refreshing_dashboard.base_url
     log_in(page, base, "support")
     wait_until_indexed(page, base)
-    page.goto(base + "/e/local/index/?q=trip+planning")
+    page.goto(base + "/e/local/sessions/?q=trip+planning")
     page.locator("#content-results").wait_for()
     # Scroll as a person would; on a tall window the region may already be in
     # view and swapped (its element replaced), so no locator is held across it.

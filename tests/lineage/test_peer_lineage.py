@@ -223,29 +223,29 @@ def test_every_role_may_view_lineage_and_the_index(synced, login, client):
         assert (
             login(name).get(session_url("local", ids.BRANCH_A, "lineage_page")).status_code == 200
         )
-        assert login(name).get("/e/local/index/").status_code == 200
+        assert login(name).get("/e/local/sessions/").status_code == 200
     anonymous = client.get(session_url("local", ids.BRANCH_A, "lineage_page"))
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
 
 
 def test_the_index_page_searches_filters_and_pages(synced, login):
     client = login("support")
-    html = client.get("/e/local/index/").content.decode()
+    html = client.get("/e/local/sessions/").content.decode()
     assert "Indexed" in html and "s ago" in html
     assert html.count("<tr>") == 51  # header + 50 rows
     assert "after=" in html and "snap=" in html
-    found = client.get("/e/local/index/?q=trip+planning&table=on").content.decode()
+    found = client.get("/e/local/sessions/?q=trip+planning&table=on").content.decode()
     for session_id in (ids.BRANCH_PARENT, *ids.BRANCHES):
         assert f'title="{session_id}"' in found
-    delegates = client.get("/e/local/index/?kind=delegate").content.decode()
+    delegates = client.get("/e/local/sessions/?kind=delegate").content.decode()
     assert f'title="{ids.DELEGATE_GRANDCHILD}"' in delegates
     assert f'title="{ids.BRANCH_A}"' not in delegates
     assert "kind kind-delegate" in delegates and "kind kind-root" not in delegates
-    closed_cron = client.get("/e/local/index/?source=cron&state=closed").content.decode()
+    closed_cron = client.get("/e/local/sessions/?source=cron&state=closed").content.decode()
     assert "<td>cron</td>" in closed_cron and "<td>telegram</td>" not in closed_cron
-    by_id = client.get(f"/e/local/index/?q={ids.COMPRESSION_C1[-8:]}&table=on").content.decode()
+    by_id = client.get(f"/e/local/sessions/?q={ids.COMPRESSION_C1[-8:]}&table=on").content.decode()
     assert f'title="{ids.COMPRESSION_C1}"' in by_id
-    bad = client.get("/e/local/index/?after=junk&snap=1")
+    bad = client.get("/e/local/sessions/?after=junk&snap=1")
     assert bad.status_code == 400 and b"start from the first page" in bad.content
 
 

@@ -42,7 +42,7 @@ def test_deleting_the_delegate_parent_vanishes_its_delegates_and_orphans_its_bra
     assert "deleted session" in box_with(svg, ids.DELEGATE_PARENT[:20])
     assert "this session" in box_with(svg, ids.DELEGATE_BRANCH_TITLE)
     assert edge_kinds(svg) == ["orphan"] and len(node_texts(svg)) == 2
-    listed = client.get("/e/local/index/?kind=orphan").content.decode()
+    listed = client.get("/e/local/sessions/?kind=orphan").content.decode()
     assert f'title="{ids.DELEGATE_BRANCH}"' in listed
     gone = client.get(session_url("local", ids.DELEGATE_PARENT, "lineage_page"))
     assert gone.status_code == 404

@@ -88,7 +88,7 @@ def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live
     wait_until_indexed(page, base)
     cookies = {c["name"]: c["value"] for c in page.context.cookies()}
     raw = RawStream(base, cookies)
-    page.goto(base + "/e/local/index/")
+    page.goto(base + "/e/local/sessions/")
     before = _ids(page)
     turn_target, rename_target = before[1], before[2]
     wait_for_js(page, "!document.getElementById('live-region').hidden", timeout=5)
@@ -126,7 +126,7 @@ def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live
     # Everything the banner leads to is this page, with its filter, for this user.
     page.click("#live-show")
     page.wait_for_load_state()
-    assert page.url.endswith("/e/local/index/")
+    assert page.url.endswith("/e/local/sessions/")
     assert "live-browser-new" in _ids(page)
 
 
@@ -195,7 +195,8 @@ def test_an_unreachable_hermes_pauses_live_updates_on_the_page(page, tmp_path):
     ).start()
     try:
         log_in(page, server.base_url, "support")
-        page.goto(server.base_url + "/e/local/index/")  # drawn from the index: no Hermes needed
+        # Drawn from the index: no Hermes needed.
+        page.goto(server.base_url + "/e/local/sessions/?view=all")
         wait_for_js(page, "!document.getElementById('live-paused').hidden", timeout=15)
         assert "Live updates paused" in page.locator("#live-paused").inner_text()
         assert page.locator("#live-banner").is_hidden()

@@ -40,7 +40,7 @@ def test_200_idle_streams_leave_the_pages_answering(live_dashboard, live_peer):
                 chunks = answer.aiter_text()
                 assert (await anext(chunks)).startswith("retry: 3000")  # followed, not polled
                 opened.append(chunks)
-            for url in ("/e/local/index/", "/e/local/sessions/", "/healthz"):
+            for url in ("/e/local/sessions/?view=all", "/e/local/sessions/", "/healthz"):
                 assert (await pages.get(url)).status_code == 200, url
             # And the streams still carry a change made on Hermes (to the last one opened).
             await asyncio.to_thread(

@@ -60,7 +60,7 @@ def test_the_session_page_shows_the_first_and_the_last_message(paging_endpoint, 
 def test_search_finds_a_word_said_only_in_the_first_message(paging_endpoint, login):
     report = sync.sync(paging_endpoint, full=True)
     assert report.error_code == ""
-    html = login("reviewer").get("/e/local/index/", {"q": ids.PAGED_FIRST_WORD}).content.decode()
+    html = login("reviewer").get("/e/local/sessions/", {"q": ids.PAGED_FIRST_WORD}).content.decode()
     results = html.split('id="content-results"', 1)[1].split("</section>", 1)[0]
     assert "1 matching message in 1 transcript" in results
     assert f"<mark>{ids.PAGED_FIRST_WORD}</mark>" in results

@@ -43,7 +43,7 @@ def test_browse_search_and_lineage(release_endpoint, login):
     assert listing.status_code == 200
     assert ids.DELEGATE_TITLE in listing.content.decode()
     found = support.get(
-        reverse("index_list", kwargs={"endpoint": "local"}), {"q": ids.COMPRESSION_TITLE}
+        reverse("session_list", kwargs={"endpoint": "local"}), {"q": ids.COMPRESSION_TITLE}
     )
     assert found.status_code == 200 and ids.COMPRESSION_TITLE in found.content.decode()
     lineage = support.get(session_url("local", ids.DELEGATE_PARENT, "lineage_page"))

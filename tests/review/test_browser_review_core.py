@@ -50,7 +50,7 @@ def _queue_with_all_matching(page, dashboard, prefix: str) -> str:
     # The shared dashboard may have been indexed before: "Indexed" on the page would not
     # say these sessions are in. One refresher pass, done when it returns, does.
     dashboard.manage("run_periodic", "index")
-    page.goto(base + f"/e/local/index/?q={prefix}&table=on")
+    page.goto(base + f"/e/local/sessions/?q={prefix}&table=on")
     page.locator("#select-all-matching").check()
     page.locator("#review-bulk-add").click()
     page.wait_for_url("**/review/bulk-add/")

@@ -227,7 +227,7 @@ def test_bulk_add_from_the_index_selection(empty_hermes, users, login):
     queue = make_queue(users["reviewer"])
     add_items(queue, ["bulk1"])
     client = login("reviewer")
-    index = client.get("/e/local/index/?q=bulk&table=on").content.decode()
+    index = client.get("/e/local/sessions/?q=bulk&table=on").content.decode()
     assert 'id="review-bulk-add"' in index
     url = reverse("review_bulk_add", kwargs={"endpoint": "local"})
     pick = client.post(url, {"all": "1", "q": "bulk"})
@@ -240,7 +240,7 @@ def test_bulk_add_from_the_index_selection(empty_hermes, users, login):
     assert client.post(url, {}).status_code == 400  # nothing selected
     assert (
         "review-bulk-add"
-        not in login("support").get("/e/local/index/?q=bulk&table=on").content.decode()
+        not in login("support").get("/e/local/sessions/?q=bulk&table=on").content.decode()
     )
 
 

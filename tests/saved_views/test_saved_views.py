@@ -35,9 +35,9 @@ def test_a_shared_view_is_seen_by_others_and_a_personal_one_is_not(views_indexed
     reviewer, support = login("reviewer"), login("support")
     shared = _save(reviewer, name="Team branches", q="kind:branch", shared="on")
     assert shared.status_code == 302
-    assert shared["Location"].startswith("/e/local/index/?q=kind%3Abranch&view=view%3A")
+    assert shared["Location"].startswith("/e/local/sessions/?q=kind%3Abranch&view=view%3A")
     _save(reviewer, name="My roots", q="kind:root")
-    bar = _bar(support.get("/e/local/index/", {"view": "all"}).content.decode())
+    bar = _bar(support.get("/e/local/sessions/", {"view": "all"}).content.decode())
     assert "Team branches" in bar and 'title="Shared by reviewer"' in bar
     assert "My roots" not in bar
     opened = support.get(shared["Location"]).content.decode()
@@ -78,49 +78,53 @@ def test_owners_rename_and_unshare(views_indexed, login):
     assert answer.status_code == 302
     view.refresh_from_db()
     assert (view.name, view.shared) == ("New name", False)
-    assert "New name" not in _bar(login("support").get("/e/local/index/?view=all").content.decode())
+    assert "New name" not in _bar(
+        login("support").get("/e/local/sessions/?view=all").content.decode()
+    )
 
 
 def test_the_default_view_applies_and_all_sessions_stays_reachable(views_indexed, login):
     client = login("support")
     _save(client, name="Roots", q="kind:root", state="closed")
     view = SavedView.objects.get()
-    assert client.get("/e/local/index/").status_code == 200  # no default yet
+    assert client.get("/e/local/sessions/").status_code == 200  # no default yet
     assert client.post("/e/local/views/default/", {"key": f"view:{view.pk}"}).status_code == 302
-    opened = client.get("/e/local/index/")
+    opened = client.get("/e/local/sessions/")
     assert opened.status_code == 302
-    assert opened["Location"] == f"/e/local/index/?q=kind%3Aroot&state=closed&view=view%3A{view.pk}"
+    assert (
+        opened["Location"] == f"/e/local/sessions/?q=kind%3Aroot&state=closed&view=view%3A{view.pk}"
+    )
     html = client.get(opened["Location"]).content.decode()
     assert "3 matching sessions" in html  # the closed roots: root, par and failed
-    everything = client.get("/e/local/index/", {"view": "all"})
+    everything = client.get("/e/local/sessions/", {"view": "all"})
     assert everything.status_code == 200 and "6 matching sessions" in everything.content.decode()
     # Another user's index is not affected.
-    assert login("reviewer").get("/e/local/index/").status_code == 200
+    assert login("reviewer").get("/e/local/sessions/").status_code == 200
     # A built-in as default; "all" turns defaults off.
     client.post("/e/local/views/default/", {"key": "builtin:errors"})
-    assert "reason%3Aerror" in client.get("/e/local/index/")["Location"]
+    assert "reason%3Aerror" in client.get("/e/local/sessions/")["Location"]
     client.post("/e/local/views/default/", {"key": "all"})
-    assert client.get("/e/local/index/").status_code == 200
+    assert client.get("/e/local/sessions/").status_code == 200
     assert DefaultView.objects.get().key == "all"
     # Deleting the view one opens with turns that default off.
     client.post("/e/local/views/default/", {"key": f"view:{view.pk}"})
-    assert client.get("/e/local/index/").status_code == 302
+    assert client.get("/e/local/sessions/").status_code == 302
     assert client.post(f"/e/local/views/{view.pk}/delete/").status_code == 302
-    assert client.get("/e/local/index/").status_code == 200
+    assert client.get("/e/local/sessions/").status_code == 200
     assert not DefaultView.objects.exists()
 
 
 def test_built_in_views(views_indexed, login, monkeypatch):
     client = login("support")
-    bar = _bar(client.get("/e/local/index/?view=all").content.decode())
+    bar = _bar(client.get("/e/local/sessions/?view=all").content.decode())
     assert "Closed with errors" in bar and "New since I looked" in bar
     # "Unreviewed" is offered only while the facets table has review's ``reviewed:``.
     assert facets.get("reviewed") is not None
     assert "Unreviewed" in bar and "reviewed%3Ano" in bar
     monkeypatch.delitem(facets.loaded(), "reviewed")
-    bar = _bar(client.get("/e/local/index/?view=all").content.decode())
+    bar = _bar(client.get("/e/local/sessions/?view=all").content.decode())
     assert "Unreviewed" not in bar and "Closed with errors" in bar
-    errors = client.get("/e/local/index/", {"q": "reason:error,failed,orphaned_compression"})
+    errors = client.get("/e/local/sessions/", {"q": "reason:error,failed,orphaned_compression"})
     html = errors.content.decode()
     assert "1 matching session." in html and "Crashed run" in html
 
@@ -128,7 +132,7 @@ def test_built_in_views(views_indexed, login, monkeypatch):
 def test_hostile_view_names_are_escaped(views_indexed, login):
     _save(login("reviewer"), name=HOSTILE, q="kind:root", shared="on")
     for client in (login("reviewer"), login("support")):
-        for url in ("/e/local/index/?view=all", "/e/local/views/"):
+        for url in ("/e/local/sessions/?view=all", "/e/local/views/"):
             html = client.get(url).content.decode()
             assert "&lt;script&gt;alert(&#x27;view&#x27;)&lt;/script&gt;" in html, url
             assert HOSTILE not in html, url

@@ -204,8 +204,8 @@ def test_redis_stopped_mid_run_costs_speed_not_pages_or_turns(
 def _redis_outage(a, b, redis, peer) -> None:
     browser = logged_in(a)
     pages = [
-        "/e/local/index/",
-        "/e/local/index/?q=billing",
+        "/e/local/sessions/?view=all",
+        "/e/local/sessions/?q=billing",
         f"/e/local/sessions/{demo_ids.DELEGATE_PARENT}/",
         f"/e/local/lineage/{demo_ids.DELEGATE_PARENT}/",
     ]
@@ -304,7 +304,7 @@ def _database_outage(server, postgres) -> None:
     browser = logged_in(server)
     probe = httpx.Client(base_url=server.base_url, timeout=30)  # no cookie, as a probe
     pid = server.process.pid
-    pages = ["/e/local/index/", "/e/local/sessions/"]
+    pages = ["/e/local/sessions/?view=all", "/e/local/sessions/"]
     assert all(browser.get(url).status_code == 200 for url in pages)
 
     postgres.halt()
@@ -379,7 +379,7 @@ def _kill_a_worker(server) -> None:
     supervisor = server.process.pid
     originals = until(lambda: len(pids := worker_pids(supervisor)) == 2 and pids, 30, "2 workers")
     pages = [
-        "/e/local/index/",
+        "/e/local/sessions/?view=all",
         "/e/local/sessions/",
         f"/e/local/sessions/{demo_ids.DELEGATE_PARENT}/",
     ]
@@ -451,7 +451,7 @@ def _slow_uploads(server) -> None:
     # Pages while the four uploads hold their connections (as long as they do).
     samples = []
     while any(thread.is_alive() for thread in uploads):
-        for client, url in ((probe, "/healthz"), (browser, "/e/local/index/")):
+        for client, url in ((probe, "/healthz"), (browser, "/e/local/sessions/?view=all")):
             began = time.monotonic()
             status = client.get(url).status_code
             samples.append(Sample(url, began, time.monotonic() - began, status))

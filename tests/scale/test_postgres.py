@@ -98,17 +98,17 @@ def test_pages_read_and_write_postgresql_through_a_worker(fresh_worker, hermes_p
     sync = manage(env, hermes_peer, "run_periodic", "index")
     assert sync.returncode == 0, sync.stderr[-2000:]
     browser = logged_in(server, "admin")
-    found = browser.get("/e/local/index/", params={"q": "BILLING MODULE"})
+    found = browser.get("/e/local/sessions/", params={"q": "BILLING MODULE"})
     assert found.status_code == 200
     assert demo_ids.COMPRESSION_TIP_TITLE in found.text  # search on PostgreSQL, any case
     # Transcript search on PostgreSQL: a phrase only inside message 2,400, with its snippet.
-    hit = browser.get("/e/local/index/", params={"q": '"Done with step 1200" role:assistant'})
+    hit = browser.get("/e/local/sessions/", params={"q": '"Done with step 1200" role:assistant'})
     assert hit.status_code == 200 and 'id="content-complete"' in hit.text
     assert "1 matching message in 1 transcript" in hit.text
     assert "<mark>Done with step 1200</mark>. All tests green." in hit.text
-    hostile = browser.get("/e/local/index/", params={"q": "onerror"})
+    hostile = browser.get("/e/local/sessions/", params={"q": "onerror"})
     assert "<img src=x" not in hostile.text and "<mark>onerror</mark>" in hostile.text
-    closed = browser.get("/e/local/index/", params={"kind": "delegate", "state": "closed"})
+    closed = browser.get("/e/local/sessions/", params={"kind": "delegate", "state": "closed"})
     assert closed.status_code == 200 and demo_ids.DELEGATE_CHILD_1 in closed.text
     # Other tests add sessions to the shared peer: ask for the delegates' own source.
     query = {"children": "1", "source": "subagent", "limit": "200"}

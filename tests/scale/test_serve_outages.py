@@ -36,7 +36,7 @@ from tests.support.waiting import until
 REPO = Path(__file__).resolve().parents[2]
 OUTAGE = 6.0  # longer than the pool's wait (HERMES_UI_DB_WAIT_SECONDS=2)
 RECOVERY = 15.0
-PAGES = ["/e/local/index/", "/e/local/sessions/"]
+PAGES = ["/e/local/sessions/?view=all", "/e/local/sessions/"]
 # What one outage may write to the log: a WARNING and an INFO from each of the four
 # processes that noticed it, and a little room.
 LINES_PER_OUTAGE = 12

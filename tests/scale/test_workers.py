@@ -175,7 +175,7 @@ def test_open_streams_hold_no_database_connection_between_events(workers, hermes
         for _ in watchers:
             assert following.acquire(timeout=30), "a watcher never saw a delta"
         assert failures == []
-        page = on_worker(browser, b).get("/e/local/index/", timeout=30)
+        page = on_worker(browser, b).get("/e/local/sessions/?view=all", timeout=30)
         assert page.status_code == 200, page.text[:300]
     finally:
         release.set()

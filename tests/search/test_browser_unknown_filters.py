@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 def test_the_note_and_the_typo_are_shown_in_the_page(page, dashboard):
     log_in(page, dashboard.base_url, "support")
-    page.goto(dashboard.base_url + "/e/local/index/?q=error:timeout")
+    page.goto(dashboard.base_url + "/e/local/sessions/?q=error:timeout")
     note = page.locator("#search-notes")
     assert note.is_visible()
     assert "error is not a filter; searched error:timeout as words." in note.inner_text()
@@ -18,7 +18,7 @@ def test_the_note_and_the_typo_are_shown_in_the_page(page, dashboard):
     note.get_by_role("link", name="The search syntax").click()
     assert page.url.endswith("#search-syntax")
 
-    answer = page.goto(dashboard.base_url + "/e/local/index/?q=sorce:cli")
+    answer = page.goto(dashboard.base_url + "/e/local/sessions/?q=sorce:cli")
     assert answer.status == 400
     banner = page.locator("#results .banner-error")
     assert "did you mean \u201csource:\u201d?" in banner.inner_text()

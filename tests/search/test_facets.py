@@ -56,10 +56,10 @@ def test_facets_narrow_the_table_and_select_all(picked, empty_hermes, mock_endpo
     chosen = resolve(mock_endpoint, {"all": "1", "q": "pick:root,par,br -pick:par"})
     assert sorted(chosen.ids) == ["br", "root"]
     client = login("support")
-    html = client.get("/e/local/index/", {"q": "pick:br,cont"}).content.decode()
+    html = client.get("/e/local/sessions/", {"q": "pick:br,cont"}).content.decode()
     assert "2 matching sessions" in html
     # The badge reader's text is escaped in the table and was asked for this user.
     assert "&lt;b&gt;br&lt;/b&gt;" in html and "<b>br</b>" not in html
     assert picked and picked[-1].username == "support"
-    bad = client.get("/e/local/index/", {"q": "pick:bad"})
+    bad = client.get("/e/local/sessions/", {"q": "pick:bad"})
     assert bad.status_code == 400 and "pick: takes a comma-separated list" in bad.content.decode()

@@ -26,7 +26,7 @@ def built(peer_endpoint):
 
 
 def search(client, q, **more):
-    answer = client.get("/e/local/index/", {"q": q, **more})
+    answer = client.get("/e/local/sessions/", {"q": q, **more})
     assert answer.status_code == 200, answer.content[:800]
     return answer.content.decode()
 
@@ -92,7 +92,7 @@ def test_filters_narrow_transcript_hits(built, login):
     assert 'id="content-none"' in search(client, '"step 1200" role:tool')
     assert 'id="content-none"' in search(client, '"step 1200" source:telegram')
     assert 'id="content-none"' in search(client, '"step 1200" before:2000-01-01')
-    bad = client.get("/e/local/index/", {"q": "refund open:maybe"})
+    bad = client.get("/e/local/sessions/", {"q": "refund open:maybe"})
     assert bad.status_code == 400 and "open: takes yes or no" in bad.content.decode()
 
 
@@ -182,7 +182,7 @@ def test_the_title_table_of_a_word_search_loads_after_the_transcript_hits(built,
     html = search(client, "trip planning")
     assert 'id="content-results"' in html
     region = html.split('id="title-matches"', 1)[1].split("</div>", 1)[0]
-    table_url = "/e/local/index/?q=trip+planning&amp;table=on"
+    table_url = "/e/local/sessions/?q=trip+planning&amp;table=on"
     assert 'hx-trigger="revealed"' in region and f'href="{table_url}"' in region
     assert 'id="bulk-form"' not in html and 'name="ids"' not in html
     # What htmx loads into the region: the table and its selection form, alone.

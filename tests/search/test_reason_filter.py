@@ -38,6 +38,6 @@ def test_reason_narrows_the_table_select_all_and_the_content_filter(
     ]
     where, params = content_search._filters(mock_endpoint, parse("word reason:error"))
     assert "m.session_id IN (" in where and "error" in params
-    html = login("support").get("/e/local/index/", {"q": "reason:error"}).content.decode()
+    html = login("support").get("/e/local/sessions/", {"q": "reason:error"}).content.decode()
     assert "1 matching session." in html and "Crashed run" in html
     assert "Parent" not in html

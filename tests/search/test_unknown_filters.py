@@ -84,21 +84,21 @@ def indexed(empty_hermes, mock_endpoint):
 
 def test_the_index_page(indexed, login):
     client = login("support")
-    typo = client.get("/e/local/index/", {"q": "labl:resolved=yes"})
+    typo = client.get("/e/local/sessions/", {"q": "labl:resolved=yes"})
     html = typo.content.decode()
     assert typo.status_code == 400
     assert "is not a filter; did you mean \u201clabel:\u201d?" in html
     assert 'id="search-syntax"' in html and 'name="q"' in html  # the page, not an error page
-    assert client.get("/e/local/index/", {"q": "sorce:cli"}).status_code == 400
+    assert client.get("/e/local/sessions/", {"q": "sorce:cli"}).status_code == 400
 
-    words = client.get("/e/local/index/", {"q": "foo:bar", "table": "on"})
+    words = client.get("/e/local/sessions/", {"q": "foo:bar", "table": "on"})
     html = words.content.decode()
     assert words.status_code == 200 and 'id="search-notes"' in html
     assert "<code>foo</code> is not a filter; searched <code>foo:bar</code> as words" in html
     assert "#search-syntax" in html.split('id="search-notes"')[1]
     assert "/sessions/hit/" in html and "/sessions/other/" not in html
 
-    quoted = client.get("/e/local/index/", {"q": '"foo:bar"', "table": "on"})
+    quoted = client.get("/e/local/sessions/", {"q": '"foo:bar"', "table": "on"})
     html = quoted.content.decode()
     assert quoted.status_code == 200 and 'id="search-notes"' not in html
     assert "/sessions/hit/" in html
@@ -141,7 +141,7 @@ def test_saved_views(indexed, login):
     view = SavedView.objects.get()
     assert view.q == "foo:bar"
     # Applying the view is the index search with its query: the note is there.
-    shown = client.get("/e/local/index/", {"q": view.q, "view": str(view.pk)})
+    shown = client.get("/e/local/sessions/", {"q": view.q, "view": str(view.pk)})
     assert 'id="search-notes"' in shown.content.decode()
 
 

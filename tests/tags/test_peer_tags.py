@@ -31,7 +31,7 @@ def _results(html: str) -> list[str]:
 
 
 def _search(client, q):
-    answer = client.get("/e/local/index/", {"q": q})
+    answer = client.get("/e/local/sessions/", {"q": q})
     assert answer.status_code == 200, answer.content[:600]
     return answer.content.decode()
 

@@ -111,17 +111,19 @@ def test_tag_filters_and_badges_in_the_index(tags_indexed, login):
     SessionTag.objects.create(**tags_indexed.scope(), session_id="br", tag=hot)
     SessionTag.objects.create(**tags_indexed.scope(), session_id="br", tag=cold)
     client = login("support")
-    html = client.get("/e/local/index/", {"q": f'tag:"{HOSTILE}"', "view": "all"}).content.decode()
+    html = client.get(
+        "/e/local/sessions/", {"q": f'tag:"{HOSTILE}"', "view": "all"}
+    ).content.decode()
     assert "2 matching sessions" in html
     assert 'badge-kind-tag" title="Tag">&lt;img src=x onerror=alert(1)&gt;<' in html
     assert HOSTILE not in html
     html = client.get(
-        "/e/local/index/", {"q": f'tag:"{HOSTILE.upper()}" -tag:COLD'}
+        "/e/local/sessions/", {"q": f'tag:"{HOSTILE.upper()}" -tag:COLD'}
     ).content.decode()
     assert "1 matching session." in html and '"Select par"' in html
-    html = client.get("/e/local/index/", {"q": "-tag:cold kind:root"}).content.decode()
+    html = client.get("/e/local/sessions/", {"q": "-tag:cold kind:root"}).content.decode()
     assert "2 matching sessions" in html  # root and par
-    missing = client.get("/e/local/index/", {"q": "tag:nope"})
+    missing = client.get("/e/local/sessions/", {"q": "tag:nope"})
     assert missing.status_code == 400 and "no tag is named" in missing.content.decode()
     # Deleting the tag takes it off every session.
     assert login("admin").post(f"/tags/{cold.pk}/delete/").status_code == 302

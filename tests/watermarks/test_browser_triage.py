@@ -64,7 +64,7 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
     hermes.close()
     dashboard.manage("index_sync")
 
-    page.goto(dashboard.base_url + "/e/local/index/?q=" + f"tag:{plain}")
+    page.goto(dashboard.base_url + "/e/local/sessions/?q=" + f"tag:{plain}")
     page.click("#views-bar details summary")
     page.fill("#id_save_name", f"<b>Follow-ups</b> {suffix}")
     page.check("#id_save_shared")
@@ -87,7 +87,7 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
     page.wait_for_selector("#title-matches")
     assert page.locator("#title-matches tbody tr").count() == 1
     page.goto(dashboard.base_url + session_url("local", sid))
-    page.goto(dashboard.base_url + "/e/local/index/?q=new%3Ayes")
+    page.goto(dashboard.base_url + "/e/local/sessions/?q=new%3Ayes")
     assert "0 matching sessions" in page.inner_text("#title-matches")
     page.goto(dashboard.base_url + "/e/local/views/")
     table = page.locator("#views-table")

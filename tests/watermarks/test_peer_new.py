@@ -24,7 +24,7 @@ def _session(client, title: str) -> str:
 
 
 def _new(client) -> str:
-    answer = client.get("/e/local/index/", {"q": "new:yes"})
+    answer = client.get("/e/local/sessions/", {"q": "new:yes"})
     assert answer.status_code == 200
     return answer.content.decode()
 
@@ -49,7 +49,7 @@ def test_a_turn_by_one_user_is_new_for_another_until_they_open_it(
     assert f'"Select {other}"' not in html  # never opened: not new
     # The colleague never opened it: nothing is new for them.
     assert "0 matching sessions" in _new(support)
-    assert ">new 2<" not in support.get("/e/local/index/", {"view": "all"}).content.decode()
+    assert ">new 2<" not in support.get("/e/local/sessions/", {"view": "all"}).content.decode()
     # Opening the session page moves the watermark and clears the mark.
     assert reviewer.get(session_url("local", sid)).status_code == 200
     assert Watermark.objects.get(session_id=sid).message_count == 4

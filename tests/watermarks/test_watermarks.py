@@ -22,7 +22,7 @@ def marks_indexed(empty_hermes, mock_endpoint):
 
 
 def _new(client, q="new:yes"):
-    return client.get("/e/local/index/", {"q": q}).content.decode()
+    return client.get("/e/local/sessions/", {"q": q}).content.decode()
 
 
 def test_opening_a_session_page_moves_the_watermark(marks_indexed, login, users):

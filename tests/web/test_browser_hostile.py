@@ -98,7 +98,7 @@ def test_hostile_content_runs_no_payload_and_breaks_no_policy(page, dashboard):
         session_url("local", ids.XSS_TITLE_SESSION, "lineage_page"),
         session_url("local", parent),
         session_url("local", child),
-        "/e/local/index/?q=script",
+        "/e/local/sessions/?q=script",
         "/audit/",
         "/deletions/",
     ]

@@ -11,12 +11,12 @@ def _render(text: str, **context) -> str:
 
 def test_url_is_djangos_reverse_for_every_value(db):
     text = (
-        "{% url 'index_list' endpoint=ep %}|{% url 'deletion_detail' pk=n %}|{% url 'mentions' %}"
+        "{% url 'session_list' endpoint=ep %}|{% url 'deletion_detail' pk=n %}|{% url 'mentions' %}"
     )
     for ep, n in (("one", 1), ("two", 22), ("one", 3)):
         expected = "|".join(
             [
-                reverse("index_list", kwargs={"endpoint": ep}),
+                reverse("session_list", kwargs={"endpoint": ep}),
                 reverse("deletion_detail", kwargs={"pk": n}),
                 reverse("mentions"),
             ]
@@ -33,4 +33,4 @@ def test_url_of_an_object_or_a_missing_name_is_djangos(db):
     with pytest.raises(NoReverseMatch):
         _render("{% url 'no-such-view' %}")
     assert _render("{% url 'no-such-view' as u %}[{{ u }}]") == "[]"
-    assert _render("{% url 'index_list' endpoint=e %}", e="a&b") == "/e/a&amp;b/index/"
+    assert _render("{% url 'session_list' endpoint=e %}", e="a&b") == "/e/a&amp;b/sessions/"

@@ -1,4 +1,4 @@
-"""The live session list: one page of ``sessions_list`` at a time."""
+"""The Sessions page: the index's list with search, or one page of Hermes' own list."""
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -7,7 +7,9 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.index import freshness
 from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.search.views import SEARCH_PARAMETERS, search_page
 from hermes_ui.sessions import list_rows
 from hermes_ui.sessions.forms import ListQuery
 from hermes_ui.web.failures import error_context, retry_after
@@ -18,11 +20,27 @@ from hermes_ui.web.roles import ADMIN, require_role
 @require_GET
 @vary_on_headers("HX-Request")
 def session_list(request: HtmxHttpRequest, endpoint) -> HttpResponse:
+    """Hermes' list when its paging asks for it or the index is not built; else the index's."""
     ep = get_endpoint(endpoint)
+    asked, fresh = set(request.GET), freshness.of(ep)
+    building = None if fresh.indexed_at else fresh
+    if asked & HERMES_LIST_PARAMETERS:
+        return hermes_list(request, ep, building)
+    if fresh.indexed_at or asked & SEARCH_PARAMETERS:
+        return search_page(request, ep, fresh)
+    return hermes_list(request, ep, building)
+
+
+# The query string's names only Hermes' own list knows (its filter form sends offset=0).
+HERMES_LIST_PARAMETERS = frozenset({"offset", "limit", "children"})
+
+
+def hermes_list(request, ep, building=None):
+    """One page of Hermes' own list; ``building``: the index's freshness, while it is not built."""
     query = ListQuery(request.GET)
     template = "sessions/list.html#results" if request.htmx else "sessions/list.html"
     query.offer_sources(list_rows.sources(ep.id))
-    context = {"endpoint": ep, "query": query}
+    context = {"endpoint": ep, "query": query, "fresh": building}
     if not query.is_valid():
         return render(request, template, context, status=400)
     params = query.cleaned_data

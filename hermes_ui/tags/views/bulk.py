@@ -42,4 +42,4 @@ def bulk_tags(request: HttpRequest, endpoint) -> HttpResponse:
         f"Tag “{done.tag.name}” {verb} {len(done.changed)} session(s); "
         f"{done.unchanged} already {'had it' if done.op == tagging.ADD else 'lacked it'}.",
     )
-    return redirect("index_list", endpoint=ep.id)
+    return redirect("session_list", endpoint=ep.id)

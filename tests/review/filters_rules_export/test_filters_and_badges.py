@@ -74,7 +74,7 @@ def test_reviewed_and_queue(reviewed_world):
 
 def test_the_index_page_and_select_all_apply_them_and_explain_bad_values(reviewed_world, login):
     client = login("support")
-    html = client.get("/e/local/index/", {"q": "label:resolved=yes"}).content.decode()
+    html = client.get("/e/local/sessions/", {"q": "label:resolved=yes"}).content.decode()
     assert "2 matching sessions" in html
     assert sorted(resolve(reviewed_world, {"all": "1", "q": "reviewed:no"}).ids) == ["par"]
     for q, message in [
@@ -84,7 +84,7 @@ def test_the_index_page_and_select_all_apply_them_and_explain_bad_values(reviewe
         ("reviewed:maybe", "reviewed: takes yes or no (not &#x27;maybe&#x27;)"),
         ('queue:""', "queue: takes the name of a review queue"),
     ]:
-        bad = client.get("/e/local/index/", {"q": q})
+        bad = client.get("/e/local/sessions/", {"q": q})
         assert bad.status_code == 400, q
         assert message in bad.content.decode(), q
 
@@ -122,7 +122,7 @@ def test_a_tie_shows_no_value(empty_hermes, mock_endpoint, users, version, queue
 
 
 def test_badges_show_escaped_in_the_index_table(reviewed_world, login):
-    html = login("support").get("/e/local/index/", {"q": "reviewed:yes"}).content.decode()
+    html = login("support").get("/e/local/sessions/", {"q": "reviewed:yes"}).content.decode()
     row = re.search(r'<tr[^>]*>(?:(?!</tr>).)*?value="br".*?</tr>', html, re.S).group(0)
     assert "badge-kind-review" in row and ">reviewed<" in row
     assert "Policy issue: &lt;img src=x onerror=alert(1)&gt;" in row

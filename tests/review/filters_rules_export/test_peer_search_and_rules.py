@@ -34,7 +34,7 @@ def test_words_with_reviewed_and_label_filters_narrow_transcript_hits(
     client = login("support")
 
     def hits(q: str) -> str:
-        answer = client.get("/e/local/index/", {"q": q})
+        answer = client.get("/e/local/sessions/", {"q": q})
         assert answer.status_code == 200, answer.content[:500]
         return results(answer.content.decode())
 
