@@ -60,7 +60,7 @@ def hermes_list(request, ep, building=None):
     except HermesError as error:
         context.update(error_context(error, ep))
         return retry_after(
-            render(request, template, context, status=context["error_status"]),  # type: ignore[arg-type]
+            render(request, template, context, status=context["error_status"]),
             error,
         )
     list_rows.remember_sources(ep.id, rows)
