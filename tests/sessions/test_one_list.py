@@ -10,7 +10,7 @@ PAGE = "/e/local/sessions/"
 
 
 @pytest.fixture
-def two_sessions(empty_hermes):
+def listed_pair(empty_hermes):
     empty_hermes.add("alpha-1", at=100.0, title="Alpha talk")
     empty_hermes.add("beta-2", at=200.0, title="Beta talk", source="telegram")
     return empty_hermes
@@ -21,7 +21,7 @@ def _built(mock_endpoint):
 
 
 def test_before_the_index_is_built_the_page_is_hermes_list_with_a_line_saying_so(
-    two_sessions, login
+    listed_pair, login
 ):
     html = login("support").get(PAGE).content.decode()
     assert 'id="index-not-built"' in html and "still being built" in html
@@ -33,7 +33,7 @@ def test_before_the_index_is_built_the_page_is_hermes_list_with_a_line_saying_so
     assert 'id="index-not-built"' in cli and "Alpha talk" in cli
 
 
-def test_once_the_index_is_built_the_page_is_the_search_of_it(two_sessions, mock_endpoint, login):
+def test_once_the_index_is_built_the_page_is_the_search_of_it(listed_pair, mock_endpoint, login):
     _built(mock_endpoint)
     html = login("support").get(PAGE).content.decode()
     assert 'id="index-filters"' in html and 'action="/e/local/sessions/"' in html
@@ -44,7 +44,7 @@ def test_once_the_index_is_built_the_page_is_the_search_of_it(two_sessions, mock
     assert "1 matching session" in found and "Alpha talk" not in found
 
 
-def test_hermes_list_parameters_keep_hermes_own_list(two_sessions, mock_endpoint, login):
+def test_hermes_list_parameters_keep_hermes_own_list(listed_pair, mock_endpoint, login):
     _built(mock_endpoint)
     for query in ({"offset": "0"}, {"limit": "1"}, {"offset": "1", "source": "cli"}):
         html = login("support").get(PAGE, query).content.decode()
@@ -58,13 +58,13 @@ def test_hermes_list_parameters_keep_hermes_own_list(two_sessions, mock_endpoint
     assert '<input type="hidden" name="offset" value="0">' in second
 
 
-def test_search_parameters_search_the_index_even_before_it_is_built(two_sessions, login):
+def test_search_parameters_search_the_index_even_before_it_is_built(listed_pair, login):
     html = login("support").get(PAGE, {"q": "alpha", "table": "on"}).content.decode()
     assert 'id="index-filters"' in html and 'id="index-not-built"' not in html
     assert "The index has not been built yet" in html
 
 
-def test_the_old_search_address_redirects_with_its_query(two_sessions, login):
+def test_the_old_search_address_redirects_with_its_query(listed_pair, login):
     support = login("support")
     moved = support.get("/e/local/index/?q=kind%3Aroot+x&view=all")
     assert moved.status_code == 302
@@ -74,7 +74,7 @@ def test_the_old_search_address_redirects_with_its_query(two_sessions, login):
     assert support.get("/e/nowhere/index/").status_code == 404
 
 
-def test_the_top_bar_has_one_sessions_item(two_sessions, mock_endpoint, login):
+def test_the_top_bar_has_one_sessions_item(listed_pair, mock_endpoint, login):
     _built(mock_endpoint)
     for url in (PAGE, PAGE + "?offset=0"):
         nav = login("support").get(url).content.decode().split('class="topnav">', 1)[1]
