@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from django import forms
+from django.template import engines
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
@@ -56,6 +57,16 @@ def _drawn(template, rf, users, mock_endpoint, shown) -> str:
     return "".join(render_to_string(template, {**context, "m": m}, request=request) for m in shown)
 
 
+def _messages(rf, users, mock_endpoint, shown) -> str:
+    """The messages drawn by ``sessions.message_html`` as the session page draws them."""
+    request = rf.get("/")
+    request.user = users["reviewer"]
+    context = {"endpoint": mock_endpoint, "session_id": "s", "can": {"reviewer": True}}
+    tag = "{% load transcript_html %}{% transcript_messages shown %}"
+    page = engines["django"].from_string(tag)
+    return page.render({**context, "shown": shown}, request)
+
+
 @pytest.mark.django_db
 def test_a_message_with_hostile_values_everywhere_draws_them_as_text(rf, users, mock_endpoint):
     rows = [
@@ -81,7 +92,7 @@ def test_a_message_with_hostile_values_everywhere_draws_them_as_text(rf, users, 
         {"id": "3", "role": EVIL, "content": EVIL},
     ]
     shown = transcript.build(rows)
-    html = _drawn("partials/message.html", rf, users, mock_endpoint, shown)
+    html = _messages(rf, users, mock_endpoint, shown)
     _clean(html)
     assert 'href="javascript' not in html and 'src="javascript' not in html
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 8

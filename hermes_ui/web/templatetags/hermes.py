@@ -1,6 +1,5 @@
 from django import template
 
-from hermes_ui.hermes import transcript
 from hermes_ui.hermes.session import is_closed
 from hermes_ui.web import formatting, links, timefmt
 from hermes_ui.web.markdown import render_markdown
@@ -14,20 +13,6 @@ register.filter("short_id", formatting.short_id)
 register.simple_tag(formatting.when, name="when")
 
 
-@register.filter
-def message_head(m) -> str:
-    """A transcript message's first line, as text: its id, time, tokens and finish reason."""
-    row = m.row
-    head = [f"#{m.id}"]
-    if timestamp := row.get("timestamp"):
-        head.append(f" · {timefmt.exact(timestamp)}, {timefmt.relative(timestamp)}")
-    if row.get("token_count"):
-        head.append(f" · {formatting.number(row['token_count'])} tokens")
-    if row.get("finish_reason"):
-        head.append(f" · finish: {row['finish_reason']}")
-    return "".join(head)
-
-
 @register.simple_tag
 def session_url(endpoint_id, session_id, view="session_detail", **query):
     """A session-scoped URL (optionally with a query string), encoded like every session link."""
@@ -37,12 +22,6 @@ def session_url(endpoint_id, session_id, view="session_detail", **query):
 @register.filter
 def markdown(text):
     return render_markdown(text if isinstance(text, str) else "")
-
-
-@register.filter
-def pretty_json(text):
-    """Tool output that is JSON, indented; anything else unchanged."""
-    return transcript.pretty_json(text) if isinstance(text, str) and text[:1] in "{[" else text
 
 
 @register.filter
