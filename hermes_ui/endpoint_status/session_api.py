@@ -56,9 +56,11 @@ def absent_endpoints(endpoints: list[Endpoint] | None = None) -> list[dict]:
     endpoints = all_endpoints() if endpoints is None else endpoints
     if not endpoints:
         return []
-    found, probes = [], stored.probes()
+    found, probes = [], stored.probes()  # every configured endpoint's, in one query
+    configured = {(ep.id, ep.fingerprint) for ep in all_endpoints()}
     for ep in sorted(endpoints, key=lambda e: e.id):
-        probe = probes.get((ep.id, ep.fingerprint)) or stored.probe_of(ep)
+        key = (ep.id, ep.fingerprint)
+        probe = probes.get(key) if key in configured else stored.probe_of(ep)
         if probe is not None and absent_in(probe.key_accepted, probe.operations, probe.error_code):
             found.append(notice(ep, probe.version))
     return found
