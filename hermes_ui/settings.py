@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "axes",
     "hermes_ui",
     "hermes_ui.web",
+    "hermes_ui.access",
     "hermes_ui.sessions",
     "hermes_ui.audit",
     "hermes_ui.index",
@@ -158,6 +159,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "hermes_ui.web.roles.LoginRequiredMiddleware",
     "hermes_ui.web.roles.RoleRequiredMiddleware",
+    # Every /e/<endpoint>/ route: a 404 for an endpoint or session the person may not see.
+    "hermes_ui.access.scope.EndpointAccessMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

@@ -63,7 +63,8 @@ def test_create_user_creates_then_updates(django_user_model):
     user = django_user_model.objects.get(username="dana")
     assert role_of(user) == "admin"
     assert user.check_password("another-long-pass")
-    assert list(user.groups.values_list("name", flat=True)) == ["admin"]
+    grants = list(user.grants.values_list("endpoint", "role", "origin"))
+    assert grants == [("*", "admin", "local")]
 
 
 @pytest.mark.django_db

@@ -39,6 +39,16 @@ def unavailable(request, reason: str, retry_after: int = 5):
 
 @login_not_required
 def not_found(request, exception=None):
+    hermes_answer = getattr(exception, "as_hermes_error", None)
+    if hermes_answer is not None:
+        # A session the person may not see (hermes_ui.access.scope): Hermes' own
+        # "not found" page, the answer for a session that does not exist.
+        from django.conf import settings
+
+        from hermes_ui.web.failures import error_page
+
+        endpoint = settings.HERMES_ENDPOINTS.get(exception.endpoint)  # type: ignore[union-attr]
+        return error_page(request, hermes_answer(), endpoint)
     reason = str(exception) if exception and str(exception).startswith("No Hermes") else ""
     return whole_page(request, render(request, "errors/404.html", {"reason": reason}, status=404))
 

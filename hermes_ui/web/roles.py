@@ -1,7 +1,11 @@
-"""Roles: support < reviewer < admin, stored as Django groups.
+"""Roles: support < reviewer < admin, held per endpoint (hermes_ui.access).
 
-Views check roles on the server with ``role_required``; templates only use
-``can`` to decide what to show, which is a convenience, never the control.
+Views check roles on the server with ``role_required``: on a view whose URL
+names an endpoint it is the person's role there (and on the session's source,
+for a source-limited grant); elsewhere it is their highest role anywhere, and
+the view shows only what ``access_of(user)`` lets them see. Instance
+administration needs ``instance_admin_required`` (admin on ``*``). Templates
+use ``can`` to decide what to show, a convenience, never the control.
 """
 
 from functools import wraps
@@ -9,57 +13,59 @@ from inspect import iscoroutinefunction
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.middleware import LoginRequiredMiddleware as _LoginRequiredMiddleware
-from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 
+from hermes_ui.access.models import ADMIN, REVIEWER, ROLES, SUPPORT
+from hermes_ui.access.rules import RANK, access_of, role_here
 from hermes_ui.platform.db_steps import released
-from hermes_ui.platform.prepared import Prepared
 from hermes_ui.web.errors import forbidden
 
-SUPPORT, REVIEWER, ADMIN = "support", "reviewer", "admin"
-# Every page asks it (the role middleware): compiled once (platform.prepared).
-_GROUP_NAMES = Prepared(lambda user_id: Group.objects.filter(user=user_id).values_list("name"))
-ROLES = (SUPPORT, REVIEWER, ADMIN)
-_RANK = {role: rank for rank, role in enumerate(ROLES, start=1)}
+__all__ = [
+    "ADMIN",
+    "REVIEWER",
+    "ROLES",
+    "SUPPORT",
+    "has_role",
+    "instance_admin_required",
+    "require_role",
+    "role_of",
+    "role_required",
+    "set_role",
+]
 
 
-def role_of(user) -> str | None:
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
-        return None
-    if user.is_superuser:
-        return ADMIN
-    cached = getattr(user, "_hermes_role", False)
-    if cached is not False:
-        return cached  # type: ignore[return-value]
-    names = {name for (name,) in _GROUP_NAMES.rows(user.pk)}
-    role = max((r for r in ROLES if r in names), key=_RANK.__getitem__, default=None)
-    user._hermes_role = role
-    return role
+def role_of(user, endpoint: str | None = None) -> str | None:
+    """The person's role on ``endpoint`` (any source), or their highest role anywhere."""
+    access = access_of(user)
+    if endpoint is None:
+        return access.highest()
+    return access.role_on(endpoint, any_source=True)
 
 
-def has_role(user, needed: str) -> bool:
-    role = role_of(user)
-    return role is not None and _RANK[role] >= _RANK[needed]
+def has_role(user, needed: str, endpoint: str | None = None) -> bool:
+    role = role_of(user, endpoint)
+    return role is not None and RANK[role] >= RANK[needed]
 
 
-def require_role(user, needed: str) -> None:
-    if not has_role(user, needed):
+def require_role(user, needed: str, endpoint: str | None = None) -> None:
+    if not has_role(user, needed, endpoint):
         raise PermissionDenied(f"This needs the {needed} role.")
 
 
-def role_required(needed: str, *, on_refusal=None):
-    """The view needs ``needed`` (or a higher role); anyone else gets a 403.
+def _allowed(request, needed: str, kwargs) -> bool:
+    endpoint = kwargs.get("endpoint")
+    if endpoint is None:
+        return has_role(request.user, needed)
+    role = role_here(request, endpoint)
+    return role is not None and RANK[role] >= RANK[needed]
 
-    ``on_refusal(request, *args, **kwargs)``, if given, runs before the 403 is
-    raised: to answer 404 for what does not exist, or to audit the refusal.
-    Works on async views too (the check is one database step off the loop).
-    """
 
+def _guard(allowed, message: str, on_refusal=None):
     def check(request, args, kwargs) -> None:
-        if not has_role(request.user, needed):
+        if not allowed(request, kwargs):
             if on_refusal is not None:
                 on_refusal(request, *args, **kwargs)
-            raise PermissionDenied(f"This needs the {needed} role.")
+            raise PermissionDenied(message)
 
     def decorator(view):
         if iscoroutinefunction(view):
@@ -81,23 +87,48 @@ def role_required(needed: str, *, on_refusal=None):
     return decorator
 
 
+def role_required(needed: str, *, on_refusal=None):
+    """The view needs ``needed`` (or a higher role) on its endpoint; anyone else gets a 403.
+
+    Without an endpoint in the URL, ``needed`` on at least one endpoint. That
+    the endpoint (or session) exists for the person at all was settled before,
+    by ``access.scope``: a 404 as for one that does not exist.
+    ``on_refusal(request, *args, **kwargs)``, if given, runs before the 403 is
+    raised: to answer 404 for what does not exist, or to audit the refusal.
+    Works on async views too (the check is one database step off the loop).
+    """
+    return _guard(
+        lambda request, kwargs: _allowed(request, needed, kwargs),
+        f"This needs the {needed} role.",
+        on_refusal,
+    )
+
+
+def instance_admin_required(view=None, *, on_refusal=None):
+    """Instance administration (endpoints, access, webhooks, SSO links): admin on ``*``."""
+    decorator = _guard(
+        lambda request, kwargs: access_of(request.user).instance_admin,
+        "This needs the admin role on every endpoint (*).",
+        on_refusal,
+    )
+    return decorator(view) if view is not None else decorator
+
+
 def set_role(user, role: str) -> None:
-    if role not in ROLES:
-        raise ValueError(f"unknown role {role!r}")
-    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
-    user.groups.remove(*[groups[r] for r in ROLES if r != role])
-    user.groups.add(groups[role])
-    user._hermes_role = role
+    """The person's role on every endpoint (a local grant on ``*``)."""
+    from hermes_ui.access.grants import set_role as grant_everywhere
+
+    grant_everywhere(user, role)
 
 
 class RoleRequiredMiddleware:
-    """A logged-in account without any role sees nothing but a 403 page.
+    """A logged-in account without any grant sees nothing but a 403 page.
 
     Login is enforced by Django's LoginRequiredMiddleware; this closes the gap
     of an account that exists but was never given a role.
     """
 
-    OPEN_PATHS = ("/accounts/", "/healthz", "/readyz", "/static/")
+    OPEN_PATHS = ("/accounts/", "/healthz", "/readyz", "/static/", "/scim/")
 
     def __init__(self, get_response):
         self.get_response = get_response
