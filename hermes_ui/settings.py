@@ -157,6 +157,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A session whose person's access was ended (SCIM, IdP logout, revalidation) signs out.
+    "hermes_ui.access.ending.SessionEndMiddleware",
     "hermes_ui.web.roles.LoginRequiredMiddleware",
     "hermes_ui.web.roles.RoleRequiredMiddleware",
     # Every /e/<endpoint>/ route: a 404 for an endpoint or session the person may not see.

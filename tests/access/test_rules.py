@@ -1,0 +1,125 @@
+"""The one rule: grants per endpoint and source, and the door of every /e/<endpoint>/ route."""
+
+import pytest
+from django.test import Client
+
+from hermes_ui.access import grants
+from hermes_ui.access.ending import end_sessions
+from hermes_ui.access.models import Grant
+from hermes_ui.access.rules import access_of, forget
+from hermes_ui.index.models import IndexedSession
+from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.hermes.client import use_transport
+from tests.conftest import TEST_KEY
+from tests.support.samples import Recorder
+
+
+def _row(endpoint, session_id, source):
+    from django.utils import timezone
+
+    now = timezone.now()
+    IndexedSession.objects.create(
+        endpoint=endpoint,
+        session_id=session_id,
+        source=source,
+        first_seen_at=now,
+        last_seen_at=now,
+        digest="d",
+    )
+
+
+@pytest.fixture
+def two_endpoints(settings):
+    eu = Endpoint("eu", "http://eu.test", TEST_KEY)
+    us = Endpoint("us", "http://us.test", TEST_KEY)
+    settings.HERMES_ENDPOINTS = {"eu": eu, "us": us}
+    settings.HERMES_ENDPOINT_ID = "eu"
+    return eu, us
+
+
+@pytest.fixture
+def person(db, django_user_model):
+    return django_user_model.objects.create_user("pat", password="a-long-password-1")
+
+
+def test_highest_grant_on_an_endpoint_wins_and_stars_cover_all(two_endpoints, person):
+    grants.grant("eu", "support", user=person)
+    grants.grant("*", "reviewer", ["cron"], user=person)
+    access = access_of(person)
+    assert access.role_on("eu", "telegram") == "support"
+    assert access.role_on("eu", "cron") == "reviewer"
+    assert access.role_on("us", "telegram") is None
+    assert access.role_on("us", "cron") == "reviewer"
+    assert access.role_on("us", any_source=True) == "reviewer"
+    assert access.source_limited("us") and not access.source_limited("eu")
+    assert access.endpoint_ids() == ["eu", "us"]
+    assert not access.instance_admin and not access.everything
+
+
+def test_a_group_grant_reaches_its_members_only(two_endpoints, person, django_user_model):
+    from hermes_ui.access.models import IdpGroup, Membership
+
+    group = IdpGroup.objects.create(name="hermes-eu-support")
+    grants.grant("eu", "support", group=group)
+    other = django_user_model.objects.create_user("other")
+    Membership.objects.create(user=person, group=group, origin="sso")
+    assert access_of(person).role_on("eu") == "support"
+    assert access_of(other).role_on("eu") is None
+
+
+def test_session_q_keeps_only_what_the_person_may_see(two_endpoints, person):
+    for ep, sid, source in [("eu", "a", "cron"), ("eu", "b", "telegram"), ("us", "c", "cron")]:
+        _row(ep, sid, source)
+    grants.grant("eu", "support", ["cron"], user=person)
+    seen = IndexedSession.objects.filter(access_of(person).session_q())
+    assert sorted(seen.values_list("session_id", flat=True)) == ["a"]
+    grants.grant("us", "reviewer", user=person)
+    forget(person)
+    seen = IndexedSession.objects.filter(access_of(person).session_q("reviewer"))
+    assert sorted(seen.values_list("session_id", flat=True)) == ["c"]
+
+
+def test_an_endpoint_without_a_grant_answers_as_one_nobody_configured(two_endpoints, person):
+    grants.grant("eu", "support", user=person)
+    client = Client()
+    client.force_login(person)
+    hidden = client.get("/e/us/sessions/")
+    unknown = client.get("/e/nowhere/sessions/")
+    assert hidden.status_code == unknown.status_code == 404
+    assert b"&#x27;us&#x27;" in hidden.content and b"&#x27;nowhere&#x27;" in unknown.content
+    def main(answer):  # the page's own part: the head carries a fresh CSP nonce each time
+        html = answer.content.decode()
+        return html[html.index("<main") :]
+
+    assert main(hidden).replace("&#x27;us&#x27;", "&#x27;nowhere&#x27;") == main(unknown)
+
+
+def test_a_session_of_another_source_answers_as_missing(two_endpoints, person):
+    recorder = Recorder()
+    _row("eu", "secret-1", "telegram")
+    grants.grant("eu", "support", ["cron"], user=person)
+    client = Client()
+    client.force_login(person)
+    with use_transport(recorder.transport):
+        answer = client.get("/e/eu/sessions/secret-1/")
+    assert answer.status_code == 404
+    assert b"Session not found" in answer.content
+    assert not recorder.requests  # refused at the door: Hermes was never asked
+
+
+def test_migrated_global_role_and_set_role_are_one_grant_on_star(two_endpoints, person):
+    grants.set_role(person, "reviewer")
+    grants.set_role(person, "admin")
+    assert list(Grant.objects.values_list("endpoint", "role")) == [("*", "admin")]
+    forget(person)
+    assert access_of(person).instance_admin
+
+
+def test_ended_access_signs_the_session_out(two_endpoints, person):
+    grants.set_role(person, "support")
+    client = Client()
+    client.force_login(person)
+    assert client.get("/mentions/").status_code == 200
+    end_sessions(person, reason="test")
+    answer = client.get("/mentions/")
+    assert answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
