@@ -101,7 +101,9 @@ def set_role(user, role: str, *, by=None) -> None:
 
 
 @transaction.atomic
-def sync_origin(user, origin: str, wanted: Iterable[tuple[str, str, Iterable[str]]], *, by=None) -> bool:
+def sync_origin(
+    user, origin: str, wanted: Iterable[tuple[str, str, Iterable[str]]], *, by=None
+) -> bool:
     """Make the person's grants of ``origin`` exactly ``wanted``; True when something changed."""
     target = set()
     for item in wanted:
@@ -125,7 +127,9 @@ def sync_origin(user, origin: str, wanted: Iterable[tuple[str, str, Iterable[str
         evidence={
             "user": user.get_username(),
             "origin": origin,
-            "grants": sorted(f"{role}@{ep}" + (f"[{','.join(s)}]" if s else "") for ep, role, s in target),
+            "grants": sorted(
+                f"{role}@{ep}" + (f"[{','.join(s)}]" if s else "") for ep, role, s in target
+            ),
         },
     )
     forget(user)
@@ -138,3 +142,7 @@ def clean_known(endpoint: str, role: str, sources: Iterable[str] = ()):
         return clean(endpoint, role, sources)
     except ValidationError:
         return None, None, None
+
+
+def _label(endpoint: str, role: str, sources) -> str:
+    return f"{role}@{endpoint}" + (f"[{','.join(sources)}]" if sources else "")

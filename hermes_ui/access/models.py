@@ -49,6 +49,9 @@ class Membership(models.Model):
             )
         ]
 
+    def __str__(self):
+        return f"{self.user} in {self.group} ({self.origin})"
+
 
 class Grant(models.Model):
     """A role on one endpoint (or ``*``) for a person or for a group, never both."""
@@ -102,3 +105,6 @@ class AccessEnd(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_end"
     )
     at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.user}: sessions before {self.at:%Y-%m-%d %H:%M} ended"

@@ -9,6 +9,7 @@ for the request. An API token limited to some endpoints narrows it
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -70,7 +71,9 @@ class Access:
                 best = rule.rank
         return ROLES[best - 1] if best else None
 
-    def has(self, needed: str, endpoint: str, source: str | None = None, *, any_source=False) -> bool:
+    def has(
+        self, needed: str, endpoint: str, source: str | None = None, *, any_source=False
+    ) -> bool:
         role = self.role_on(endpoint, source, any_source=any_source)
         return role is not None and RANK[role] >= RANK[needed]
 
@@ -80,26 +83,22 @@ class Access:
 
     def source_limited(self, endpoint: str) -> bool:
         """True when what this person sees on ``endpoint`` depends on a session's source."""
-        return self.role_on(endpoint) is None and self.role_on(endpoint, any_source=True) is not None
+        return (
+            self.role_on(endpoint) is None and self.role_on(endpoint, any_source=True) is not None
+        )
 
     # --- every endpoint ------------------------------------------------------------
     def endpoint_ids(self, needed: str = SUPPORT) -> list[str]:
         """The configured endpoints where this person has ``needed`` on some source."""
-        return [
-            ep for ep in settings.HERMES_ENDPOINTS if self.has(needed, ep, any_source=True)
-        ]
+        return [ep for ep in settings.HERMES_ENDPOINTS if self.has(needed, ep, any_source=True)]
 
     def highest(self) -> str | None:
         """The highest role anywhere (to decide whether to show a feature at all)."""
+        reach = set(settings.HERMES_ENDPOINTS) if self.only is None else set(self.only)
         ranks = [
             r.rank
             for r in self.rules
-            if (r.endpoint == ALL and self.only is None)
-            or (
-                r.endpoint in settings.HERMES_ENDPOINTS
-                and (self.only is None or r.endpoint in self.only)
-            )
-            or (r.endpoint == ALL and any(ep in settings.HERMES_ENDPOINTS for ep in self.only or ()))
+            if (r.endpoint == ALL and (self.only is None or reach)) or r.endpoint in reach
         ]
         return ROLES[max(ranks) - 1] if ranks else None
 
@@ -117,7 +116,9 @@ class Access:
     @property
     def everything(self) -> bool:
         """Sees every session of every endpoint: filters can be skipped (the fast path)."""
-        return self.only is None and any(r.endpoint == ALL and r.sources is None for r in self.rules)
+        return self.only is None and any(
+            r.endpoint == ALL and r.sources is None for r in self.rules
+        )
 
     def session_q(
         self, needed: str = SUPPORT, *, endpoint: str = "endpoint", source: str = "source"
@@ -186,10 +187,8 @@ def access_of(user) -> Access:
     cached = getattr(user, _CACHE, None)
     if cached is None:
         cached = _read(user)
-        try:
+        with suppress(AttributeError):  # AnonymousUser-like objects without a __dict__
             setattr(user, _CACHE, cached)
-        except AttributeError:  # AnonymousUser-like objects without a __dict__
-            pass
     return cached
 
 

@@ -7,9 +7,9 @@ from hermes_ui.access import grants
 from hermes_ui.access.ending import end_sessions
 from hermes_ui.access.models import Grant
 from hermes_ui.access.rules import access_of, forget
+from hermes_ui.hermes.client import use_transport
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.hermes.client import use_transport
 from tests.conftest import TEST_KEY
 from tests.support.samples import Recorder
 
@@ -87,6 +87,7 @@ def test_an_endpoint_without_a_grant_answers_as_one_nobody_configured(two_endpoi
     unknown = client.get("/e/nowhere/sessions/")
     assert hidden.status_code == unknown.status_code == 404
     assert b"&#x27;us&#x27;" in hidden.content and b"&#x27;nowhere&#x27;" in unknown.content
+
     def main(answer):  # the page's own part: the head carries a fresh CSP nonce each time
         html = answer.content.decode()
         return html[html.index("<main") :]
