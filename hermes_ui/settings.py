@@ -312,6 +312,12 @@ HERMES_UI_OIDC = oidc_config(
     roles=env_str("HERMES_UI_OIDC_ROLES"),  # group=role,... (the highest mapped role wins)
     scopes=env_list("HERMES_UI_OIDC_SCOPES", ["openid", "profile", "email"]),
 )
+# Identity-provider group -> [(endpoint or "*", role, sources)], read by hermes_ui.access.rules
+# for each person's groups (SSO claims, SCIM memberships). From HERMES_UI_OIDC_ROLES.
+HERMES_UI_GROUP_ROLES = {
+    group: [("*", role, ())]
+    for group, role in (HERMES_UI_OIDC.roles if HERMES_UI_OIDC else {}).items()
+}
 HERMES_UI_PASSWORD_LOGIN = env_bool("HERMES_UI_PASSWORD_LOGIN", True)
 if not HERMES_UI_PASSWORD_LOGIN and HERMES_UI_OIDC is None:
     raise ImproperlyConfigured(

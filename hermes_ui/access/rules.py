@@ -2,9 +2,9 @@
 
 Every view, API route, search, mail and stream asks this module; none filters
 by endpoint on its own. ``access_of(user)`` reads the person's grants (their
-own and their groups') in one query and keeps the answer on the user object
-for the request. An API token limited to some endpoints narrows it
-(``Access.limited_to``).
+own, their groups', and what the settings' group map gives their groups) and
+keeps the answer on the user object for the request. An API token limited to
+some endpoints narrows it (``Access.limited_to``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Q
 
-from hermes_ui.access.models import ADMIN, ALL, REVIEWER, ROLES, SUPPORT, Grant
+from hermes_ui.access.models import ADMIN, ALL, REVIEWER, ROLES, SUPPORT, Grant, IdpGroup
 from hermes_ui.platform.prepared import Prepared
 
 __all__ = ["ADMIN", "ALL", "REVIEWER", "ROLES", "SUPPORT", "Access", "access_of", "forget"]
@@ -29,6 +29,10 @@ _GRANTS = Prepared(
     lambda user_id: Grant.objects.filter(
         Q(user=user_id) | Q(group__membership__user=user_id)
     ).values_list("endpoint", "role", "sources")
+)
+# The person's identity-provider groups, for the settings' group map (HERMES_UI_GROUP_ROLES).
+_GROUPS = Prepared(
+    lambda user_id: IdpGroup.objects.filter(membership__user=user_id).values_list("name")
 )
 
 
@@ -163,11 +167,17 @@ def _read(user) -> Access:
         return NOBODY
     if user.is_superuser:
         return Access((Rule(ALL, RANK[ADMIN], None),))
+    found = [
+        (endpoint, role, _sources(sources)) for endpoint, role, sources in _GRANTS.rows(user.pk)
+    ]
+    mapped = getattr(settings, "HERMES_UI_GROUP_ROLES", None)
+    if mapped:
+        for (name,) in _GROUPS.rows(user.pk):
+            found.extend(mapped.get(name, ()))
     rules = {
         Rule(endpoint, RANK[role], frozenset(sources) if sources else None)
-        for endpoint, role, sources in _GRANTS.rows(user.pk)
+        for endpoint, role, sources in found
         if role in RANK
-        for sources in [_sources(sources)]
     }
     return Access(tuple(sorted(rules, key=lambda r: (-r.rank, r.endpoint))))
 

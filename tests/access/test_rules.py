@@ -124,3 +124,18 @@ def test_ended_access_signs_the_session_out(two_endpoints, person):
     end_sessions(person, reason="test")
     answer = client.get("/mentions/")
     assert answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
+
+
+def test_the_settings_group_map_gives_its_groups_members_their_roles(
+    two_endpoints, person, settings
+):
+    from hermes_ui.access.models import IdpGroup, Membership
+
+    settings.HERMES_UI_GROUP_ROLES = {"hermes-eu-cron": [("eu", "reviewer", ("cron",))]}
+    group = IdpGroup.objects.create(name="hermes-eu-cron")
+    assert access_of(person).highest() is None
+    forget(person)
+    Membership.objects.create(user=person, group=group, origin="scim")
+    access = access_of(person)
+    assert access.role_on("eu", "cron") == "reviewer"
+    assert access.role_on("eu", "telegram") is None and access.role_on("us", "cron") is None
