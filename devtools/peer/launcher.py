@@ -473,7 +473,7 @@ def run_seed(
     idempotent (a second call reports ``already_seeded``).
     """
     argv = [str(peer_python), str(SEED_SCRIPT), "--home", str(home), "--profile", profile]
-    if profile in ("bench", "paging"):
+    if profile in ("bench", "paging", "team"):
         argv += ["--count", str(count)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:

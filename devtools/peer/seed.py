@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import time
+import zlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -633,8 +634,11 @@ def _long_session(w: Writer) -> None:
     w.usage(sid, 870000, 41000, 1200, 1.2345)
 
 
-def seed_bulk(w: Writer, count: int, rng: random.Random) -> dict:
-    """Ordinary sessions across sources, unique titles, realistic spread."""
+def seed_bulk(w: Writer, count: int, rng: random.Random, prefix: str = "") -> dict:
+    """Ordinary sessions across sources, unique titles, realistic spread.
+
+    ``prefix`` starts every title (a team's profile: "EU: Fix the release notes").
+    """
     verbs = (
         "Debug",
         "Plan",
@@ -691,7 +695,7 @@ def seed_bulk(w: Writer, count: int, rng: random.Random) -> dict:
         stamp = ID_EPOCH - timedelta(seconds=ago)
         hexid = f"{rng.getrandbits(32):08x}"
         verb, obj = combos[i % len(combos)]
-        title = f"{verb} {obj}"
+        title = f"{prefix}{verb} {obj}"
         user = f"Can you help me {verb.lower()} {obj}?"
         end = None
         if source == "cli":
@@ -959,7 +963,7 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
     db = open_db(home)
     key = f"{ids.SEED_META_KEY}:{profile}"
     params = {"profile": profile, "version": ids.SEED_VERSION}
-    if profile in ("bench", "paging"):
+    if profile in ("bench", "paging", "team"):
         params["count"] = count
     previous = db.get_meta(key)
     if previous:
@@ -1001,6 +1005,15 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
             lineage=seed_lineage(db, base),
             lineage_root=ids.BENCH_LINEAGE_ROOT,
         )
+    elif profile == "team":
+        # One team's Hermes profile in the demo: a few ordinary sessions of every
+        # source, titled with the team's name (the folder name, e.g. "team-eu").
+        w = Writer(db, base)
+        team = home.name.removeprefix("team-").upper()
+        rng = random.Random(zlib.crc32(home.name.encode()))
+        summary["bulk_by_source"] = seed_bulk(w, count, rng, prefix=f"{team}: ")
+        w.compat.flush()
+        summary.update(sessions=w.sessions, messages=w.messages)
     elif profile == "paging":
         summary["sessions"] = seed_paging(db, base, count)
     else:
@@ -1014,7 +1027,7 @@ def run(home: Path, profile: str, count: int = 10000, base_time: float | None = 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="Seed a Hermes state.db (run with the peer venv)")
     ap.add_argument("--home", required=True, type=Path, help="HERMES_HOME (state.db lives here)")
-    ap.add_argument("--profile", choices=("demo", "bench", "paging"), default="demo")
+    ap.add_argument("--profile", choices=("demo", "bench", "paging", "team"), default="demo")
     ap.add_argument(
         "--count",
         type=int,

@@ -16,6 +16,7 @@ from devtools.management.commands import demo as demo_command
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.platform import serving
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.access.rules import access_of
 from hermes_ui.web.roles import role_of
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +44,8 @@ def started(monkeypatch, settings, tmp_path):
     recorded at once."""
     settings.DATA_DIR = tmp_path / "data"
     settings.HERMES_INDEX_REFRESH_SECONDS = 60
+    # The command names its endpoints in this process; the fixture puts the table back.
+    settings.HERMES_ENDPOINTS = dict(settings.HERMES_ENDPOINTS)
     envs = []
 
     def supervise(argvs, env, started=None):
@@ -134,6 +137,35 @@ def test_the_demo_runs_as_its_own_endpoint_id(started, capsys):
     assert started[-1]["HERMES_ENDPOINT_ID"] == demo.DEMO_ENDPOINT_ID == "demo"
     assert started[-1]["HERMES_API_URL"] == StubPeer.base_url
     assert "endpoint id 'demo'" in capsys.readouterr().out
+
+
+class TeamStubPeer(StubPeer):
+    def profile_url(self, name):
+        return f"{self.base_url}/p/{name}"
+
+
+def test_two_teams_get_a_profile_endpoint_each_and_a_grant_there(started, monkeypatch, capsys):
+    peer = TeamStubPeer()
+    monkeypatch.setattr(demo_command, "start_demo_peer", lambda: (peer, {"sessions": 200}))
+    call_command("demo", port=8123)
+    env = started[-1]
+    assert env["HERMES_EXTRA_ENDPOINTS"] == (
+        f"team-eu={peer.base_url}/p/team-eu,team-us={peer.base_url}/p/team-us"
+    )
+    assert env["HERMES_API_KEY_TEAM_EU"] == env["HERMES_API_KEY_TEAM_US"] == peer.key
+    User = get_user_model()
+    assert access_of(User.objects.get(username="eu-support")).endpoint_ids() == ["team-eu"]
+    assert access_of(User.objects.get(username="us-support")).endpoint_ids() == ["team-us"]
+    contractor = access_of(User.objects.get(username="eu-cron"))
+    assert contractor.role_on("team-eu", "cron") == "support"
+    assert contractor.role_on("team-eu", "cli") is None
+    assert access_of(User.objects.get(username="admin")).endpoint_ids() == [
+        "demo",
+        "team-eu",
+        "team-us",
+    ]
+    out = capsys.readouterr().out
+    assert "eu-cron" in out and "support on team-eu, cron sessions only" in out
 
 
 def test_a_real_hermes_gets_no_demo_accounts(started, monkeypatch, capsys):

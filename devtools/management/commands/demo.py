@@ -8,13 +8,21 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from devtools.demo import DEMO_ENDPOINT_ID, DEMO_USERS, demo_passwords, start_demo_peer
+from devtools.demo import (
+    DEMO_ENDPOINT_ID,
+    DEMO_TEAM_USERS,
+    DEMO_USERS,
+    create_team_logins,
+    demo_passwords,
+    start_demo_peer,
+    team_endpoints,
+)
 from devtools.peer.launcher import PeerError
 from devtools.peer.paging import PagingPeer
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.platform import metrics, serving
-from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.endpoints import Endpoint, parse_endpoints
 from hermes_ui.web.accounts import create_if_missing
 
 # The banner waits this long for the periodic worker's first sync of the endpoint, so
@@ -54,6 +62,7 @@ class Command(BaseCommand):
                 raise CommandError(f"The demo peer did not start: {exc}") from None
             # Its own endpoint id: a real Hermes run as `local` from this data
             # folder keeps its index, forks, turns and deletions apart.
+            teams = team_endpoints(peer)
             if paging:
                 # Hermes after 0.19 pages transcripts; this shows the demo as it would run there.
                 peer = PagingPeer(peer, hide_compaction=True, stop_upstream=True).start()
@@ -62,7 +71,9 @@ class Command(BaseCommand):
                 HERMES_API_URL=peer.base_url,
                 HERMES_API_KEY=peer.key,
                 HERMES_ENDPOINT_ID=DEMO_ENDPOINT_ID,
+                **teams,
             )
+            self._know_endpoints(env)
             self.stdout.write(
                 f"Demo peer at {peer.base_url} ({summary.get('sessions', '?')} seeded sessions), "
                 f"endpoint id {DEMO_ENDPOINT_ID!r}"
@@ -149,7 +160,12 @@ class Command(BaseCommand):
             passwords, kept = logins
             self.stdout.write("Demo logins (username / password, kept in data/demo-logins.json):")
             for name, role in DEMO_USERS:
-                self.stdout.write(f"  {name:<9} {passwords[name]:<14} ({role})")
+                self.stdout.write(f"  {name:<10} {passwords[name]:<14} ({role} on every endpoint)")
+            for name, role, endpoint, sources in DEMO_TEAM_USERS:
+                only = f", {'+'.join(sources)} sessions only" if sources else ""
+                self.stdout.write(
+                    f"  {name:<10} {passwords[name]:<14} ({role} on {endpoint}{only})"
+                )
             if kept:
                 self.stdout.write(
                     "Accounts that already existed were left as they are: a changed password "
@@ -159,12 +175,25 @@ class Command(BaseCommand):
         self.stdout.flush()
 
     @staticmethod
+    def _know_endpoints(env: dict) -> None:
+        """This process makes the demo accounts and their grants: it must know the endpoints
+        its children will serve (a grant names a configured endpoint)."""
+        settings.HERMES_ENDPOINTS = parse_endpoints(
+            default_id=env["HERMES_ENDPOINT_ID"],
+            url=env["HERMES_API_URL"],
+            key=env["HERMES_API_KEY"],
+            extra=[i for i in env.get("HERMES_EXTRA_ENDPOINTS", "").split(",") if i],
+            env=env,
+        )
+
+    @staticmethod
     def _demo_logins() -> tuple[dict[str, str], list[str]]:
         """Demo accounts exist only beside the embedded peer, and a start never resets one."""
         passwords = demo_passwords()
         kept = [
             name for name, role in DEMO_USERS if not create_if_missing(name, role, passwords[name])
         ]
+        kept += create_team_logins(passwords)
         return passwords, kept
 
 
