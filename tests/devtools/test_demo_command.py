@@ -13,10 +13,10 @@ from django.utils import timezone
 
 from devtools import demo
 from devtools.management.commands import demo as demo_command
+from hermes_ui.access.rules import access_of
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.platform import serving
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.access.rules import access_of
 from hermes_ui.web.roles import role_of
 
 pytestmark = pytest.mark.django_db
