@@ -28,6 +28,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PEER_VENV = REPO_ROOT / ".peer-venv"
+# The dashboard venv's uv (Makefile), when present: installs the peer venvs.
+UV = REPO_ROOT / ".venv" / "bin" / "uv"
 PEER_VERSION = "0.19.0"  # the release the full suite and the demo run on
 AIOHTTP_REQUIREMENT = "aiohttp==3.14.1"  # the API server adapter needs it; not a hermes dependency
 PEER_REQUIREMENTS = (f"hermes-agent=={PEER_VERSION}", AIOHTTP_REQUIREMENT)
@@ -447,12 +449,20 @@ def ensure_peer_venv(
     py = venv / "bin" / "python"
     if marker.exists() and marker.read_text() == wanted and py.exists():
         return py
-    if not py.exists():
-        subprocess.run([python or sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run(
-        [str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *requirements],
-        check=True,
-    )
+    uv = UV if UV.exists() and python is None else None
+    if uv is not None:
+        # uv (installed into .venv by the Makefile): one download cache for every
+        # release's venv, and parallel installs; a cold peer venv took 36 s, pip 95 s.
+        if not py.exists():
+            subprocess.run(
+                [str(uv), "venv", "-q", "--python", sys.executable, str(venv)], check=True
+            )
+        install = [str(uv), "pip", "install", "-q", "--python", str(py)]
+    else:
+        if not py.exists():
+            subprocess.run([python or sys.executable, "-m", "venv", str(venv)], check=True)
+        install = [str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*install, *requirements], check=True)
     marker.write_text(wanted)
     return py
 

@@ -24,6 +24,7 @@ SUITES = (
     "live",
     "paging",
     "observability",
+    "access",
 )
 # Run only when asked for by name (--only): too long for a routine run.
 ON_REQUEST = ("scale100k",)
