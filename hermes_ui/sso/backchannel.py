@@ -150,7 +150,7 @@ def backchannel_logout(request: HttpRequest) -> JsonResponse:
             endpoint="",
             outcome=Outcome.REFUSED,
             error_code="bad_token",
-            evidence={"why": str(refused)},
+            evidence={"code": str(refused)},
         )
         return _error(str(refused))
     ended = []
@@ -162,6 +162,6 @@ def backchannel_logout(request: HttpRequest) -> JsonResponse:
         capability="auth.sso_backchannel_logout",
         endpoint="",
         outcome=Outcome.SUCCESS,
-        evidence={"subject": str(claims.get("sub", ""))[:191], "accounts": ended},
+        evidence={"subject": str(claims.get("sub", ""))[:191], "account": ", ".join(ended)},
     )
     return JsonResponse({"ended": len(ended)}, json_dumps_params={"separators": (",", ":")})

@@ -166,7 +166,7 @@ def _audit(user, outcome: str, code: str, **evidence) -> None:
         endpoint="",
         outcome=outcome,
         error_code=code,
-        evidence={"user": user.get_username(), **evidence},
+        evidence={"account": user.get_username(), **evidence},
     )
 
 
