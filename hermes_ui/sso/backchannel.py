@@ -44,9 +44,8 @@ class BadToken(Exception):
     """The logout token is refused; the message says why (no token text in it)."""
 
 
-def verify(token: str, *, issuer: str, audience: str, keys: dict, now: float | None = None):
-    """The logout token's claims, or BadToken. ``keys``: the provider's JWKS document."""
-    now = time.time() if now is None else now
+def shape(token: str) -> dict:
+    """The token's header if it looks like a logout token at all (before any network call)."""
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:
@@ -54,6 +53,14 @@ def verify(token: str, *, issuer: str, audience: str, keys: dict, now: float | N
     alg = header.get("alg")
     if alg not in ALGORITHMS:
         raise BadToken(f"the logout token's algorithm {str(alg)[:10]!r} is not accepted")
+    return header
+
+
+def verify(token: str, *, issuer: str, audience: str, keys: dict, now: float | None = None):
+    """The logout token's claims, or BadToken. ``keys``: the provider's JWKS document."""
+    now = time.time() if now is None else now
+    header = shape(token)
+    alg = header["alg"]
     try:
         key = jwtkit.lookup_kid_jwk(keys, header.get("kid"))
     except (OAuth2Error, KeyError, TypeError, ValueError, jwt.PyJWTError):
@@ -138,10 +145,11 @@ def backchannel_logout(request: HttpRequest) -> JsonResponse:
     if not token or len(token) > 16_384:
         return _error("logout_token is missing")
     try:
-        issuer, keys = provider_keys()
-    except (requests.RequestException, ValueError, KeyError, TypeError):
-        return _error("the provider's keys could not be read; try again")
-    try:
+        shape(token)  # junk is refused before the provider's keys are fetched
+        try:
+            issuer, keys = provider_keys()
+        except (requests.RequestException, ValueError, KeyError, TypeError):
+            return _error("the provider's keys could not be read; try again")
         claims = verify(token, issuer=issuer, audience=config.client_id, keys=keys)
     except BadToken as refused:
         record(

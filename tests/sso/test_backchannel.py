@@ -114,6 +114,23 @@ def test_a_bad_request_is_a_json_400_never_a_500(sso, db, body):
     assert answer.json()["error"] == "invalid_request"
 
 
+def test_junk_is_refused_before_the_providers_keys_are_fetched(sso, db):
+    answer = Client().post(URL, {"logout_token": "garbage"})
+    assert answer.status_code == 400
+    assert backchannel.provider_keys.call_count == 0
+
+
+def test_a_token_with_only_sid_finds_the_person_by_their_last_sign_in(sso, users):
+    from django.utils import timezone
+
+    from hermes_ui.sso.models import SsoCheck
+
+    SsoCheck.objects.create(user=users["reviewer"], checked_at=timezone.now(), sid="sid-9")
+    answer = Client().post(URL, {"logout_token": logout_token(sub=None, sid="sid-9")})
+    assert answer.status_code == 200 and answer.json() == {"ended": 1}
+    assert list(AccessEnd.objects.values_list("user__username", flat=True)) == ["reviewer"]
+
+
 def test_a_forged_token_ends_nothing(sso, users):
     SocialAccount.objects.create(user=users["support"], provider=PROVIDER_ID, uid="sub-sam")
     answer = Client().post(URL, {"logout_token": logout_token(key=STRANGER)})
