@@ -210,9 +210,11 @@ def check(user, provider_or_error, now, every: timedelta) -> str:
                 error,
             )
             return "refused"
-        log.warning(
+        # Said once per streak (every round retries; the fail-closed line follows).
+        log.log(
+            logging.WARNING if state.failures == 1 else logging.DEBUG,
             "SSO revalidation of %s: the provider did not answer (%s); "
-            "kept for now, tried again next round",
+            "kept for now, tried again each round",
             user.get_username(),
             error,
         )

@@ -77,6 +77,11 @@ def test_an_unreachable_provider_keeps_access_then_fails_closed(person, caplog):
     assert len(lines) == 1 and "sam" in lines[0] and "did not answer" in lines[0]
     assert REFRESH not in caplog.text and "s3cret" not in caplog.text
     assert not AccessEnd.objects.exists()
+    # Still silent a round later: kept, and the log is not repeated.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="hermes_ui.sso"):
+        assert revalidation.revalidate_round() == {"unreachable": 1}
+    assert not caplog.records and not AccessEnd.objects.exists()
 
     # Three intervals without an answer: as if the provider had refused.
     last_checked(person, 3.5)
