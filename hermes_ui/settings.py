@@ -27,7 +27,7 @@ from hermes_ui.platform.private_files import (
     read_or_create,
     restrict_umask,
 )
-from hermes_ui.sso.config import allauth_providers, oidc_config
+from hermes_ui.sso.config import allauth_providers, group_roles, oidc_config
 
 # Files this process creates are its user's only (SQLite makes its database
 # 0644). Here, because the settings module is the dashboard's first code that
@@ -303,21 +303,21 @@ CONTENT_SECURITY_POLICY = {
 }
 # --- Single sign-on (OpenID Connect, django-allauth; hermes_ui/sso, docs/single-sign-on.md) ---
 # Off unless HERMES_UI_OIDC_ISSUER (with its client id, secret and role map) is set.
+# How often (minutes) each SSO person's refresh token is used to ask the provider
+# again (a round of the schedule; 0 turns it off). Three intervals without an
+# answer remove what the provider gave (fail closed).
+HERMES_UI_SSO_REVALIDATE_MINUTES = env_float("HERMES_UI_SSO_REVALIDATE_MINUTES", 60.0, minimum=0.0)
 HERMES_UI_OIDC = oidc_config(
     issuer=env_url("HERMES_UI_OIDC_ISSUER"),
     client_id=env_str("HERMES_UI_OIDC_CLIENT_ID"),
     client_secret=env_str("HERMES_UI_OIDC_CLIENT_SECRET"),
     name=env_str("HERMES_UI_OIDC_NAME"),  # the button: "Sign in with <name>"
     role_claim=env_str("HERMES_UI_OIDC_ROLE_CLAIM"),  # default: groups
-    roles=env_str("HERMES_UI_OIDC_ROLES"),  # group=role,... (the highest mapped role wins)
+    # group=role[@ep[/source+source]][,ep2...],... (see group_roles below)
+    roles=env_str("HERMES_UI_OIDC_ROLES"),
     scopes=env_list("HERMES_UI_OIDC_SCOPES", ["openid", "profile", "email"]),
+    revalidate_minutes=HERMES_UI_SSO_REVALIDATE_MINUTES,
 )
-# Identity-provider group -> [(endpoint or "*", role, sources)], read by hermes_ui.access.rules
-# for each person's groups (SSO claims, SCIM memberships). From HERMES_UI_OIDC_ROLES.
-HERMES_UI_GROUP_ROLES = {
-    group: [("*", role, ())]
-    for group, role in (HERMES_UI_OIDC.roles if HERMES_UI_OIDC else {}).items()
-}
 HERMES_UI_PASSWORD_LOGIN = env_bool("HERMES_UI_PASSWORD_LOGIN", True)
 if not HERMES_UI_PASSWORD_LOGIN and HERMES_UI_OIDC is None:
     raise ImproperlyConfigured(
@@ -335,7 +335,9 @@ SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = False
 SOCIALACCOUNT_EMAIL_REQUIRED = False
 SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
 SOCIALACCOUNT_LOGIN_ON_GET = False  # only the login page's POST starts a sign-in
-SOCIALACCOUNT_STORE_TOKENS = False
+# The access and refresh token of each SSO person (socialaccount.SocialToken): the
+# revalidation round (hermes_ui/sso/revalidation.py) refreshes with it.
+SOCIALACCOUNT_STORE_TOKENS = True
 SOCIALACCOUNT_REQUESTS_TIMEOUT = env_float("HERMES_UI_OIDC_TIMEOUT", 5.0, minimum=0.5)
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_UNIQUE_EMAIL = False
@@ -383,6 +385,10 @@ HERMES_ENDPOINTS = parse_endpoints(
     extra=env_list("HERMES_EXTRA_ENDPOINTS", []),
     env=dict(os.environ),
 )
+# Identity-provider group -> [(endpoint or "*", role, sources)], read by hermes_ui.access.rules
+# for each person's groups (SSO claims, SCIM memberships). From HERMES_UI_OIDC_ROLES, which
+# may be set without the other OIDC variables (SCIM alone); its endpoints must be configured.
+HERMES_UI_GROUP_ROLES = group_roles(env_str("HERMES_UI_OIDC_ROLES"), HERMES_ENDPOINTS)
 # Per-operation timeouts from the contract: 30 s for JSON operations, 300 s
 # for a non-streaming chat turn, 300 s for the whole stream.
 HERMES_JSON_TIMEOUT = env_float("HERMES_JSON_TIMEOUT", 30.0, minimum=0.1)

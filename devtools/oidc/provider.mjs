@@ -3,14 +3,22 @@
 // of a JSON file the test rewrites (their groups change between sign-ins).
 //
 //   node provider.mjs --port P --state FILE --redirect URI --post-logout URI
+//                     [--backchannel URI]
 //
-// FILE: {"users": {"<sub>": {"email", "name", "preferred_username", "groups": []}},
+// FILE: {"users": {"<sub>": {"email", "name", "preferred_username", "groups": [],
+//                            "disabled": false}},
 //        "tamper": null | "nonce" | "issuer" | "signature"}
 // It is read again on every account lookup and token response, so a test
 // changes a user's groups, or has the next ID token re-signed with a wrong
 // nonce or another issuer (with this provider's own key: only the claim is
 // wrong), or signed by a key that is not the provider's (under its key id),
 // without restarting the provider.
+//
+// Refresh tokens are issued to the client (the dashboard revalidates with them):
+// a user marked "disabled" is unknown to the provider, so their refresh is
+// refused with invalid_grant (and a sign-in too); a refresh's ID token and
+// userinfo carry the user's groups as the file says then. With --backchannel,
+// a sign-out at the provider POSTs a logout token there (Back-Channel Logout 1.0).
 //
 // Sign-in uses the library's development interactions (any password is
 // accepted; the login name is the subject). Consent is granted up front.
@@ -28,6 +36,7 @@ const { values: args } = parseArgs({
     state: { type: "string" },
     redirect: { type: "string" },
     "post-logout": { type: "string" },
+    backchannel: { type: "string" },
     "client-id": { type: "string", default: "hermes-ui" },
     "client-secret": { type: "string", default: "hermes-ui-test-secret" },
   },
@@ -53,15 +62,23 @@ const provider = new Provider(issuer, {
       redirect_uris: [args.redirect],
       post_logout_redirect_uris: [args["post-logout"]],
       response_types: ["code"],
-      grant_types: ["authorization_code"],
+      grant_types: ["authorization_code", "refresh_token"],
       token_endpoint_auth_method: "client_secret_basic",
+      ...(args.backchannel
+        ? { backchannel_logout_uri: args.backchannel, backchannel_logout_session_required: true }
+        : {}),
     },
   ],
+  // oidc-provider drops a requested offline_access unless the request also says
+  // prompt=consent (OpenID Connect Core 11); consent is granted up front here
+  // (loadExistingGrant), so the client gets its refresh token either way, as
+  // Keycloak, Okta and Entra ID give one to a client allowed the grant.
+  issueRefreshToken: async (ctx, client) => client.grantTypeAllowed("refresh_token"),
   // Every client must send a PKCE challenge (S256), confidential or not.
   pkce: { required: () => true },
   jwks: { keys: [signingJwk] },
   cookies: { keys: ["hermes-ui-oidc-test-cookie-key"] },
-  scopes: ["openid", "email", "profile", "groups"],
+  scopes: ["openid", "offline_access", "email", "profile", "groups"],
   claims: {
     openid: ["sub"],
     email: ["email", "email_verified"],
@@ -72,6 +89,7 @@ const provider = new Provider(issuer, {
   conformIdTokenClaims: false,
   features: {
     devInteractions: { enabled: true },
+    backchannelLogout: { enabled: true },
     rpInitiatedLogout: {
       enabled: true,
       // The library's page loads a web font; this one is self-contained.
@@ -88,7 +106,8 @@ const provider = new Provider(issuer, {
   },
   async findAccount(ctx, sub) {
     const user = readState().users[sub];
-    if (!user) return undefined;
+    // A disabled account does not exist for the provider: a refresh gets invalid_grant.
+    if (!user || user.disabled) return undefined;
     return {
       accountId: sub,
       async claims() {
@@ -116,7 +135,7 @@ const provider = new Provider(issuer, {
       clientId: ctx.oidc.client.clientId,
       accountId: ctx.oidc.session.accountId,
     });
-    grant.addOIDCScope("openid email profile groups");
+    grant.addOIDCScope("openid offline_access email profile groups");
     await grant.save();
     return grant;
   },

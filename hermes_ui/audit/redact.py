@@ -87,6 +87,9 @@ SAFE_KEYS = {
     "subject",
     "issuer",
     "account",
+    # ...and the identity provider's groups that mean something here, with what they give.
+    "groups",
+    "grants",
     # retention: the username of a rule's last editor (who may not review its batches),
     # and the name of a keep tag added, removed, or taken off sessions (admins' words
     # for a protection; other tags are audited by id only).

@@ -28,6 +28,7 @@ from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.platform.outages import DATABASE, database_unreachable, log_failure
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task, waiting
+from hermes_ui.sso import revalidation as sso_revalidation
 from hermes_ui.webhooks import rounds as webhook_rounds
 
 log = logging.getLogger("hermes_ui.background")
@@ -78,6 +79,8 @@ SCHEDULE = (
     Periodic("token-expiry", lambda: HOUR, expiry.announce),
     Periodic("webhook-recovery", lambda: settings.HERMES_UI_ROUND_SECONDS, webhook_rounds.sweep),
     Periodic("task-records", lambda: task_records.PRUNE_EVERY, task_records.prune),
+    # Each SSO person's refresh token, once they are due (HERMES_UI_SSO_REVALIDATE_MINUTES).
+    Periodic("sso-revalidate", sso_revalidation.round_seconds, sso_revalidation.revalidate_round),
 )
 BY_NAME = {each.name: each for each in SCHEDULE}
 

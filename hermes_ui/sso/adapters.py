@@ -1,4 +1,7 @@
-"""django-allauth's hooks: no local signup, and roles from the provider at every sign-in.
+"""django-allauth's hooks: no local signup, and groups from the provider at every sign-in.
+
+The claimed groups become the person's ``sso`` memberships (hermes_ui.sso.groups);
+what they give is decided by hermes_ui.access.rules, at each request.
 
 ``sub`` (allauth's ``uid``) is the identity; e-mail and name fill the account's
 fields and are never used to find an account (no linking by e-mail: that is
@@ -10,11 +13,11 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.providers.base import AuthProcess
 from django.conf import settings
-from django.contrib.auth.models import Group
 
-from hermes_ui.sso.claims import groups_of, mapped_role
+from hermes_ui.access.rules import access_of
+from hermes_ui.sso import groups as idp_groups
+from hermes_ui.sso.claims import groups_of
 from hermes_ui.sso.refusal import refuse
-from hermes_ui.web.roles import ROLES, set_role
 
 # django-axes' backend cannot load a user for the session (its get_user answers None),
 # and allauth would otherwise pick the first backend: the session would not hold.
@@ -53,19 +56,28 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             refuse(request, "link_only", subject=subject, user=user)
         if user is not None and not user.is_active:
             refuse(request, "inactive", subject=subject, user=user)
-        role = mapped_role(groups_of(provider_claims(sociallogin), config.role_claim), config.roles)  # type: ignore[union-attr]
-        if role is None:
-            if user is not None:
-                # Out of every mapped group: the role goes now, not at some later sign-in.
-                user.groups.remove(*Group.objects.filter(name__in=ROLES))
+        claimed = groups_of(provider_claims(sociallogin), config.role_claim)  # type: ignore[union-attr]
+        sociallogin.hermes_groups = claimed
+        if user is None:
+            # No account yet: refused before one is made when the groups give nothing.
+            access = idp_groups.access_from(claimed)
+            if access.highest() is None:
+                refuse(request, "no_role", subject=subject)
+            sociallogin.hermes_access = access
+            return
+        # The groups replace the last sign-in's at once, whatever happens next.
+        idp_groups.apply(user, claimed)
+        access = access_of(user)
+        if access.highest() is None:
+            # Nothing left (no mapped group, no local grant): what the provider gave goes now.
+            idp_groups.remove(user)
             refuse(request, "no_role", subject=subject, user=user)
-        sociallogin.hermes_role = role
-        if user is not None:
-            set_role(user, role)  # type: ignore[arg-type]
+        sociallogin.hermes_access = access
 
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)
-        set_role(user, sociallogin.hermes_role)
+        idp_groups.apply(user, getattr(sociallogin, "hermes_groups", []))
+        sociallogin.hermes_access = access_of(user)
         return user
 
     def on_authentication_error(

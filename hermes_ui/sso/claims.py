@@ -1,6 +1,4 @@
-"""From the provider's claims to a dashboard role: the highest mapped role wins."""
-
-from hermes_ui.sso.config import ROLES
+"""The provider's groups claim, read leniently: a list, or one string."""
 
 
 def groups_of(claims: dict, claim: str) -> list[str]:
@@ -11,8 +9,3 @@ def groups_of(claims: dict, claim: str) -> list[str]:
     if isinstance(value, list | tuple):
         return [item for item in value if isinstance(item, str)]
     return []
-
-
-def mapped_role(groups: list[str], mapping: dict) -> str | None:
-    roles = {mapping[group] for group in groups if group in mapping}
-    return max(roles, key=ROLES.index, default=None)

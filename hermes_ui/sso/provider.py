@@ -47,6 +47,7 @@ class Adapter(OpenIDConnectOAuth2Adapter):
                 raise OAuth2Error("Userinfo is about another subject than the ID token.")
             data["userinfo"] = userinfo
         # For logout at the provider (hermes_ui.sso.session keeps them in the session).
+        request.hermes_oidc_sid = str(claims.get("sid") or "")[:255]
         request.hermes_oidc_logout = {
             "id_token": raw,
             "end_session_endpoint": self.openid_config.get("end_session_endpoint", ""),

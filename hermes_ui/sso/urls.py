@@ -1,6 +1,6 @@
 from django.urls import path
 
-from hermes_ui.sso import links, views
+from hermes_ui.sso import backchannel, links, views
 from hermes_ui.sso.config import PROVIDER
 
 urlpatterns = [
@@ -11,6 +11,12 @@ urlpatterns = [
         "accounts/oidc/<str:provider_id>/login/callback/",
         views.oidc_callback,
         name=f"{PROVIDER}_callback",
+    ),
+    # Server to server, from the provider (OpenID Connect Back-Channel Logout 1.0).
+    path(
+        "accounts/oidc/backchannel-logout/",
+        backchannel.backchannel_logout,
+        name="sso_backchannel_logout",
     ),
     path(
         "accounts/break-glass/<str:uid>/<str:token>/",

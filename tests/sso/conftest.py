@@ -18,6 +18,7 @@ def sso_dashboard(tmp_path_factory, hermes_peer):
         folder,
         redirect_uri=server.base_url + "/accounts/oidc/sso/login/callback/",
         post_logout_uri=server.base_url + "/accounts/login/",
+        backchannel_uri=server.base_url + "/accounts/oidc/backchannel-logout/",
     ).start()
     server.env.update(provider.dashboard_env())
     server.start()
@@ -35,6 +36,7 @@ def oidc(sso_dashboard):
     yield sso_dashboard.oidc
     for sub, user in USERS.items():
         sso_dashboard.oidc.set_groups(sub, user["groups"])
+        sso_dashboard.oidc.set_disabled(sub, False)
     sso_dashboard.oidc.tamper(None)
 
 
@@ -67,11 +69,29 @@ class DashboardDatabase:
         return rows[0] if rows else None
 
     def roles(self, username: str) -> list[str]:
+        """The roles the person holds on every endpoint (``*``): their own grants and
+        their SSO groups' through the test's HERMES_UI_OIDC_ROLES, highest kept."""
+        from tests.sso.oidc import ROLES
+
+        mapped = dict(item.split("=") for item in ROLES.split(","))
+        own = self.rows(
+            "SELECT gr.role FROM access_grant gr JOIN auth_user u ON u.id = gr.user_id "
+            "WHERE u.username = ? AND gr.endpoint = '*'",
+            username,
+        )
+        groups = self.groups(username)
+        found = {role for (role,) in own} | {mapped[g] for g in groups if g in mapped}
+        order = ["support", "reviewer", "admin"]
+        return [max(found, key=order.index)] if found else []
+
+    def groups(self, username: str) -> list[str]:
+        """The person's memberships of origin sso (what the provider last said)."""
         return [
             name
             for (name,) in self.rows(
-                "SELECT g.name FROM auth_group g JOIN auth_user_groups ug ON ug.group_id = g.id "
-                "JOIN auth_user u ON u.id = ug.user_id WHERE u.username = ? ORDER BY g.name",
+                "SELECT g.name FROM access_idpgroup g JOIN access_membership m "
+                "ON m.group_id = g.id JOIN auth_user u ON u.id = m.user_id "
+                "WHERE u.username = ? AND m.origin = 'sso' ORDER BY g.name",
                 username,
             )
         ]

@@ -34,7 +34,9 @@ USERS = {
 
 
 class OidcProvider:
-    def __init__(self, folder: Path, redirect_uri: str, post_logout_uri: str):
+    def __init__(
+        self, folder: Path, redirect_uri: str, post_logout_uri: str, backchannel_uri: str = ""
+    ):
         if shutil.which("node") is None or not (MODULES / "oidc-provider").is_dir():
             raise RuntimeError("oidc-provider is not installed: run `make oidc-provider`")
         self.port = free_port()
@@ -43,6 +45,7 @@ class OidcProvider:
         self.log_path = folder / "oidc-provider.log"
         self.redirect_uri = redirect_uri
         self.post_logout_uri = post_logout_uri
+        self.backchannel_uri = backchannel_uri
         self.state = {
             "users": {sub: {**user, "email": f"{sub}@example.test"} for sub, user in USERS.items()},
             "tamper": None,
@@ -57,6 +60,11 @@ class OidcProvider:
 
     def set_groups(self, sub: str, groups: list[str]) -> None:
         self.state["users"][sub]["groups"] = list(groups)
+        self._write()
+
+    def set_disabled(self, sub: str, disabled: bool) -> None:
+        """A disabled account is unknown to the provider: its refresh gets invalid_grant."""
+        self.state["users"][sub]["disabled"] = disabled
         self._write()
 
     def tamper(self, mode: str | None) -> None:
@@ -83,6 +91,7 @@ class OidcProvider:
                 CLIENT_ID,
                 "--client-secret",
                 CLIENT_SECRET,
+                *(["--backchannel", self.backchannel_uri] if self.backchannel_uri else []),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -118,5 +127,7 @@ class OidcProvider:
             "HERMES_UI_OIDC_NAME": "Test IdP",
             "HERMES_UI_OIDC_ROLES": ROLES,
             "HERMES_UI_OIDC_SCOPES": "openid,profile,email,groups",
+            # Everyone is due at once: a test runs the round and sees its effect.
+            "HERMES_UI_SSO_REVALIDATE_MINUTES": "0.001",
             **extra,
         }

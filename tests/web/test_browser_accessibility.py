@@ -233,6 +233,7 @@ SKIPPED = {
     "hermes_oidc_login": "a redirect to the OpenID provider (none configured here)",
     "hermes_oidc_callback": "the OpenID provider's redirect back",
     "sso_break_glass": "a one-time link mailed to an admin",
+    "sso_backchannel_logout": "POST only, server to server: the OpenID provider's logout token",
     "account_signup": "allauth's signup, answered 404 (accounts are made by admins)",
     "socialaccount_signup": "allauth's signup, answered 404 (accounts are made by admins)",
     "account_inactive": "allauth's page, answered 404",
