@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth.decorators import login_not_required
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig
 from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django_scim import exceptions
@@ -73,6 +73,18 @@ class _Lookups:
         }
         return HttpResponse(json.dumps(doc), content_type=SCIM_CONTENT_TYPE)
 
+    def post(self, request, *args, **kwargs):
+        _read_body(request)
+        return super().post(request, *args, **kwargs)
+
+    def put(self, request, *args, **kwargs):
+        _read_body(request)
+        return super().put(request, *args, **kwargs)
+
+    def patch(self, request, *args, **kwargs):
+        _read_body(request)
+        return super().patch(request, *args, **kwargs)
+
     def load_body(self, body):
         loaded = super().load_body(body)
         if not isinstance(loaded, dict):
@@ -80,6 +92,14 @@ class _Lookups:
                 "the body must be a JSON object", scim_type="invalidSyntax"
             )
         return loaded
+
+
+def _read_body(request) -> None:
+    """A body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413 SCIM error, not a 500."""
+    try:
+        request.body  # noqa: B018 - read (and size-checked) once, kept by Django
+    except RequestDataTooBig:
+        raise exceptions.SCIMException("the request body is too large", status=413) from None
 
 
 class UsersView(_Lookups, scim.UsersView):

@@ -404,3 +404,34 @@ def test_rfc7643_5_service_provider_config_says_what_is_supported(idp):
     assert answer.doc["authenticationSchemes"][0]["type"] == "oauthbearertoken"
     types = idp.send("get", "/scim/v2/ResourceTypes")
     assert {t["endpoint"] for t in types.doc["Resources"]} == {"/scim/v2/Users", "/scim/v2/Groups"}
+
+
+def test_rfc7644_3_4_2_2_entra_asks_whether_a_person_is_in_a_group(idp):
+    user_id, person = _create(idp, ENTRA_USER)
+    group_id = idp.send("post", "/scim/v2/Groups", {"schemas": [GROUP], "displayName": "g"}).doc[
+        "id"
+    ]
+    query = quote(f'id eq "{group_id}" and members[value eq "{user_id}"]')
+    path = f"/scim/v2/Groups?excludedAttributes=members&filter={query}"
+    assert idp.send("get", path).doc["totalResults"] == 0
+    # A membership from an SSO claim is not a SCIM membership.
+    Membership.objects.create(user=person, group=IdpGroup.objects.get(name="g"), origin="sso")
+    assert idp.send("get", path).doc["totalResults"] == 0
+    add = {"op": "add", "path": "members", "value": [{"value": user_id}]}
+    idp.send("patch", f"/scim/v2/Groups/{group_id}", {"schemas": [PATCH_OP], "Operations": [add]})
+    assert idp.send("get", path).doc["totalResults"] == 1
+
+
+def test_rfc7644_3_4_2_2_an_unknown_attribute_never_widens_a_filter(idp):
+    _create(idp, OKTA_USER)
+    urn = quote(f'{USER}:userName eq "{OKTA_USER["userName"]}"')
+    assert idp.send("get", f"/scim/v2/Users?filter={urn}").doc["totalResults"] == 1
+    wider = quote(f'userName eq "{OKTA_USER["userName"]}" and title eq "nobody"')
+    answer = idp.send("get", f"/scim/v2/Users?filter={wider}")
+    assert answer.status_code == 400 and answer.doc["scimType"] == "invalidFilter"
+
+
+def test_a_body_over_the_upload_limit_is_413(idp, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    answer = idp.send("post", "/scim/v2/Users", {**OKTA_USER, "displayName": "x" * 2000})
+    assert answer.status_code == 413 and answer.doc["schemas"] == [ERROR]
