@@ -96,6 +96,7 @@ class ScimUserAdapter(SCIMUser):
         self._link = None
         self._external_id = None  # a new externalId to keep at save()
         self._before = self._snapshot() if obj.pk else None
+        self._adopted = False
 
     def _snapshot(self):
         u = self.obj
@@ -163,6 +164,13 @@ class ScimUserAdapter(SCIMUser):
 
     def from_dict(self, d):
         """POST and PUT (RFC 7644 §3.3, §3.5.1): the attributes we keep, the rest ignored."""
+        external_id = text(d.get("externalId"), "externalId", 255)
+        if self.obj.pk is None:
+            existing = provisioning.sso_account(external_id)
+            if existing is not None and not ScimUser.objects.filter(user=existing).exists():
+                # Signed in by SSO before being provisioned: the same person, one account.
+                self.obj, self._adopted = existing, True
+                self._before = self._snapshot()
         self._set_username(d.get("userName"))
         name = d.get("name") or {}
         if not isinstance(name, dict):
@@ -176,7 +184,7 @@ class ScimUserAdapter(SCIMUser):
             self.obj.is_active = as_bool(d["active"], "active")
         elif self.obj.pk is None:
             self.obj.is_active = True
-        self._external_id = text(d.get("externalId"), "externalId", 255)
+        self._external_id = external_id
         # A password in the body is ignored: people sign in through single sign-on.
 
     def _set_username(self, value):
@@ -258,7 +266,9 @@ class ScimUserAdapter(SCIMUser):
                 link.external_id = self._external_id
             link.save()
             after = self._snapshot()
-            if created:
+            if self._external_id:
+                provisioning.link_sso(self.obj, self._external_id)
+            if created or self._adopted:
                 provisioning.audit(
                     "user_create",
                     account=self.obj.username,
@@ -274,12 +284,12 @@ class ScimUserAdapter(SCIMUser):
                         scim_id=link.scim_id,
                         fields=changed,
                     )
-                if self._before["active"] and not self.obj.is_active:
-                    provisioning.deactivated(self.obj, link.scim_id)
-                elif not self._before["active"] and self.obj.is_active:
-                    provisioning.reactivated(self.obj, link.scim_id)
+            if not created and self._before["active"] and not self.obj.is_active:
+                provisioning.deactivated(self.obj, link.scim_id)
+            elif not created and not self._before["active"] and self.obj.is_active:
+                provisioning.reactivated(self.obj, link.scim_id)
             self._before = after
-            self._external_id = None
+            self._external_id, self._adopted = None, False
 
     def delete(self):
         """DELETE (RFC 7644 §3.6): the account is deactivated and forgets its SCIM id.

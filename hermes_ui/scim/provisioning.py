@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 
+from allauth.socialaccount.models import SocialAccount
+
 from hermes_ui.access.ending import end_sessions
 from hermes_ui.access.models import Membership, Origin
 from hermes_ui.access.rules import forget
@@ -18,6 +20,7 @@ from hermes_ui.api_tokens import tokens
 from hermes_ui.api_tokens.models import ApiToken
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
+from hermes_ui.sso.config import PROVIDER_ID
 
 log = logging.getLogger("hermes_ui.scim")
 
@@ -92,3 +95,30 @@ def remove_members(group, user_ids, scim_id: str | None = None) -> None:
     if names:
         found.delete()
         audit("member_remove", group=group.name, scim_id=scim_id or "", accounts=names)
+
+
+def sso_account(external_id: str):
+    """The account single sign-on already made for the identity whose ``sub`` is
+    ``external_id`` (a person who signed in before the identity provider pushed them)."""
+    if not external_id:
+        return None
+    found = SocialAccount.objects.filter(provider=PROVIDER_ID, uid=external_id).first()
+    return found.user if found is not None and not found.user.is_superuser else None
+
+
+def link_sso(user, external_id: str) -> None:
+    """Link ``user`` to the SSO identity whose ``sub`` is the SCIM ``externalId``.
+
+    Okta and Keycloak send their user id as ``externalId``, which is also the
+    ``sub`` of their ID tokens: linked, the person's first sign-in lands on
+    this account (not a new one), so a SCIM deactivation reaches the account
+    they actually use. Nothing happens when either side is already linked.
+    """
+    if not external_id or len(external_id) > 191:  # allauth's SocialAccount.uid
+        return
+    if SocialAccount.objects.filter(provider=PROVIDER_ID, user=user).exists():
+        return
+    if SocialAccount.objects.filter(provider=PROVIDER_ID, uid=external_id).exists():
+        return
+    SocialAccount.objects.create(user=user, provider=PROVIDER_ID, uid=external_id)
+    audit("sso_linked", account=user.get_username(), subject=external_id)

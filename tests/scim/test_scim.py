@@ -435,3 +435,26 @@ def test_a_body_over_the_upload_limit_is_413(idp, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     answer = idp.send("post", "/scim/v2/Users", {**OKTA_USER, "displayName": "x" * 2000})
     assert answer.status_code == 413 and answer.doc["schemas"] == [ERROR]
+
+
+def test_okta_externalid_is_the_sso_subject_so_one_person_has_one_account(idp, django_user_model):
+    from allauth.socialaccount.models import SocialAccount
+
+    from hermes_ui.sso.config import PROVIDER_ID
+
+    # Provisioned first: the account is linked, so the first sign-in lands on it.
+    _, person = _create(idp, OKTA_USER)
+    link = SocialAccount.objects.get(provider=PROVIDER_ID, uid=OKTA_USER["externalId"])
+    assert link.user == person
+    # Signed in by SSO first: provisioning adopts that account instead of making a second.
+    earlier = django_user_model.objects.create_user("sso-made-name")
+    earlier.set_unusable_password()
+    earlier.save()
+    SocialAccount.objects.create(user=earlier, provider=PROVIDER_ID, uid="00u-signed-in-first")
+    body = {**OKTA_USER, "userName": "first@okta.local", "externalId": "00u-signed-in-first"}
+    scim_id, adopted = _create(idp, body)
+    assert adopted.pk == earlier.pk
+    grants.set_role(adopted, "support")
+    okta = {"schemas": [PATCH_OP], "Operations": [{"op": "replace", "value": {"active": False}}]}
+    idp.send("patch", f"/scim/v2/Users/{scim_id}", okta)
+    assert not _fresh(earlier).is_active  # the account they sign in with is the one ended
