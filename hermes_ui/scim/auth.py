@@ -45,7 +45,7 @@ class BearerCheck:
         header = request.headers.get("Authorization", "")
         if not token_matches(header):
             log.warning(
-                "scim request refused: %s bearer token, %s %s",
+                "scim request refused: %s Authorization, %s %s",
                 "wrong" if header else "no",
                 request.method,
                 request.path,

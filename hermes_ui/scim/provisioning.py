@@ -34,7 +34,8 @@ def audit(capability: str, **evidence) -> None:
         outcome=Outcome.SUCCESS,
         evidence=evidence,
     )
-    log.info("scim %s %s", capability, " ".join(f"{k}={v}" for k, v in evidence.items()))
+    # Ids only: usernames and group names are personal data, kept in the trail alone.
+    log.info("scim %s scim_id=%s", capability, evidence.get("scim_id", ""))
 
 
 def deactivated(user, scim_id: str) -> None:

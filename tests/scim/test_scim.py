@@ -458,3 +458,16 @@ def test_okta_externalid_is_the_sso_subject_so_one_person_has_one_account(idp, d
     okta = {"schemas": [PATCH_OP], "Operations": [{"op": "replace", "value": {"active": False}}]}
     idp.send("patch", f"/scim/v2/Users/{scim_id}", okta)
     assert not _fresh(earlier).is_active  # the account they sign in with is the one ended
+
+
+def test_logs_carry_neither_the_token_nor_who_was_provisioned(idp, caplog):
+    caplog.set_level("DEBUG")
+    Client(headers={"Authorization": f"Bearer {TOKEN}x"}).get("/scim/v2/Users")
+    scim_id, _ = _create(idp, OKTA_USER)
+    idp.send("get", f"/scim/v2/Users?filter={_filter('userName', OKTA_USER['userName'])}")
+    off = {"schemas": [PATCH_OP], "Operations": [{"op": "replace", "value": {"active": False}}]}
+    idp.send("patch", f"/scim/v2/Users/{scim_id}", off)
+    assert "scim request refused: wrong Authorization" in caplog.text
+    assert f"scim user_deactivate scim_id={scim_id}" in caplog.text
+    for secret in (TOKEN, OKTA_USER["userName"], OKTA_USER["password"], "test.user"):
+        assert secret not in caplog.text
