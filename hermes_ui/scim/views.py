@@ -49,7 +49,7 @@ class _Lookups:
             raise exceptions.BadRequestError(
                 "startIndex and count must be integers", scim_type="invalidValue"
             ) from None
-        return max(start, 1), min(max(count, 0), MAX_RESULTS)
+        return min(max(start, 1), 2**31), min(max(count, 0), MAX_RESULTS)
 
     def _search(self, request, query, start, count):
         try:
