@@ -471,3 +471,14 @@ def test_logs_carry_neither_the_token_nor_who_was_provisioned(idp, caplog):
     assert f"scim user_deactivate scim_id={scim_id}" in caplog.text
     for secret in (TOKEN, OKTA_USER["userName"], OKTA_USER["password"], "test.user"):
         assert secret not in caplog.text
+
+
+def test_rfc7644_3_4_3_search_by_post(idp):
+    _create(idp, OKTA_USER)
+    body = {
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+        "filter": f'userName eq "{OKTA_USER["userName"]}"',
+    }
+    answer = idp.send("post", "/scim/v2/Users/.search", body)
+    assert answer.status_code == 200 and answer.doc["totalResults"] == 1
+    assert idp.send("post", "/scim/v2/Users/.search", {"filter": "x"}).status_code == 400
