@@ -376,6 +376,36 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
+# --- SCIM 2.0 provisioning (hermes_ui/scim, django-scim2; docs/admins/scim.md) ---------
+# /scim/v2/ answers only "Authorization: Bearer <this>"; unset, it is a 404. The identity
+# provider (Okta, Entra ID, Keycloak) creates, deactivates and groups people through it.
+HERMES_UI_SCIM_TOKEN = env_str("HERMES_UI_SCIM_TOKEN")
+if HERMES_UI_SCIM_TOKEN and len(HERMES_UI_SCIM_TOKEN) < 32:
+    raise ImproperlyConfigured("HERMES_UI_SCIM_TOKEN must have at least 32 characters")
+INSTALLED_APPS += ["hermes_ui.scim"]
+SCIM_SERVICE_PROVIDER = {
+    # People are Django's own users; their SCIM id and externalId live beside them.
+    "USER_ADAPTER": "hermes_ui.scim.adapters.ScimUserAdapter",
+    "GROUP_MODEL": "hermes_ui.access.models.IdpGroup",
+    "GROUP_ADAPTER": "hermes_ui.scim.adapters.ScimGroupAdapter",
+    "USER_FILTER_PARSER": "hermes_ui.scim.filters.UserFilter",
+    "GROUP_FILTER_PARSER": "hermes_ui.scim.filters.GroupFilter",
+    "SERVICE_PROVIDER_CONFIG_MODEL": "hermes_ui.scim.adapters.ServiceProviderConfig",
+    "BASE_LOCATION_GETTER": "hermes_ui.scim.adapters.base_location",
+    # The bearer check (hermes_ui/scim/auth.py) instead of a Django login.
+    "AUTH_CHECK_MIDDLEWARE": "hermes_ui.scim.auth.BearerCheck",
+    "NETLOC": "unused",  # mandatory in django-scim2; base_location uses the request's host
+    "AUTHENTICATION_SCHEMES": [
+        {
+            "type": "oauthbearertoken",
+            "name": "Bearer token",
+            "description": "The secret in HERMES_UI_SCIM_TOKEN",
+            "primary": True,
+        }
+    ],
+}
+# --- end of SCIM -------------------------------------------------------------------
+
 # --- Hermes endpoints -----------------------------------------------------
 HERMES_ENDPOINT_ID = env_str("HERMES_ENDPOINT_ID", "local")
 HERMES_ENDPOINTS = parse_endpoints(

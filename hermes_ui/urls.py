@@ -33,6 +33,7 @@ FEATURES = (
     "retention",
     "live",
     "monitoring",
+    "scim",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

@@ -95,6 +95,16 @@ SAFE_KEYS = {
     # for a protection; other tags are audited by id only).
     "editor",
     "keep_tag",
+    # SCIM provisioning (hermes_ui/scim): the person's username, ids, the group's name as the
+    # identity provider names it, who was added or removed, counts (never a token).
+    "scim_id",
+    "group",
+    "old_group",
+    "accounts",
+    "active",
+    "kept",
+    "memberships_removed",
+    "tokens_revoked",
 }
 TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

@@ -156,6 +156,23 @@ MATRIX = [
     Row("readyz", "GET", lambda w: "/readyz", ANY, open=True),
     # Its own Bearer token instead of a login (404 while HERMES_UI_METRICS_TOKEN is unset).
     Row("metrics", "GET", lambda w: "/metrics", ANY, open=True),
+    # SCIM: the identity provider's Bearer token instead of a login (404 while
+    # HERMES_UI_SCIM_TOKEN is unset; tests/scim/ covers the token).
+    *(
+        Row(name, "GET", lambda w, path=path: f"/scim/v2/{path}", ANY, open=True)
+        for name, path in [
+            ("scim-root", ""),
+            ("users", "Users"),
+            ("scim-users-search", "Users/.search"),
+            ("groups", "Groups"),
+            ("scim-groups-search", "Groups/.search"),
+            ("scim-me", "Me"),
+            ("scim-bulk", "Bulk"),
+            ("service-provider-config", "ServiceProviderConfig"),
+            ("resource-types", "ResourceTypes"),
+            ("scim-schemas", "Schemas"),
+        ]
+    ),
     Row("login", "GET", lambda w: "/accounts/login/", ANY, open=True),
     Row("logout", "POST", lambda w: "/accounts/logout/", ANY, open=True),
     # -- single sign-on: the provider round trip is open; linking is for admins ----------
