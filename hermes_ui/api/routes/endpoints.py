@@ -1,7 +1,9 @@
-"""GET /endpoints: each configured endpoint's id, health, version and breaker state."""
+"""GET /endpoints: each endpoint's id, health, version and breaker state: those the
+person (and the token's endpoint limit) may see, no others."""
 
 from ninja import Router
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.endpoint_status import probes
 from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
@@ -20,8 +22,9 @@ def endpoint_list(request):
     """The endpoints page's table (a probe answer at most ``HERMES_PROBE_CACHE_SECONDS``
     old; only endpoints without one are asked)."""
     require_role(request.user, SUPPORT)
+    shown = set(access_of(request.user).endpoint_ids())
     rows = []
-    for probe in probes.recent(all_endpoints()):
+    for probe in probes.recent([ep for ep in all_endpoints() if ep.id in shown]):
         ep, state = probe.endpoint, breaker.status(probe.endpoint)
         fresh = freshness.of(ep)
         rows.append(
