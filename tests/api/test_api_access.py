@@ -157,6 +157,8 @@ def test_a_session_of_another_source_answers_as_one_hermes_does_not_have(
         assert answer.status_code == 404, f"{method} {path}"
         assert answer.content == missing.content, f"{method} {path}"
     assert len(hermes.requests) == asked  # refused at the door: Hermes was never asked
+    (listed,) = limited.get("/api/v1/endpoints").json()["data"]
+    assert listed["id"] == "eu" and listed["index"]["sessions"] is None  # not theirs to count
     seen = limited.get(f"/api/v1/e/eu/session/{CRON}")
     assert seen.status_code == 200 and seen.json()["session"]["id"] == CRON
 

@@ -22,7 +22,8 @@ def endpoint_list(request):
     """The endpoints page's table (a probe answer at most ``HERMES_PROBE_CACHE_SECONDS``
     old; only endpoints without one are asked)."""
     require_role(request.user, SUPPORT)
-    shown = set(access_of(request.user).endpoint_ids())
+    access = access_of(request.user)
+    shown = set(access.endpoint_ids())
     rows = []
     for probe in probes.recent([ep for ep in all_endpoints() if ep.id in shown]):
         ep, state = probe.endpoint, breaker.status(probe.endpoint)
@@ -44,7 +45,8 @@ def endpoint_list(request):
                     "next_trial_in": state.next_trial_in,
                 },
                 "index": {
-                    "sessions": fresh.total,
+                    # The endpoint's own count is not a source-limited person's to see.
+                    "sessions": None if access.source_limited(ep.id) else fresh.total,
                     "indexed_at": _iso(fresh.indexed_at),
                     "running": fresh.running,
                 },
