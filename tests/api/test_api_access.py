@@ -255,3 +255,15 @@ def test_the_audit_route_shows_only_entries_of_endpoints_one_administers(two_end
 def test_a_support_person_gets_no_audit(two_endpoints, person):
     grants.grant("*", "support", user=person)
     assert bearer(person).get("/api/v1/audit").status_code == 403
+
+
+def test_support_on_one_endpoint_gets_masked_text_there_though_admin_elsewhere(
+    two_endpoints, person
+):
+    grants.grant("eu", "admin", user=person)
+    grants.grant("us", "support", user=person)
+    client = bearer(person)
+    for route in ("session", "messages"):
+        eu = client.get(f"/api/v1/e/eu/{route}/{CRON}?redact=false").json()
+        us = client.get(f"/api/v1/e/us/{route}/{CRON}?redact=false").json()
+        assert (eu["masked"], us["masked"]) == (False, True), route
