@@ -446,6 +446,9 @@ HERMES_PROBE_CACHE_SECONDS = env_int("HERMES_PROBE_CACHE_SECONDS", 30, minimum=1
 # How many sessions one bulk action (or "select all matching") may cover.
 # Requests one API token may make per minute (429 with Retry-After beyond).
 HERMES_UI_API_RATE = env_int("HERMES_UI_API_RATE", 600, minimum=1, maximum=100_000)
+# The longest an API token of a single sign-on person may last, in days (local people:
+# hermes_ui.api_tokens.tokens.MAX_DAYS); the identity provider stays the one to end access.
+HERMES_UI_TOKEN_MAX_DAYS = env_int("HERMES_UI_TOKEN_MAX_DAYS", 90, minimum=1, maximum=365)
 HERMES_BULK_LIMIT = env_int("HERMES_BULK_LIMIT", 500, minimum=1, maximum=5000)
 # How long opening a review item keeps it for that reviewer (others are given other items).
 HERMES_REVIEW_RESERVATION_SECONDS = env_int(

@@ -2,13 +2,20 @@
 
 The token's user becomes ``request.user`` for the request, so the feature
 code the pages use (role checks, masking, audit) sees the person the token
-belongs to, with their role as it is now.
+belongs to, with their grants as they are now. A token limited to some
+endpoints narrows that person's access for the request (``access.rules.narrow``),
+so every later check sees those endpoints only; a token that reaches no endpoint
+any more (its owner lost their grants there) is refused like a revoked one.
+The routes ask ``access.scope.check`` themselves (``routes.common``): the
+middleware that does it for the pages skips /api/, where the person is known
+only here.
 """
 
 from __future__ import annotations
 
 from ninja.security.http import HttpBearer
 
+from hermes_ui.access.rules import access_of, narrow
 from hermes_ui.api.errors import ApiError
 from hermes_ui.api_tokens import rate, tokens
 
@@ -26,6 +33,10 @@ class TokenAuth(HttpBearer):
         found = tokens.authenticate(token)
         if found is None:
             return None
+        if found.endpoints:
+            narrow(found.user, found.endpoints)
+            if not access_of(found.user).endpoint_ids():
+                return None
         wait = rate.over_limit(found.user_id)
         if wait is not None:
             raise ApiError(

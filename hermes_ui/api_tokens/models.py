@@ -27,6 +27,8 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     # When its owner was told it expires within a week (api_tokens/expiry.py).
     expiry_announced_at = models.DateTimeField(null=True, blank=True)
+    # The endpoint ids the token may reach; empty: every endpoint its owner may see.
+    endpoints = models.JSONField(default=list, blank=True)
     revoked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -36,6 +38,10 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.key_id})"
+
+    @property
+    def endpoint_limit(self) -> str:
+        return ", ".join(self.endpoints) if self.endpoints else "all yours"
 
     @property
     def scope(self) -> str:

@@ -18,11 +18,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from devtools.peer import demo_ids as ids
+from hermes_ui.access import grants
+from hermes_ui.api_tokens import tokens
 from hermes_ui.api_tokens.models import ApiToken
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.deletion.models import DeletionRequest
 from hermes_ui.hermes.client import HermesClient
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.review.models import Item, Queue, Rubric, RubricVersion
 from hermes_ui.tags.models import SessionTag, Tag
 from hermes_ui.web.roles import set_role
@@ -219,6 +222,30 @@ def test_an_unknown_session_or_endpoint_is_a_json_404(peer_endpoint, bearer):
     assert missing.status_code == 404 and missing.json()["code"] == "session_not_found"
     assert client.get("/api/v1/e/nowhere/sessions").json()["code"] == "not_found"
     assert client.get("/api/v1/no/such/route").json()["code"] == "not_found"
+
+
+def test_a_source_limited_person_gets_hermes_own_404_for_another_source(
+    peer_endpoint, django_user_model
+):
+    """Against the real Hermes: a session of a source outside the grant answers, byte for
+    byte, as a session Hermes does not have; one of the granted source answers."""
+    index(peer_endpoint)
+    sources = dict(
+        IndexedSession.objects.filter(endpoint="local").values_list("session_id", "source")
+    )
+    mine = sources[ids.TOOL_SESSION]
+    other = next(sid for sid, source in sorted(sources.items()) if source != mine)
+    person = django_user_model.objects.create_user("limited")
+    grants.grant("local", "support", [mine], user=person)
+    _, plain = tokens.issue(person, "limited")
+    client = Client(headers={"Authorization": f"Bearer {plain}"})
+    assert client.get(f"/api/v1/e/local/session/{ids.TOOL_SESSION}").status_code == 200
+    missing = client.get("/api/v1/e/local/session/no-such-session-anywhere")
+    assert missing.status_code == 404 and missing.json()["code"] == "session_not_found"
+    for route in ("session", "messages", "lineage"):
+        hidden = client.get(f"/api/v1/e/local/{route}/{q(other)}")
+        assert hidden.status_code == 404, route
+        assert hidden.content == missing.content, route
 
 
 # -- tokens follow their user -------------------------------------------------------------

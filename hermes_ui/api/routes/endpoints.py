@@ -1,7 +1,9 @@
-"""GET /endpoints: each configured endpoint's id, health, version and breaker state."""
+"""GET /endpoints: each endpoint's id, health, version and breaker state: those the
+person (and the token's endpoint limit) may see, no others."""
 
 from ninja import Router
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.endpoint_status import probes
 from hermes_ui.hermes import breaker
 from hermes_ui.index import freshness
@@ -20,8 +22,10 @@ def endpoint_list(request):
     """The endpoints page's table (a probe answer at most ``HERMES_PROBE_CACHE_SECONDS``
     old; only endpoints without one are asked)."""
     require_role(request.user, SUPPORT)
+    access = access_of(request.user)
+    shown = set(access.endpoint_ids())
     rows = []
-    for probe in probes.recent(all_endpoints()):
+    for probe in probes.recent([ep for ep in all_endpoints() if ep.id in shown]):
         ep, state = probe.endpoint, breaker.status(probe.endpoint)
         fresh = freshness.of(ep)
         rows.append(
@@ -41,7 +45,8 @@ def endpoint_list(request):
                     "next_trial_in": state.next_trial_in,
                 },
                 "index": {
-                    "sessions": fresh.total,
+                    # The endpoint's own count is not a source-limited person's to see.
+                    "sessions": None if access.source_limited(ep.id) else fresh.total,
                     "indexed_at": _iso(fresh.indexed_at),
                     "running": fresh.running,
                 },

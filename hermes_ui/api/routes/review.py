@@ -85,7 +85,8 @@ def _queue_dataset(request, endpoint, queue_id, format, per, redact):
     form = DatasetQuery({"format": format, "per": per, "redact": redact})
     if not form.is_valid():
         raise bad_request(form.reason())
-    source = dataset.Source(ep, dataset.queue_sessions(queue), form.cleaned_data["per"], queue)
+    ids = common.visible(request, ep, dataset.queue_sessions(queue))
+    source = dataset.Source(ep, ids, form.cleaned_data["per"], queue)
     try:
         return dataset_download.stream(
             request, source, form.cleaned_data, f"queue-{queue.pk}", {"id": queue.pk}

@@ -151,10 +151,9 @@ def _reason(form) -> str:
 def session(request, endpoint: str, session_id: str, redact: bool = True):
     """The session's row (its title masked as in exports unless a reviewer or admin asks
     ``redact=false``), its lineage ids, tags and the labels of completed reviews."""
-    ep = common.endpoint(request, endpoint, SUPPORT)
-    common.session_id(session_id)
+    ep = common.endpoint(request, endpoint, SUPPORT, session_id)
     row = client_for(ep).get_session(session_id).as_row()  # as session exports give it
-    redactor = Redactor(common.masked(request, redact))
+    redactor = Redactor(common.masked(request, redact, ep))
     labels = shown.for_session(ep, session_id, request.user)
     indexed = queries.session_row(ep, session_id) or {}
     family = queries.lineage(ep, session_id) if indexed else None
@@ -190,10 +189,9 @@ def session(request, endpoint: str, session_id: str, redact: bool = True):
 def messages(request, endpoint: str, session_id: str, redact: bool = True):
     """Hermes' resolved transcript (a compression root resolves to its tip); masked as in
     exports: always for support, for others unless ``redact=false``."""
-    ep = common.endpoint(request, endpoint, SUPPORT)
-    common.session_id(session_id)
+    ep = common.endpoint(request, endpoint, SUPPORT, session_id)
     payload = client_for(ep).get_messages(session_id)
-    redactor = Redactor(common.masked(request, redact))
+    redactor = Redactor(common.masked(request, redact, ep))
     return {
         "endpoint": ep.id,
         "session_id": session_id,
@@ -207,8 +205,7 @@ def messages(request, endpoint: str, session_id: str, redact: bool = True):
 def lineage(request, endpoint: str, session_id: str):
     """Every indexed session of the lineage (none folded), its edges and the totals of the
     tree and of the compression chain holding the session."""
-    ep = common.endpoint(request, endpoint, SUPPORT)
-    common.session_id(session_id)
+    ep = common.endpoint(request, endpoint, SUPPORT, session_id)
     shown_picture = picture.for_session(ep, session_id, budget=10**6, draw=False, user=request.user)
     if shown_picture.display.groups:  # delegates folded: read again with every one open
         opened = frozenset(group.parent_id for group in shown_picture.display.groups)

@@ -108,8 +108,7 @@ def _tag(text: str) -> Tag:
 
 
 def _tagging(request, endpoint: str, session_id: str, body: TagChange, op: str):
-    ep = common.endpoint(request, endpoint, REVIEWER)
-    common.session_id(session_id)
+    ep = common.endpoint(request, endpoint, REVIEWER, session_id)
     _write_key(request)
     tag = _tag(body.tag)
     refusal = protection.removal_refusal(request.user, tag) if op == tagging.REMOVE else None
@@ -164,6 +163,7 @@ def queue_add(request, endpoint: str, queue_id: int, body: QueueItems):
             check_path_id(each)
     except IdError as exc:
         raise bad_request(str(exc), "invalid_session_id") from None
+    common.sessions(request, ep, ids, REVIEWER)
 
     def perform():
         added = items.add(request.user, ep, queue, ids, message_id=body.message_id, via="api")
@@ -183,8 +183,7 @@ def queue_add(request, endpoint: str, queue_id: int, body: QueueItems):
 def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
     """Files a request (or answers the open one); an admin other than you approves it in
     the browser. The API never executes a deletion."""
-    ep = common.endpoint(request, endpoint, SUPPORT)
-    common.session_id(session_id)
+    ep = common.endpoint(request, endpoint, SUPPORT, session_id)
     _write_key(request)
     form = RequestForm({"reason": body.reason})
     if not form.is_valid():

@@ -1,7 +1,9 @@
-"""``manage.py api_token create USER --name N [--days D] [--write]`` and ``api_token revoke``.
+"""``manage.py api_token create USER --name N [--days D] [--write] [--endpoint ID ...]``
+and ``api_token revoke``.
 
 ``create`` prints the token once, on its own line (for automation); nothing
-else keeps it.
+else keeps it. An operator at the console needs no fresh sign-in; the
+lifetime cap of single sign-on people and the endpoint limit apply as on the page.
 """
 
 from django.contrib.auth import get_user_model
@@ -22,6 +24,13 @@ class Command(BaseCommand):
         create.add_argument("--name", required=True)
         create.add_argument("--days", type=int, default=tokens.DEFAULT_DAYS)
         create.add_argument("--write", action="store_true", help="read and write scope")
+        create.add_argument(
+            "--endpoint",
+            action="append",
+            default=[],
+            dest="endpoints",
+            help="limit the token to this endpoint (repeat for more; none: all the user's)",
+        )
         revoke = sub.add_parser("revoke", help="revoke a token by its key id (or all of a user's)")
         revoke.add_argument("key_id", nargs="?", help="the key id the token list shows")
         revoke.add_argument("--user", help="revoke every live token of this user")
@@ -45,7 +54,11 @@ class Command(BaseCommand):
             )
         try:
             _, plain = tokens.issue(
-                user, options["name"], days=options["days"], write=options["write"]
+                user,
+                options["name"],
+                days=options["days"],
+                write=options["write"],
+                endpoints=options["endpoints"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
