@@ -1,10 +1,11 @@
 import pytest
 from django.test import Client
 
+from hermes_ui.access.grants import set_role
+from hermes_ui.access.models import Grant
 from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.web.roles import set_role
 from tests.support import shared
 from tests.support.fakes import FakeHermes
 from tests.support.peers import (  # noqa: F401 (fixtures shared by several packages)
@@ -119,7 +120,8 @@ def users(db, django_user_model):
         ("admin2", "admin"),
     ]:
         user = django_user_model.objects.create_user(name, password=PASSWORD)
-        set_role(user, role)
+        # Fixture data, not an admin's act: the grant on "*" without an audit event.
+        Grant.objects.create(user=user, endpoint="*", role=role)
         made[name] = user
     return made
 

@@ -144,7 +144,8 @@ def test_health_probes_never_wait_for_a_page_thread():
 def test_liveness_reads_no_session_even_for_a_signed_in_browser(
     client, django_user_model, django_assert_num_queries
 ):
-    from hermes_ui.web.roles import SUPPORT, set_role
+    from hermes_ui.access.grants import set_role
+    from hermes_ui.web.roles import SUPPORT
 
     user = django_user_model.objects.create_user("probe-user", password="x" * 20)
     set_role(user, SUPPORT)

@@ -36,8 +36,8 @@ def _setup(suite: str):
     from django.core.management import call_command
     from django.test import Client
 
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.platform.endpoints import get_endpoint
-    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     call_command("migrate", verbosity=0)

@@ -35,9 +35,9 @@ def _measure() -> None:
     from django.test import Client
 
     from devtools.peer import demo_ids
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.index import sync
     from hermes_ui.lineage import picture, render
-    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     raw = httpx.Client(

@@ -42,10 +42,10 @@ def _measure() -> None:
 
     from devtools.bench.child import median_ms
     from devtools.peer import demo_ids
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.hermes import client_for
     from hermes_ui.review import corrections, notes
     from hermes_ui.review.models import Correction, Note
-    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     ensure_user("bench-reviewer", "reviewer", secrets.token_urlsafe(18))

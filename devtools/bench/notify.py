@@ -140,9 +140,9 @@ def _enqueueing(say) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.notifications import receivers as mail_receivers
     from hermes_ui.platform import events
-    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.webhooks import receivers as hook_receivers
     from hermes_ui.webhooks.models import Webhook
 

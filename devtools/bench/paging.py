@@ -50,8 +50,8 @@ def _measure() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.hermes import client_for
-    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     hermes = client_for(ep)

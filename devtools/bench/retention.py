@@ -68,10 +68,10 @@ def _measure() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.index import sync
     from hermes_ui.retention import evaluate
     from hermes_ui.retention.models import RetentionRule
-    from hermes_ui.web.accounts import ensure_user
 
     settings.HERMES_INDEX_CONTENT = False  # a rule reads the session table only
     report = sync.sync(ep, full=True)

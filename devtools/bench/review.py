@@ -84,9 +84,9 @@ def _measure() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.hermes import client_for
     from hermes_ui.review.models import Item, Queue, Rubric
-    from hermes_ui.web.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     ensure_user("bench-reviewer", "reviewer", secrets.token_urlsafe(16))

@@ -181,7 +181,7 @@ def _pages(say, count: int) -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from hermes_ui.web.accounts import ensure_user
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     ensure_user("bench-reader", "support", secrets.token_urlsafe(18))

@@ -156,7 +156,7 @@ def _measure() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from hermes_ui.web.accounts import ensure_user
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.web.links import session_url
 
     password = secrets.token_urlsafe(18)

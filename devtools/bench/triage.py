@@ -102,9 +102,9 @@ def _measure() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from hermes_ui.access.accounts import ensure_user
     from hermes_ui.hermes import client_for
     from hermes_ui.index import sync
-    from hermes_ui.web.accounts import ensure_user
 
     settings.HERMES_INDEX_CONTENT = False  # these filters read the session table only
     report = sync.sync(ep, full=True)

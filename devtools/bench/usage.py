@@ -127,7 +127,7 @@ def _measure() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from hermes_ui.web.accounts import ensure_user
+    from hermes_ui.access.accounts import ensure_user
 
     _sync_cost(ep, say)
     _book_days(ep, say)

@@ -34,7 +34,7 @@ def end_sessions(user, *, reason: str, by=None) -> None:
         capability="access.sessions_ended",
         endpoint="",
         outcome=Outcome.SUCCESS,
-        evidence={"user": user.get_username(), "reason": reason},
+        evidence={"person": user.get_username(), "ended_because": reason},
     )
 
 

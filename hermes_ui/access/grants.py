@@ -46,7 +46,7 @@ def _audit(by, action: str, grant: Grant | None, **evidence) -> None:
 
 def _who(user=None, group: IdpGroup | None = None) -> dict:
     if user is not None:
-        return {"user": user.get_username()}
+        return {"person": user.get_username()}
     return {"group": group.name if group else ""}
 
 
@@ -125,7 +125,7 @@ def sync_origin(
         endpoint="",
         outcome=Outcome.SUCCESS,
         evidence={
-            "user": user.get_username(),
+            "person": user.get_username(),
             "origin": origin,
             "grants": sorted(
                 f"{role}@{ep}" + (f"[{','.join(s)}]" if s else "") for ep, role, s in target

@@ -30,7 +30,6 @@ __all__ = [
     "require_role",
     "role_of",
     "role_required",
-    "set_role",
 ]
 
 
@@ -112,13 +111,6 @@ def instance_admin_required(view=None, *, on_refusal=None):
         on_refusal,
     )
     return decorator(view) if view is not None else decorator
-
-
-def set_role(user, role: str) -> None:
-    """The person's role on every endpoint (a local grant on ``*``)."""
-    from hermes_ui.access.grants import set_role as grant_everywhere
-
-    grant_everywhere(user, role)
 
 
 class RoleRequiredMiddleware:

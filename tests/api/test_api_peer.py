@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.access import grants
+from hermes_ui.access.grants import set_role
 from hermes_ui.api_tokens import tokens
 from hermes_ui.api_tokens.models import ApiToken
 from hermes_ui.audit.idempotency import mint_key
@@ -28,7 +29,6 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.review.models import Item, Queue, Rubric, RubricVersion
 from hermes_ui.tags.models import SessionTag, Tag
-from hermes_ui.web.roles import set_role
 from tests.deletion.helpers import decide, execute
 from tests.review.filters_rules_export.made import item, review
 from tests.support.peers import index, make

@@ -11,10 +11,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from hermes_ui.access import grants
+from hermes_ui.access.grants import set_role
 from hermes_ui.api_tokens import tokens
 from hermes_ui.api_tokens.models import ApiToken
 from hermes_ui.audit.models import AuditEvent
-from hermes_ui.web.roles import role_of, set_role
+from hermes_ui.web.roles import role_of
 
 pytestmark = pytest.mark.django_db
 

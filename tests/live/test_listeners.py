@@ -15,12 +15,12 @@ from django.contrib.sessions.models import Session
 from django.core.cache import caches
 from django.utils import timezone
 
+from hermes_ui.access.grants import set_role
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.live import changes as c
 from hermes_ui.live import channel, fanout, listeners, notice_feed
 from hermes_ui.live.models import LiveWatch
 from hermes_ui.platform.endpoints import get_endpoint
-from hermes_ui.web.roles import set_role
 from tests.live.test_stream import _until, frames
 
 pytestmark = pytest.mark.django_db(transaction=True)

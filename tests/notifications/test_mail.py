@@ -235,7 +235,7 @@ def test_users_without_an_address_or_a_role_are_not_told(people, titled, smtp_in
 def test_mails_go_only_to_people_still_active_and_in_the_role_when_sent(
     people, titled, smtp_inbox, settings
 ):
-    from hermes_ui.web.roles import set_role
+    from hermes_ui.access.grants import set_role
 
     settings.HERMES_UI_DIGEST_HOUR = 7
     day = timezone.now().replace(hour=9, minute=0, second=0, microsecond=0) + timedelta(days=2)

@@ -13,12 +13,12 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from hermes_ui.access.grants import set_role
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.hermes import errors as e
 from hermes_ui.retention import runs
 from hermes_ui.retention.models import RetentionRule
-from hermes_ui.web.roles import set_role
 from tests.retention.test_peer_retention import add_rule, decide_batch, execute_batch, file_now
 from tests.support.peers import read
 

@@ -7,9 +7,9 @@ from importlib import import_module
 from django.test import Client
 from django.urls import reverse
 
+from hermes_ui.access.grants import set_role
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review.models import Item, Queue, Rubric
-from hermes_ui.web.roles import set_role
 from tests.conftest import PASSWORD
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from hermes_ui.access.grants import set_role
 from hermes_ui.review import mentions
-from hermes_ui.web.roles import set_role
 
 
 def test_names_in_order_each_once():

@@ -19,11 +19,11 @@ from devtools.demo import (
 )
 from devtools.peer.launcher import PeerError
 from devtools.peer.paging import PagingPeer
+from hermes_ui.access.accounts import create_if_missing
 from hermes_ui.endpoint_status import probes, session_api
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.platform import metrics, serving
 from hermes_ui.platform.endpoints import Endpoint, parse_endpoints
-from hermes_ui.web.accounts import create_if_missing
 
 # The banner waits this long for the periodic worker's first sync of the endpoint, so
 # the URL and the logins are not scrolled away by the sync's log lines.

@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from hermes_ui.web.accounts import ensure_user
+from hermes_ui.access.accounts import ensure_user
 from hermes_ui.web.roles import ROLES
 
 

@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 
-from hermes_ui.web.roles import set_role
+from hermes_ui.access.grants import set_role
 
 
 def ensure_user(username: str, role: str, password: str) -> bool:
