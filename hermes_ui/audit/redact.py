@@ -92,6 +92,13 @@ SAFE_KEYS = {
     # for a protection; other tags are audited by id only).
     "editor",
     "keep_tag",
+    # access (grants, revocations, syncs, ended sessions): whose, what and from where.
+    "user",
+    "group",
+    "origin",
+    "sources",
+    "taken",
+    "grants",
 }
 TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,
