@@ -4,16 +4,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 
-from hermes_ui.web.roles import ROLES, set_role
+from hermes_ui.web.roles import set_role
 
 
-def ensure_user(username: str, role: str, password: str, endpoint: str = "*") -> bool:
+def ensure_user(username: str, role: str, password: str) -> bool:
     """Create or update ``username``; returns True when it was created.
 
-    ``role`` is a local grant on ``endpoint`` (``*``, every endpoint: what a
-    role meant before roles per endpoint). Raises
-    ``django.core.exceptions.ValidationError`` for a weak password or an
-    unknown endpoint, and ``ValueError`` for an empty name or an unknown role.
+    Raises ``django.core.exceptions.ValidationError`` for a weak password and
+    ``ValueError`` for an empty name or an unknown role.
     """
     username = username.strip()
     if not username:
@@ -25,14 +23,7 @@ def ensure_user(username: str, role: str, password: str, endpoint: str = "*") ->
         user.set_password(password)
         user.is_active = True
         user.save()
-        if endpoint == "*":
-            set_role(user, role)
-        else:
-            from hermes_ui.access.grants import grant
-
-            if role not in ROLES:
-                raise ValueError(f"unknown role {role!r}")
-            grant(endpoint, role, user=user)
+        set_role(user, role)
     return created
 
 
