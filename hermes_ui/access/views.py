@@ -45,6 +45,7 @@ def _page(request, form: GrantForm, *, status: int = 200) -> HttpResponse:
     rows = [
         {
             "person": person,
+            "own": person.pk == request.user.pk,  # no revoke button on one's own * grant
             "lines": overview.lines_of(person),
             "groups": overview.groups_of(person),
             "effective": overview.effective(person),

@@ -151,3 +151,44 @@ def test_break_glass_is_for_admins_on_every_endpoint(pat):
         _run("break_glass", "pat")
     grants.grant("*", "admin", user=pat)
     assert "/accounts/break-glass/" in _run("break_glass", "pat")
+
+
+def test_the_worked_example_of_the_docs(eu_us, django_user_model):
+    """docs/admins/access.md: two teams by group, an instance admin, a cron-only contractor."""
+    for name in ["dana", "erin", "uma"]:
+        django_user_model.objects.create_user(name)
+    _run("grant", "hermes-eu-team", "--group", "--endpoint", "eu", "--role", "reviewer")
+    _run("grant", "hermes-us-team", "--group", "--endpoint", "us", "--role", "reviewer")
+    _run("grant", "dana", "--endpoint", "*", "--role", "admin")
+    _run(
+        "create_user",
+        "contractor",
+        "--endpoint",
+        "eu",
+        role="support",
+        password="a-long-password-1",
+    )
+    _run("grant", "contractor", "--endpoint", "eu", "--role", "support", "--source", "cron")
+    for person, team in [("erin", "hermes-eu-team"), ("uma", "hermes-us-team")]:
+        Membership.objects.create(
+            user=django_user_model.objects.get(username=person),
+            group=IdpGroup.objects.get(name=team),
+            origin="sso",
+        )
+    seen = {
+        name: access_of(django_user_model.objects.get(username=name))
+        for name in ["dana", "erin", "uma", "contractor"]
+    }
+    assert seen["dana"].instance_admin
+    assert seen["erin"].endpoint_ids() == ["eu"] and seen["uma"].endpoint_ids() == ["us"]
+    assert seen["contractor"].endpoint_ids() == ["eu"]
+    assert seen["contractor"].sees("eu", "cron") and not seen["contractor"].sees("eu", "telegram")
+    assert _run("access", "contractor").splitlines() == [
+        "contractor",
+        "Groups: none",
+        "Grants:",
+        "  support on eu (sources: cron) (local)",
+        "Role per endpoint:",
+        "  eu: support on source cron",
+        "  us: none",
+    ]

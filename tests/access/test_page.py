@@ -126,6 +126,9 @@ def test_revoking_through_the_page_takes_the_grant_and_is_audited(admin, pat, us
 
 def test_an_admin_cannot_take_their_own_star_grant_here(admin, users):
     own = Grant.objects.get(user=users["admin"], endpoint="*")
+    page = admin.get("/access/?q=admin").content.decode()
+    assert 'name="grant"' not in _row(page, f"person-{users['admin'].pk}")
+    assert 'name="grant"' in _row(page, f"person-{users['admin2'].pk}")
     answer = admin.post("/access/revoke/", {"grant": own.pk}, follow=True)
     assert "cannot change your own role on every endpoint" in answer.content.decode()
     assert Grant.objects.filter(pk=own.pk).exists()

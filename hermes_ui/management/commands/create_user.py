@@ -3,6 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from hermes_ui.access import grants
 from hermes_ui.web.accounts import ensure_user
 from hermes_ui.web.roles import ROLES
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, username, role, password, endpoint, **options):
         try:
-            created = ensure_user(username, role, password, endpoint.strip())
+            created = ensure_user(username, role, password, _giver(endpoint.strip(), role))
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from None
         except ValueError as exc:
@@ -33,3 +34,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{verb} user {username.strip()!r} with role {role} on {endpoint.strip()}."
         )
+
+
+def _giver(endpoint: str, role: str):
+    """None for ``*`` (ensure_user's own role on every endpoint), else a grant on ``endpoint``."""
+    if endpoint == "*":
+        return None
+    return lambda user: grants.grant(endpoint, role, user=user)
