@@ -210,3 +210,12 @@ def test_only_admins_on_every_endpoint_may_open_it(login, eu_us, users, django_u
 
 def test_the_menu_offers_access_to_an_instance_admin(admin):
     assert 'href="/access/"' in admin.get("/mentions/").content.decode()
+
+
+def test_names_from_the_identity_provider_are_escaped(admin, pat):
+    group = IdpGroup.objects.create(name="<script>alert(1)</script>")
+    grants.grant("eu", "support", group=group, origin="scim")
+    Membership.objects.create(user=pat, group=group, origin="scim")
+    page = admin.get("/access/").content.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
