@@ -62,6 +62,7 @@ SHOTS = [
     Shot("endpoints", "admin", "/endpoints/", "#endpoints"),
     Shot("retention", "admin", "/retention/", "#keep-h"),
     Shot("webhooks", "admin", "/webhooks/", "#new-webhook-form"),
+    Shot("access", "admin", "/access/", "#people-table"),
     Shot("notifications", "support", "/account/notifications/", "#preferences-form"),
     Shot("tokens", "reviewer", "/account/tokens/", "#new-token-form"),
     # The session page as the issue asks to show it: the first message on the first screen.

@@ -26,6 +26,7 @@ FEATURES = (
     "saved_views",
     "watermarks",
     "sso",
+    "access",
     "api_tokens",
     "api",
     "notifications",

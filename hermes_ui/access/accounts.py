@@ -7,9 +7,11 @@ from django.db import transaction
 from hermes_ui.access.grants import set_role
 
 
-def ensure_user(username: str, role: str, password: str) -> bool:
+def ensure_user(username: str, role: str, password: str, give_role=None) -> bool:
     """Create or update ``username``; returns True when it was created.
 
+    The role is on every endpoint (``set_role``) unless ``give_role(user)``
+    gives it otherwise (``create_user --endpoint``), in the same transaction.
     Raises ``django.core.exceptions.ValidationError`` for a weak password and
     ``ValueError`` for an empty name or an unknown role.
     """
@@ -23,7 +25,7 @@ def ensure_user(username: str, role: str, password: str) -> bool:
         user.set_password(password)
         user.is_active = True
         user.save()
-        set_role(user, role)
+        (give_role or (lambda person: set_role(person, role)))(user)
     return created
 
 

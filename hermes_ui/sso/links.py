@@ -1,4 +1,4 @@
-"""/account/sso/: an admin links a local account to a single sign-on identity, or unlinks one.
+"""/account/sso/: an instance admin links a local account to a single sign-on identity.
 
 Never automatic: a first sign-in of an unknown ``sub`` makes a new account,
 whatever its e-mail. Linking an existing account is how a person keeps their
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
 from hermes_ui.sso.config import PROVIDER_ID
-from hermes_ui.web.roles import ADMIN, role_required
+from hermes_ui.web.roles import instance_admin_required
 
 
 class LinkForm(forms.Form):
@@ -48,7 +48,7 @@ class LinkForm(forms.Form):
         return subject
 
 
-@role_required(ADMIN)
+@instance_admin_required
 @require_http_methods(["GET", "POST"])
 def links_page(request):
     form = LinkForm()

@@ -184,6 +184,11 @@ MATRIX = [
     Row("socialaccount_signup", "GET", lambda w: "/accounts/social/signup/", (), nobody=True),
     Row("account_inactive", "GET", lambda w: "/accounts/inactive/", (), nobody=True),
     Row("sso_links", "GET", lambda w: "/account/sso/", ADMIN),
+    # -- access: instance admins (admin on *) -----------------------------------------
+    Row("access_page", "GET", lambda w: "/access/", ADMIN),
+    Row("access_grant", "POST", lambda w: "/access/grant/", ADMIN),
+    Row("access_revoke", "POST", lambda w: "/access/revoke/", ADMIN),
+    Row("access_end_sessions", "POST", lambda w: "/access/end-sessions/", ADMIN),
     Row("session_list", "GET", lambda w: "/e/local/sessions/", ANY),
     Row("session_list", "GET", lambda w: "/e/local/sessions/?children=1", ADMIN,
         label="GET session_list include-children"),

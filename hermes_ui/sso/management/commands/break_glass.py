@@ -3,10 +3,10 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
 from hermes_ui.sso import break_glass
-from hermes_ui.web.roles import ADMIN, role_of
 
 
 class Command(BaseCommand):
@@ -27,7 +27,10 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"No account {username!r}.")
-        if role_of(user) != ADMIN:
-            raise CommandError(f"{username!r} is not an active admin: break-glass is for admins.")
+        if not access_of(user).instance_admin:
+            raise CommandError(
+                f"{username!r} is not an active admin on every endpoint (*): "
+                "break-glass is for instance admins."
+            )
         record(user, capability="auth.break_glass_issued", endpoint="", outcome=Outcome.SUCCESS)
         self.stdout.write(base_url.rstrip("/") + break_glass.make_path(user))
