@@ -105,6 +105,13 @@ SAFE_KEYS = {
     "kept",
     "memberships_removed",
     "tokens_revoked",
+    # access: whose grant changed (an account name), its origin, sources and role, the
+    # group it went to, what was taken, and why a person's sessions were ended.
+    "person",
+    "origin",
+    "sources",
+    "taken",
+    "ended_because",
 }
 TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

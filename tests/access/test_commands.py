@@ -50,7 +50,7 @@ def test_grant_gives_a_role_on_an_endpoint_with_sources_and_is_audited(pat):
     assert access_of(pat).role_on("eu", "api") is None
     event = AuditEvent.objects.get(capability="access.grant")
     assert event.user is None and event.username == "(system)"
-    assert event.evidence["user"] == "pat" and event.evidence["sources"] == ["cron", "telegram"]
+    assert event.evidence["person"] == "pat" and event.evidence["sources"] == ["cron", "telegram"]
 
 
 def test_grant_to_a_group_creates_it(pat):
@@ -84,7 +84,7 @@ def test_revoke_takes_every_grant_on_that_endpoint_and_is_audited(pat):
     assert "pat no longer has a role on eu (2 grants revoked)." in out
     assert list(Grant.objects.filter(user=pat).values_list("endpoint", flat=True)) == ["us"]
     event = AuditEvent.objects.get(capability="access.revoke")
-    assert event.user is None and event.evidence["user"] == "pat"
+    assert event.user is None and event.evidence["person"] == "pat"
     assert sorted(event.evidence["taken"]) == ["admin (sso)", "support (local)"]
     with pytest.raises(CommandError, match="pat has no grant on eu"):
         _run("revoke", "pat", "--endpoint", "eu")

@@ -91,7 +91,7 @@ def test_granting_to_a_person_through_the_page_is_applied_and_audited(admin, pat
     assert made.created_by == users["admin"]
     assert access_of(pat).role_on("eu", "cron") == "reviewer"
     assert access_of(pat).role_on("eu", "api") is None
-    event = AuditEvent.objects.get(capability="access.grant", evidence__user="pat")
+    event = AuditEvent.objects.get(capability="access.grant", evidence__person="pat")
     assert event.user == users["admin"] and event.endpoint == "eu"
     assert "pat now has reviewer on eu" in _text(admin.get(answer.url).content.decode())
 
@@ -117,7 +117,7 @@ def test_revoking_through_the_page_takes_the_grant_and_is_audited(admin, pat, us
     assert not Grant.objects.filter(user=pat).exists()
     assert access_of(pat).role_on("eu") is None
     event = AuditEvent.objects.get(capability="access.revoke")
-    assert event.user == users["admin"] and event.evidence["user"] == "pat"
+    assert event.user == users["admin"] and event.evidence["person"] == "pat"
     # The same button again, or a made-up id: a message, never a 500.
     again = admin.post("/access/revoke/", {"grant": made.pk}, follow=True)
     assert again.status_code == 200 and "That grant no longer exists." in again.content.decode()
@@ -145,7 +145,7 @@ def test_ending_a_persons_sessions_through_the_page_signs_them_out(admin, pat, u
     assert admin.post("/access/end-sessions/", {"user": pat.pk}).status_code == 302
     assert AccessEnd.objects.filter(user=pat).exists()
     assert AuditEvent.objects.filter(
-        capability="access.sessions_ended", user=users["admin"], evidence__user="pat"
+        capability="access.sessions_ended", user=users["admin"], evidence__person="pat"
     ).exists()
     after = theirs.get("/mentions/")
     assert after.status_code == 302 and "/accounts/login/" in after.url
