@@ -37,7 +37,7 @@ def audit_events(
     )
     if not form.is_valid():
         raise bad_request(_reason(form))
-    events = filtered(form.cleaned_data).order_by("-pk")
+    events = filtered(form.cleaned_data, request.user).order_by("-pk")
     before = paging.decode(cursor).get("before")
     if before is not None:
         if not isinstance(before, int):
