@@ -50,6 +50,7 @@ def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
     # An endpoint the operator has since removed, or pointed at another Hermes,
     # still shows its record, without links and without reading the other server.
     ep = configured(case.endpoint, case.endpoint_fp)
+    left = leftovers.items(case) if case.incomplete else []
     context = {
         "case": case,
         "endpoint": ep,
@@ -64,7 +65,8 @@ def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
         else None,
         "form": extra.pop("form", None) or DecisionForm(),
         "cascade_warning": facts.cascade_seen_failing(ep),
-        "leftovers": leftovers.items(case) if case.incomplete else [],
+        "leftovers": left,
+        "hidden_ids": policy.hidden_ids(user, case, left),
         "can_follow_up": case.incomplete and ep is not None and policy.may_view(case, user),
         **_live(case, ep),
         **extra,

@@ -99,6 +99,44 @@ def visible_q(user, prefix: str = ""):
     return own | access.session_q(ADMIN, **fields)
 
 
+_ID_KEYS = ("id", "parent_id", "parent_session_id")
+
+
+def _ids_in(value, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _ID_KEYS and isinstance(item, str) and item:
+                found.add(item)
+            else:
+                _ids_in(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _ids_in(item, found)
+
+
+def hidden_ids(user, request: DeletionRequest, *more) -> frozenset[str]:
+    """The session ids a case names (its consequences, its result, ``more``) that this
+    person may not see: for a source-limited person, those the index does not hold
+    with one of their sources (the case's own session aside, seen by its snapshot).
+    Pages show them as "a session you can't open"."""
+    from hermes_ui.index.models import IndexedSession
+
+    access = access_of(user)
+    if not access.source_limited(request.endpoint):
+        return frozenset()
+    named: set[str] = set()
+    _ids_in([request.consequences, request.result, *more], named)
+    named.discard(request.session_id)
+    if not named:
+        return frozenset()
+    seen = set(
+        IndexedSession.objects.filter(access.session_q())
+        .filter(endpoint=request.endpoint, session_id__in=named)
+        .values_list("session_id", flat=True)
+    )
+    return frozenset(named - seen)
+
+
 def is_requester(request: DeletionRequest, user) -> bool:
     return request.requester_id is not None and request.requester_id == user.pk
 

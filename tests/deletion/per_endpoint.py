@@ -21,6 +21,8 @@ US_ID, US_TITLE = "us-canary-5d1", "Canary of the US team"
 TG_ID, TG_TITLE = "eu-tg-canary-9b2", "Canary of telegram"
 CANARIES = (US_ID, US_TITLE, TG_ID, TG_TITLE)
 EU_ID, EU_TITLE = "eu-cli-1", "An ordinary cli session"
+# A cli session with a subagent delegate: deleting it deletes the delegate too.
+PARENT_ID, SUB_ID = "eu-cli-parent", "eu-subagent-canary-3c4"
 
 
 def assert_no_canary(html: str, *canaries: str) -> None:
@@ -37,6 +39,8 @@ def two_fakes(settings, db):
     fakes = {"eu.test": FakeHermes(), "us.test": FakeHermes()}
     fakes["eu.test"].add(EU_ID, at=100.0, title=EU_TITLE)
     fakes["eu.test"].add(TG_ID, at=110.0, source="telegram", title=TG_TITLE)
+    fakes["eu.test"].add(PARENT_ID, at=130.0, title="A parent")
+    fakes["eu.test"].add(SUB_ID, at=131.0, parent=PARENT_ID, source="subagent")
     fakes["us.test"].add(US_ID, at=120.0, title=US_TITLE)
     transport = httpx.MockTransport(lambda request: fakes[request.url.host](request))
     with use_transport(transport):

@@ -9,7 +9,16 @@ from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.models import Status
 from tests.deletion import per_endpoint
 from tests.deletion.helpers import decide, new_url, refresh
-from tests.deletion.per_endpoint import EU_ID, TG_ID, TG_TITLE, US_ID, US_TITLE, assert_no_canary
+from tests.deletion.per_endpoint import (
+    EU_ID,
+    PARENT_ID,
+    SUB_ID,
+    TG_ID,
+    TG_TITLE,
+    US_ID,
+    US_TITLE,
+    assert_no_canary,
+)
 
 two_fakes, people, as_ = per_endpoint.two_fakes, per_endpoint.people, per_endpoint.as_
 
@@ -88,3 +97,24 @@ def test_a_batch_shows_only_visible_members_and_needs_an_admin_of_each(two_fakes
     hidden = reverse("deletion_batch", kwargs={"pk": us_batch.pk})
     assert as_("eu_admin").get(hidden).status_code == 404
     assert as_("root").get(hidden).status_code == 200
+
+
+def test_a_case_names_no_session_of_a_source_the_reader_may_not_see(two_fakes, people, as_):
+    eu, _ = two_fakes
+    case = deletion_request.create(eu, PARENT_ID, people["root"], "Owner asked")[0]
+    assert SUB_ID in case.cascade_ids
+    url = reverse("deletion_detail", kwargs={"pk": case.pk})
+    limited = as_("eu_cli_admin").get(url).content.decode()
+    assert PARENT_ID in limited and "a session you can't open" in limited
+    assert_no_canary(limited, SUB_ID)
+    assert SUB_ID in as_("eu_admin").get(url).content.decode()
+
+
+def test_a_batch_names_no_delegate_the_reader_may_not_see(two_fakes, people, as_):
+    eu, _ = two_fakes
+    batch = batches.create(eu, [PARENT_ID], people["root"], "Clean-up of tests")
+    url = reverse("deletion_batch", kwargs={"pk": batch.pk})
+    limited = as_("eu_cli_admin").get(url).content.decode()
+    assert PARENT_ID in limited and "a session you can't open" in limited
+    assert_no_canary(limited, SUB_ID)
+    assert SUB_ID in as_("eu_admin").get(url).content.decode()

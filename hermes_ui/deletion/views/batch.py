@@ -41,6 +41,7 @@ def render_batch(
     # Only the members whose sessions this person sees (a source limit hides some).
     members = [m for m in batches.members(batch) if policy.sees(m, request.user)]
     rows = [{"case": m, "verdict": batches.verdict(m, batch)} for m in members]
+    hidden = frozenset().union(*(policy.hidden_ids(request.user, m) for m in members))
     selected = {m.session_id for m in members}
     admin = bool(members) and all(policy.is_admin(request.user, m) for m in members)
     approving = approval_job.running(batch)
@@ -50,6 +51,7 @@ def render_batch(
     context = {
         "batch": batch,
         "skipped": _visible_skipped(batch, request.user),
+        "hidden_ids": hidden,
         "rows": rows,
         "selected": selected,
         "counts": sorted(counts.items()),
