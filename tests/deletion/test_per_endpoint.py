@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion import request as deletion_request
-from hermes_ui.deletion.models import Status
+from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from tests.deletion import per_endpoint
 from tests.deletion.helpers import decide, new_url, refresh
 from tests.deletion.per_endpoint import (
@@ -118,3 +118,19 @@ def test_a_batch_names_no_delegate_the_reader_may_not_see(two_fakes, people, as_
     assert PARENT_ID in limited and "a session you can't open" in limited
     assert_no_canary(limited, SUB_ID)
     assert SUB_ID in as_("eu_admin").get(url).content.decode()
+
+
+def test_a_follow_up_of_hidden_leftovers_is_for_who_sees_them(two_fakes, people, as_):
+    eu, _ = two_fakes
+    case = deletion_request.create(eu, PARENT_ID, people["root"], "Owner asked")[0]
+    DeletionRequest.objects.filter(pk=case.pk).update(
+        status=Status.EXECUTED,
+        result={"deleted": [{"id": SUB_ID, "kind": "delegate", "state": "still_present"}]},
+    )
+    url = reverse("deletion_follow_up", kwargs={"pk": case.pk})
+    refused = as_("eu_cli_admin").post(url)
+    assert refused.status_code == 403
+    assert_no_canary(refused.content.decode(), SUB_ID)
+    assert not DeletionBatch.objects.exists()
+    assert as_("eu_admin").post(url).status_code == 302
+    assert DeletionBatch.objects.get().members.get().session_id == SUB_ID
