@@ -6,7 +6,10 @@ from django import forms
 from django.db.models import Q
 from django.utils import timezone
 
+from hermes_ui.access.models import ADMIN
+from hermes_ui.access.rules import access_of
 from hermes_ui.audit.models import AuditEvent, Outcome
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.form_rendering import INLINE_FIELD_TEMPLATE, SeenValues
 
 
@@ -51,8 +54,42 @@ class AuditFilter(forms.Form):
             self.fields[name].widget.choices = [("", anything), *((v, v) for v in values)]
 
 
-def filtered(data: dict):
+def visible(user):
+    """The entries ``user`` may read: the one rule (``access.rules``) applied to the trail.
+
+    An instance admin (admin on ``*``) reads everything. Anyone else reads the
+    entries of endpoints where they are admin, and their own instance-level
+    entries (no endpoint: sign-ins, access changes, tokens); other instance-level
+    entries are instance administration. On an endpoint where their admin role is
+    limited to some sources, an entry naming a session is shown only when the
+    index holds that session with one of those sources (so the entries of a
+    session erased from the index are hidden from them); entries naming no
+    session (the endpoint as a whole) are shown.
+    """
     events = AuditEvent.objects.all()
+    access = access_of(user)
+    if access.instance_admin:
+        return events
+    shown = Q(endpoint="", user=user)
+    somewhere = access.endpoint_ids(ADMIN)
+    whole = [ep for ep in somewhere if access.has(ADMIN, ep)]
+    if whole:
+        shown |= Q(endpoint__in=whole)
+    for ep in somewhere:
+        if ep in whole:
+            continue
+        sessions = (
+            IndexedSession.objects.filter(access.session_q(ADMIN))
+            .filter(endpoint=ep)
+            .values("session_id")
+        )
+        shown |= Q(endpoint=ep) & (Q(session_id="") | Q(session_id__in=sessions))
+    return events.filter(shown)
+
+
+def filtered(data: dict, user):
+    """The entries ``user`` may read (``visible``) that match the filter ``data``."""
+    events = visible(user)
     if data["user"]:
         events = events.filter(username=data["user"])
     for name in ("capability", "endpoint", "outcome"):

@@ -1,4 +1,7 @@
-"""The audit trail (admins): every change, approval and deletion, filterable and paged."""
+"""The audit trail (admins): every change, approval and deletion, filterable and paged.
+
+Each admin reads the entries of the endpoints where they are admin (``forms.visible``).
+"""
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -7,8 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.audit.forms import AuditFilter, filtered
-from hermes_ui.audit.models import AuditEvent
+from hermes_ui.access.rules import access_of
+from hermes_ui.audit.forms import AuditFilter, filtered, visible
 from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, role_required
 
@@ -21,11 +24,11 @@ PAGE_SIZE = 50
 def audit_log(request: HtmxHttpRequest) -> HttpResponse:
     query = AuditFilter(request.GET)
     template = "changes/audit_log.html#results" if request.htmx else "changes/audit_log.html"
-    query.offer(**_choices())
+    query.offer(**_choices(request.user))
     context = {"query": query}
     if not query.is_valid():
         return render(request, template, context, status=400)
-    page = Paginator(filtered(query.cleaned_data), PAGE_SIZE).get_page(
+    page = Paginator(filtered(query.cleaned_data, request.user), PAGE_SIZE).get_page(
         query.cleaned_data["page"] or 1
     )
     params = request.GET.copy()
@@ -34,15 +37,27 @@ def audit_log(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _choices() -> dict:
-    """Values seen in the trail, for the filter's drop-downs."""
+def _choices(user) -> dict:
+    """Values seen in the entries this person may read, for the filter's drop-downs.
+
+    Only endpoints they may see are offered; only an instance admin is offered
+    every account (others: the names in the entries they read, and their own).
+    """
+    events = visible(user)
 
     def distinct(name):
-        return set(AuditEvent.objects.order_by().values_list(name, flat=True).distinct())
+        return set(events.order_by().values_list(name, flat=True).distinct())
 
-    users = set(get_user_model().objects.values_list("username", flat=True))
+    access = access_of(user)
+    if access.instance_admin:
+        users = set(get_user_model().objects.values_list("username", flat=True))
+    else:
+        users = {user.get_username()}
+    endpoints = distinct("endpoint") - {""}
+    if not access.instance_admin:
+        endpoints &= set(access.endpoint_ids(ADMIN))
     return {
         "capabilities": sorted(distinct("capability")),
-        "endpoints_seen": sorted(distinct("endpoint")),
+        "endpoints_seen": sorted(endpoints),
         "usernames": sorted(distinct("username") | users),
     }

@@ -105,7 +105,7 @@ def decide(request: DeletionRequest, user, decision: str, rule: str, comment: st
 
 
 def withdraw(request: DeletionRequest, user) -> None:
-    if not (policy.is_requester(request, user) or policy.is_admin(user)):
+    if not (policy.is_requester(request, user) or policy.is_admin(user, request)):
         events.refused(user, request, "deletion_withdraw", "wrong_role")
         raise policy.Refusal("wrong_role", "Only the requester or an admin can withdraw.", 403)
     if request.status not in (Status.PENDING, Status.APPROVED):

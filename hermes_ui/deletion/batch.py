@@ -132,6 +132,13 @@ def reviewable(batch: DeletionBatch, user) -> list[DeletionRequest]:
     if not pending:
         raise policy.Refusal("not_pending", "No session of this request is waiting for approval.")
     refusal = policy.approval_refusal(pending[0], user)
+    # Four-eyes per endpoint and source: an admin of every member's session decides.
+    if refusal is None and not all(policy.is_admin(user, m) for m in pending[1:]):
+        refusal = policy.Refusal(
+            "wrong_role",
+            "Some sessions of this request are on sources where you are not admin.",
+            403,
+        )
     if refusal is not None:
         events.refused(user, pending[0], "deletion_approve", refusal.code)
         raise refusal
@@ -163,9 +170,14 @@ def decide(
 
 def start(batch: DeletionBatch, user) -> bool:
     """Claim the execution (once) and run it off the request. False if already started."""
-    if not policy.is_admin(user):
-        raise policy.Refusal("wrong_role", "Only an admin can execute an approved deletion.", 403)
-    if not any(m.status == Status.APPROVED for m in batch.members.all()):
+    approved = [m for m in batch.members.all() if m.status == Status.APPROVED]
+    if not all(policy.is_admin(user, m) for m in approved) or not (
+        approved or policy.is_admin(user)
+    ):
+        raise policy.Refusal(
+            "wrong_role", "Only an admin of these sessions can execute their deletion.", 403
+        )
+    if not approved:
         raise policy.Refusal("not_approved", "No session of this request is approved.")
     claimed = DeletionBatch.objects.filter(pk=batch.pk, started_at__isnull=True).update(
         started_at=clock.now(), executor_name=user.get_username()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from hermes_ui.deletion import clock, leftovers, policy, snapshot
@@ -16,7 +17,11 @@ from hermes_ui.web.failures import error_context
 
 
 def case_or_403(request, pk: int) -> DeletionRequest:
+    """The case, if this person may open it: 404 for a session they may not see at all
+    (as for a case that does not exist), 403 for one they see but may not open."""
     case = get_object_or_404(DeletionRequest, pk=pk)
+    if not policy.sees(case, request.user):
+        raise Http404("No such deletion request.")
     if not policy.may_view(case, request.user):
         raise PermissionDenied("This needs the admin role, or to be the requester.")
     policy.expire_if_due(case)
@@ -40,11 +45,12 @@ def _live(case: DeletionRequest, ep) -> dict:
 def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
     """The case page, or its ``#case`` block for htmx, answered with ``status``."""
     user = request.user
-    admin = policy.is_admin(user)
+    admin = policy.is_admin(user, case)
     now = clock.now()
     # An endpoint the operator has since removed, or pointed at another Hermes,
     # still shows its record, without links and without reading the other server.
     ep = configured(case.endpoint, case.endpoint_fp)
+    left = leftovers.items(case) if case.incomplete else []
     context = {
         "case": case,
         "endpoint": ep,
@@ -59,7 +65,8 @@ def render_case(request, case: DeletionRequest, *, status: int = 200, **extra):
         else None,
         "form": extra.pop("form", None) or DecisionForm(),
         "cascade_warning": facts.cascade_seen_failing(ep),
-        "leftovers": leftovers.items(case) if case.incomplete else [],
+        "leftovers": left,
+        "hidden_ids": policy.hidden_ids(user, case, left),
         "can_follow_up": case.incomplete and ep is not None and policy.may_view(case, user),
         **_live(case, ep),
         **extra,

@@ -240,7 +240,7 @@ def check(request: DeletionRequest, user) -> str:
     Returns the confirm-gone state of the target. Raises ``policy.Refusal`` or
     ``HermesError`` (the request stays uncertain then).
     """
-    if not policy.is_admin(user):
+    if not policy.is_admin(user, request):
         events.refused(user, request, "deletion_check", "wrong_role")
         raise policy.Refusal("wrong_role", "Only an admin can check a deletion.", 403)
     if request.status != Status.UNCERTAIN:

@@ -28,6 +28,15 @@ def file(request: DeletionRequest, user) -> DeletionBatch:
     if not policy.may_view(request, user):
         events.refused(user, request, "deletion_request", "wrong_role")
         raise policy.Refusal("wrong_role", "Only an admin or the requester can do this.", 403)
+    if set(request.leftover_ids) & policy.hidden_ids(user, request):
+        # Requesting a deletion needs a role on each session's source, as on a session page.
+        events.refused(user, request, "deletion_request", "wrong_role")
+        raise policy.Refusal(
+            "wrong_role",
+            "Some sessions this deletion left are on sources you may not see: someone who "
+            "sees them files the follow-up.",
+            403,
+        )
     if not request.incomplete:
         raise policy.Refusal(
             "not_incomplete", "This deletion left nothing behind: there is nothing to follow up."

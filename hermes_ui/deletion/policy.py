@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.deletion import clock, events
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest, Status
 from hermes_ui.platform.endpoints import Endpoint, configured
-from hermes_ui.web.roles import ADMIN, has_role
+from hermes_ui.web.roles import ADMIN, SUPPORT
 
 APPROVAL_VALIDITY = timedelta(minutes=15)
 
@@ -52,8 +53,88 @@ def endpoint_of(request: DeletionRequest) -> Endpoint:
     return endpoint
 
 
-def is_admin(user) -> bool:
-    return has_role(user, ADMIN)
+def source_of(request: DeletionRequest) -> str | None:
+    """The session's ``source`` as the snapshot recorded it (None when unknown)."""
+    return ((request.snapshot or {}).get("row") or {}).get("source")
+
+
+def is_admin(user, request: DeletionRequest | None = None) -> bool:
+    """Admin on the request's endpoint and source; without one, admin somewhere.
+
+    Four-eyes per endpoint: only an admin on the endpoint (and source) of the
+    session approves, executes or withdraws its deletion (the one rule,
+    ``access.rules``). Without a request, whether to show admin tools at all.
+    """
+    access = access_of(user)
+    if request is None:
+        return access.has_somewhere(ADMIN)
+    return access.has(ADMIN, request.endpoint, source_of(request))
+
+
+def sees(request: DeletionRequest, user) -> bool:
+    """May this person see the session the request is about at all (else: a 404)."""
+    return access_of(user).sees(request.endpoint, source_of(request))
+
+
+def visible_q(user, prefix: str = ""):
+    """The requests a person may list: as admin where they are admin, else their own.
+
+    ``Q`` over ``DeletionRequest`` (``access.rules`` decides; the source is the
+    snapshot's). ``prefix`` (``"member__"``...) prefixes the fields for a related model's query.
+    """
+    from django.db.models import Q
+
+    access = access_of(user)
+    if access.instance_admin:
+        return Q()
+    fields = {
+        "endpoint": f"{prefix}endpoint",
+        "source": f"{prefix}snapshot__row__source",
+    }
+    own = Q(**{f"{prefix}requester": user}) & (
+        Q() if access.everything else access.session_q(SUPPORT, **fields)
+    )
+    if not access.has_somewhere(ADMIN):
+        return own
+    return own | access.session_q(ADMIN, **fields)
+
+
+_ID_KEYS = ("id", "parent_id", "parent_session_id")
+
+
+def _ids_in(value, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _ID_KEYS and isinstance(item, str) and item:
+                found.add(item)
+            else:
+                _ids_in(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _ids_in(item, found)
+
+
+def hidden_ids(user, request: DeletionRequest, *more) -> frozenset[str]:
+    """The session ids a case names (its consequences, its result, ``more``) that this
+    person may not see: for a source-limited person, those the index does not hold
+    with one of their sources (the case's own session aside, seen by its snapshot).
+    Pages show them as "a session you can't open"."""
+    from hermes_ui.index.models import IndexedSession
+
+    access = access_of(user)
+    if not access.source_limited(request.endpoint):
+        return frozenset()
+    named: set[str] = set()
+    _ids_in([request.consequences, request.result, *more], named)
+    named.discard(request.session_id)
+    if not named:
+        return frozenset()
+    seen = set(
+        IndexedSession.objects.filter(access.session_q())
+        .filter(endpoint=request.endpoint, session_id__in=named)
+        .values_list("session_id", flat=True)
+    )
+    return frozenset(named - seen)
 
 
 def is_requester(request: DeletionRequest, user) -> bool:
@@ -72,12 +153,16 @@ def selected_by(request: DeletionRequest) -> int | None:
 
 
 def may_view(request: DeletionRequest, user) -> bool:
-    return is_admin(user) or is_requester(request, user)
+    return sees(request, user) and (is_admin(user, request) or is_requester(request, user))
 
 
 def approval_refusal(request: DeletionRequest, user) -> Refusal | None:
-    if not is_admin(user):
-        return Refusal("wrong_role", "Only an admin can approve or reject a deletion.", 403)
+    if not is_admin(user, request):
+        return Refusal(
+            "wrong_role",
+            "Only an admin of this session's endpoint can approve or reject its deletion.",
+            403,
+        )
     if is_requester(request, user):
         return Refusal(
             "self_approval",
@@ -123,7 +208,7 @@ def expire_due() -> int:
 
 
 def execution_refusal(request: DeletionRequest, user) -> Refusal | None:
-    if not is_admin(user):
+    if not is_admin(user, request):
         return Refusal("wrong_role", "Only an admin can execute an approved deletion.", 403)
     if request.status in (Status.EXECUTED, Status.UNCERTAIN):
         return None  # a repeat: the view answers with the recorded result

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes import errors as e
 from hermes_ui.index import sync
@@ -22,13 +23,30 @@ from hermes_ui.index.forks import forked_child_ids
 from hermes_ui.lineage import render
 from hermes_ui.lineage.graph import display as d
 from hermes_ui.lineage.graph import graph, totals
-from hermes_ui.lineage.graph.classify import CONTINUATION, KINDS, ORPHAN, kinds_of
+from hermes_ui.lineage.graph.classify import (
+    CONTINUATION,
+    KINDS,
+    ORPHAN,
+    SPAWNED_SOURCES,
+    kinds_of,
+)
 from hermes_ui.lineage.graph.tip import chain_of, resume_target
 from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.search import badges, queries
 from hermes_ui.web import links
 
+HIDDEN = "hidden"  # the mark of a row the person may not open (``_mask_hidden``)
+# Stand-in ids hold braces, which no routable Hermes id does: never a real id.
+_STAND_IN = "{hidden}-%d"
+# What a hidden row keeps: only what decides edge kinds and the live tip.
+_SHAPE_FIELDS = (
+    "started_at",
+    "ended_at",
+    "end_reason",
+    "last_active",
+    "visible_in_default_list",
+)
 PAGE_BUDGET = 120  # drawn nodes before delegate fan-outs fold on the lineage page
 PANEL_BUDGET = 40  # ... and in the session page's panel
 PLURALS = {
@@ -61,6 +79,8 @@ class Picture:
     # chain holding the current session (root to tip).
     tree_total: totals.Total = field(default_factory=totals.Total)
     chain_total: totals.Total = field(default_factory=totals.Total)
+    # Stand-ins of the sessions this person may not open (``_mask_hidden``).
+    hidden_ids: frozenset[str] = frozenset()
 
     @property
     def transcript_elsewhere(self) -> bool:
@@ -73,6 +93,24 @@ class Picture:
     @property
     def alone(self) -> bool:
         return self.display.total == 1 and not self.display.root.ghost
+
+    @property
+    def tip_hidden(self) -> bool:
+        """The live tip is a session this person may not open."""
+        return self.tip_id in self.hidden_ids
+
+    @property
+    def root_hidden(self) -> bool:
+        return self.root_id in self.hidden_ids
+
+    @property
+    def transcript_hidden(self) -> bool:
+        return self.transcript_id in self.hidden_ids
+
+    @property
+    def openable_nodes(self) -> list:
+        """The nodes this person may open (for pickers such as "Compare…")."""
+        return [n for n in self.display.nodes() if not n.ghost and not n.row.get(HIDDEN)]
 
     @property
     def resolves_elsewhere(self) -> bool:
@@ -112,6 +150,11 @@ def for_session(
         raise live_error or e.NotFound(
             "This session is not in the index.", code="session_not_found", operation="session_get"
         )
+    alias = _mask_hidden(endpoint, found, user)
+    if session_id in alias:  # the door lets no one this far; never draw it regardless
+        raise e.NotFound(
+            "This session is not in the index.", code="session_not_found", operation="session_get"
+        )
     for row in badges.attach(endpoint, found.rows, user):
         row["marks"] = tuple(badge.text for badge in row.pop("badges"))
     tree = Tree(found.rows)
@@ -122,9 +165,8 @@ def for_session(
         .filter(session_id__in=formers)
         .values_list("session_id", flat=True)
     )
-    kinds = kinds_of(
-        found.rows, forked_ids=forked_child_ids(endpoint), known_gone=formers - still_there
-    )
+    forked = {alias.get(sid, sid) for sid in forked_child_ids(endpoint)}
+    kinds = kinds_of(found.rows, forked_ids=forked, known_gone=formers - still_there)
     chain = chain_of(tree, session_id)
     # Only a session in a compression chain has a tip worth pointing at.
     in_chain = len(chain) > 1 or kinds.get(session_id) == CONTINUATION
@@ -165,6 +207,7 @@ def for_session(
         chain_total=totals.of_rows(
             tree.rows[i] for i in chain_of(tree, totals.chain_root(tree, kinds, session_id))
         ),
+        hidden_ids=frozenset(alias.values()),
     )
     url_for = _session_urls(endpoint.id)
     if draw:
@@ -174,9 +217,45 @@ def for_session(
         item = entry.item
         if isinstance(item, d.Group):
             item.url = lineage_url(endpoint.id, session_id, expanded | {item.parent_id})
-        elif not item.ghost:
+        elif not item.ghost and not item.row.get(HIDDEN):
             item.url = url_for(item.id)
     return picture
+
+
+def _mask_hidden(endpoint: Endpoint, found, user) -> dict[str, str]:
+    """Replace every session ``user`` may not open by an anonymous stand-in.
+
+    The one rule (``access_of(user).sees``) decides per row, by its source. A
+    hidden row keeps its place in the tree (its edges, its kind, which child is
+    the live tip) but loses its id, title, counts and usage: it becomes
+    ``{hidden}-N`` with nothing that names it, so no drawing, list, tooltip or
+    link can show it. Returns the real id -> stand-in map (empty: all visible).
+    ``user=None`` is the dashboard itself (no person looks): nothing is hidden.
+    """
+    if user is None:
+        return {}
+    access = access_of(user)
+    if access.everything:
+        return {}
+    alias: dict[str, str] = {}
+    for row in found.rows:
+        if not access.sees(endpoint.id, row.get("source")):
+            alias[row["id"]] = _STAND_IN % (len(alias) + 1)
+    if not alias:
+        return alias
+    for index, row in enumerate(found.rows):
+        parent = row.get("parent_session_id")
+        if row["id"] in alias:
+            # Only what shapes the tree stays: no title, id, counts, usage or former parent.
+            row = found.rows[index] = {
+                "id": alias[row["id"]],
+                HIDDEN: True,
+                "source": row.get("source") if row.get("source") in SPAWNED_SOURCES else None,
+                **{field: row.get(field) for field in _SHAPE_FIELDS},
+            }
+        row["parent_session_id"] = alias.get(parent, parent) if parent else parent
+    found.root_id = alias.get(found.root_id, found.root_id)
+    return alias
 
 
 def _add_subtree_totals(tree: Tree, root_id: str) -> None:

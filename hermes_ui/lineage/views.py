@@ -78,7 +78,7 @@ def _picture_context(request, ep, session_id, expanded, budget, *, draw=True, pa
         "svg": mark_safe(shown.svg) if shown.svg else None,  # noqa: S308
         "fresh": freshness.of(ep),
         "session_url": links.session_url(ep.id, session_id),
-        "tip_url": links.session_url(ep.id, shown.tip_id),
+        "tip_url": None if shown.tip_hidden else links.session_url(ep.id, shown.tip_id),
         "page_url": picture.lineage_url(ep.id, session_id),
         "list_url": picture.lineage_url(ep.id, session_id, expanded, view="list"),
         "expanded": sorted(expanded),

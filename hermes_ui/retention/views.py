@@ -1,12 +1,23 @@
-"""Retention pages (admins): rules per endpoint, versions and runs, preview, keep tags."""
+"""Retention pages (admins): rules per endpoint, versions and runs, preview, keep tags.
+
+Per endpoint roles (the one rule, ``access.rules``): a rule of an endpoint, its
+preview and its runs need the admin role on that endpoint for every source (a
+rule's search spans every source, so a source-limited admin would see and file
+sessions they may not see); keep tags protect sessions on every endpoint, so
+changing them is instance administration. Lists show managed endpoints only.
+"""
+
+from functools import wraps
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.hermes import HermesError
@@ -15,16 +26,46 @@ from hermes_ui.retention import evaluate, pruning, runs
 from hermes_ui.retention.forms import KeepTagForm, RuleForm
 from hermes_ui.retention.models import KeepTag, RetentionRule, RetentionRun, RuleVersion
 from hermes_ui.tags.models import Tag
-from hermes_ui.web.roles import ADMIN, role_required
+from hermes_ui.web.roles import ADMIN, instance_admin_required, role_required
 
 SAMPLE = 20  # proposed sessions a preview or a run page lists
+
+
+def manages(user, endpoint_id: str) -> bool:
+    """Admin on ``endpoint_id`` for every source: who manages its retention."""
+    return access_of(user).has(ADMIN, endpoint_id)
+
+
+def managed_endpoints(user) -> list:
+    return [ep for ep in all_endpoints() if manages(user, ep.id)]
+
+
+def endpoint_admin_required(view):
+    """The view of one endpoint's retention: admin there on every source, else a 403.
+
+    (The door, ``access.scope``, already answered 404 for an endpoint not seen.)
+    """
+
+    @wraps(view)
+    def wrapper(request, endpoint, **kwargs):
+        if not manages(request.user, endpoint):
+            raise PermissionDenied(
+                "Retention on this endpoint needs the admin role on all of its sources."
+            )
+        return view(request, endpoint, **kwargs)
+
+    return role_required(ADMIN)(wrapper)
 
 
 @require_GET
 @role_required(ADMIN)
 def overview(request: HttpRequest) -> HttpResponse:
     rules = RetentionRule.objects.order_by("endpoint", "name")
-    endpoints = all_endpoints()
+    endpoints = managed_endpoints(request.user)
+    if not access_of(request.user).instance_admin:
+        # Rules of the endpoints this person manages; an instance admin also sees the
+        # rules of endpoints since removed from the settings.
+        rules = rules.filter(endpoint__in=[ep.id for ep in endpoints])
     context = {
         "endpoints": endpoints,
         "gone": [(ep, pruning.gone(ep)) for ep in endpoints],
@@ -38,7 +79,7 @@ def overview(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@instance_admin_required
 def keep_tags(request: HttpRequest) -> HttpResponse:
     form = KeepTagForm(request.POST)
     if not form.is_valid():
@@ -60,7 +101,7 @@ def keep_tags(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@role_required(ADMIN)
+@endpoint_admin_required
 def endpoint_rules(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     form = RuleForm(request.POST or None, endpoint_id=ep.id)
@@ -78,7 +119,7 @@ def endpoint_rules(request: HttpRequest, endpoint) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@role_required(ADMIN)
+@endpoint_admin_required
 def rule_page(request: HttpRequest, endpoint, rule) -> HttpResponse:
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
@@ -107,7 +148,7 @@ def rule_page(request: HttpRequest, endpoint, rule) -> HttpResponse:
 
 
 @require_GET
-@role_required(ADMIN)
+@endpoint_admin_required
 def preview(request: HttpRequest, endpoint, rule) -> HttpResponse:
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
@@ -117,7 +158,7 @@ def preview(request: HttpRequest, endpoint, rule) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@endpoint_admin_required
 def run_now(request: HttpRequest, endpoint, rule) -> HttpResponse:
     ep = get_endpoint(endpoint)
     rule = _rule_or_404(ep, rule)
@@ -141,7 +182,7 @@ def run_now(request: HttpRequest, endpoint, rule) -> HttpResponse:
 
 
 @require_GET
-@role_required(ADMIN)
+@endpoint_admin_required
 def run_page(request: HttpRequest, endpoint, run) -> HttpResponse:
     ep = get_endpoint(endpoint)
     run = RetentionRun.objects.filter(pk=run, endpoint=ep.id).select_related("rule").first()
@@ -197,7 +238,7 @@ def unprotected(run: RetentionRun, proposed: list[str]) -> list[dict]:
 def batch_panel(sender, batch, user, **kwargs):
     """The retention summary on a bulk deletion's page (``deletion.signals.batch_page``)."""
     run = runs.run_of_batch(batch.pk)
-    if run is None:
+    if run is None or not manages(user, run.endpoint):
         return None
     return "retention/_batch_panel.html", {"run": run, **summary(run)}
 

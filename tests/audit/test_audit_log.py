@@ -23,6 +23,8 @@ def rows(page: str) -> int:
 
 @pytest.fixture
 def trail_events(users):
+    # The grants that made the users are audited too (access.grant): not what is counted here.
+    AuditEvent.objects.filter(capability__startswith="access.").delete()
     made = []
     for i in range(7):
         made.append(
@@ -142,6 +144,6 @@ def test_every_change_against_the_real_peer_is_in_the_trail(login, changes_clien
     page = login("admin").get(f"{URL}?session={row['id']}").content.decode()
     assert rows(page) == 2
     assert "session_patch" in page and "session_fork" in page
-    for event in AuditEvent.objects.all():
+    for event in AuditEvent.objects.exclude(capability__startswith="access."):
         assert event.idempotency_key and event.username in {"support", "reviewer"}
         assert event.http_status in {200, 201}

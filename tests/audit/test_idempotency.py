@@ -126,7 +126,8 @@ def test_audit_events_hold_no_user_text(users):
     perform, _ = counting()
     submit(users["reviewer"], perform)
     submit(users["reviewer"], perform)
-    events = list(AuditEvent.objects.order_by("id"))
+    # The grants that made the users are audited too (access.grant): not the ones here.
+    events = list(AuditEvent.objects.exclude(capability__startswith="access.").order_by("id"))
     assert [e.evidence.get("replayed") for e in events] == [None, True]
     for event in events:
         assert "secret title" not in str(event.evidence)

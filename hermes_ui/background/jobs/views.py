@@ -9,11 +9,12 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.background.jobs import kinds
 from hermes_ui.background.jobs.models import Job, JobState
 from hermes_ui.background.workers import liveness
 from hermes_ui.web.htmx import HtmxHttpRequest
-from hermes_ui.web.roles import ADMIN, has_role
+from hermes_ui.web.roles import ADMIN
 
 TEMPLATE = "jobs/job.html"
 POLL_SECONDS = 1
@@ -24,8 +25,8 @@ REFRESH_SECONDS = 2  # the page reloads itself this often without JavaScript
 @vary_on_headers("HX-Request")
 def job_page(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     job = Job.objects.filter(pk=pk).first()
-    # Only its owner and admins learn that a job exists at all.
-    if job is None or not (job.user_id == request.user.pk or has_role(request.user, ADMIN)):
+    # Only who may see it learns that a job exists at all.
+    if job is None or not may_see(job, request.user):
         raise Http404("No such job.")
     target = job.result.get("next")
     if job.shown_state == JobState.DONE and target:
@@ -35,6 +36,23 @@ def job_page(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
     template = f"{TEMPLATE}#job" if request.htmx else TEMPLATE
     return render(request, template, context(job))
+
+
+def may_see(job: Job, user) -> bool:
+    """Its owner, and admins of its endpoint; nobody, on an endpoint they may not see.
+
+    The one rule (``access.rules``): a job's rows name sessions of every source of
+    its endpoint, so an admin there for every source reads it (an admin on ``*``
+    for a job of no endpoint); its owner reads it while they still see the endpoint.
+    """
+    access = access_of(user)
+    if job.endpoint and access.role_on(job.endpoint, any_source=True) is None:
+        return False
+    if job.user_id is not None and job.user_id == user.pk:
+        return True
+    if not job.endpoint:
+        return access.instance_admin
+    return access.has(ADMIN, job.endpoint)
 
 
 def context(job: Job) -> dict:

@@ -2,16 +2,18 @@
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.background.jobs.respond import started
 from hermes_ui.deletion import approval_job, policy, signals
 from hermes_ui.deletion import batch as batches
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionBatch, Status
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, role_required
 
@@ -19,9 +21,14 @@ POLL_SECONDS = 1
 
 
 def _batch_or_403(request, pk: int) -> DeletionBatch:
+    """The batch, if this person may open it: 404 on an endpoint they may not see (as for
+    one that does not exist), 403 unless they are admin there or the requester."""
     batch = get_object_or_404(DeletionBatch, pk=pk)
+    access = access_of(request.user)
+    if access.role_on(batch.endpoint, any_source=True) is None:
+        raise Http404("No such deletion request.")
     is_requester = batch.requester_id is not None and batch.requester_id == request.user.pk
-    if not (policy.is_admin(request.user) or is_requester):
+    if not (access.has(ADMIN, batch.endpoint, any_source=True) or is_requester):
         raise PermissionDenied("This needs the admin role, or to be the requester.")
     return batch
 
@@ -31,16 +38,20 @@ def render_batch(
 ) -> HttpResponse:
     for member in batch.members.all():
         policy.expire_if_due(member)
-    members = batches.members(batch)
+    # Only the members whose sessions this person sees (a source limit hides some).
+    members = [m for m in batches.members(batch) if policy.sees(m, request.user)]
     rows = [{"case": m, "verdict": batches.verdict(m, batch)} for m in members]
+    hidden = frozenset().union(*(policy.hidden_ids(request.user, m) for m in members))
     selected = {m.session_id for m in members}
-    admin = policy.is_admin(request.user)
+    admin = bool(members) and all(policy.is_admin(request.user, m) for m in members)
     approving = approval_job.running(batch)
     counts = {}  # type: ignore[var-annotated]
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
     context = {
         "batch": batch,
+        "skipped": _visible_skipped(batch, request.user),
+        "hidden_ids": hidden,
         "rows": rows,
         "selected": selected,
         "counts": sorted(counts.items()),
@@ -61,6 +72,23 @@ def render_batch(
     }
     template = "deletion/batch.html#batch" if request.htmx else "deletion/batch.html"
     return render(request, template, context, status=status)
+
+
+def _visible_skipped(batch: DeletionBatch, user) -> list[dict]:
+    """The selected sessions that did not become members, those this person may see.
+
+    A source-limited person sees only ids whose index row has a source they see.
+    """
+    access = access_of(user)
+    if not batch.skipped or not access.source_limited(batch.endpoint):
+        return batch.skipped
+    ids = [s["id"] for s in batch.skipped]
+    seen = set(
+        IndexedSession.objects.filter(endpoint=batch.endpoint, session_id__in=ids)
+        .filter(access.session_q())
+        .values_list("session_id", flat=True)
+    )
+    return [s for s in batch.skipped if s["id"] in seen]
 
 
 @require_GET

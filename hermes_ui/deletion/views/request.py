@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
+from hermes_ui.access import scope
 from hermes_ui.deletion import request as deletion_request
 from hermes_ui.deletion.forms import RequestForm
 from hermes_ui.hermes import HermesError, client_for
@@ -29,6 +30,9 @@ def deletion_new(request: HtmxHttpRequest, endpoint) -> HttpResponse:
         check_path_id(session_id)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
+    # The session named in the query, not the URL: the door did not see it (a 404 for
+    # a session of a source this person may not see, as for one Hermes does not have).
+    scope.check(request, endpoint, session_id)
     existing = deletion_request.open_request(ep, session_id)
     if existing is not None:
         messages.info(request, f"Deletion request #{existing.pk} for this session is in progress.")

@@ -120,6 +120,8 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
             }
         )
     row = node.row
+    if row.get("hidden"):
+        return _hidden_attrs(node)
     title = row.get("title")
     heading = f"<B>{label_text(title, TITLE_CHARS)}</B>" if title else "<I>untitled</I>"
     closed = is_closed(row)
@@ -161,6 +163,26 @@ def _node_attrs(node: Node, url_for, preferred: bool = False) -> str:
     ]
     if marks:
         attrs["class"] = f'"{" ".join(marks)}"'
+    return _attrs(attrs)
+
+
+def _hidden_attrs(node: Node) -> str:
+    """A session the reader may not open: its place in the tree, nothing that names it.
+
+    No id, title, source or counts, no link and no tooltip (Graphviz would
+    otherwise wrap the box in a titled ``<a>``); only the badges of its role in
+    the picture (live tip), which are the picture's, not the session's.
+    """
+    parts = ["<I>a session you can&#39;t open</I>"]
+    if node.tip:
+        parts.append('<FONT POINT-SIZE="10"><B>▶ live tip</B></FONT>')
+    attrs = {
+        "label": "<" + "<BR/>".join(parts) + ">",
+        "style": '"rounded,filled,dashed"',
+        "fillcolor": '"#f3f4f6"',
+        "fontcolor": '"#47515c"',
+        "class": '"hidden-session"',
+    }
     return _attrs(attrs)
 
 
