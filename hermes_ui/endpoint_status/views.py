@@ -11,6 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.background.workers import liveness
 from hermes_ui.endpoint_status import probes
 from hermes_ui.hermes import breaker
@@ -24,16 +25,23 @@ from hermes_ui.web.roles import SUPPORT, role_required
 @require_GET
 @role_required(SUPPORT)
 def endpoint_list(request: HtmxHttpRequest) -> HttpResponse:
-    return _page(request, probes.recent(all_endpoints()))
+    return _page(request, probes.recent(visible_endpoints(request.user)))
 
 
 @require_POST
 @role_required(SUPPORT)
 def endpoint_probe(request: HtmxHttpRequest) -> HttpResponse:
-    found = probes.refresh(all_endpoints())
+    found = probes.refresh(visible_endpoints(request.user))
     if request.htmx:
         return _page(request, found)
     return redirect("endpoint_list")
+
+
+def visible_endpoints(user):
+    """The configured endpoints this person may see: an endpoint without a grant does not
+    exist for them, so it is neither listed nor probed on their behalf."""
+    seen = set(access_of(user).endpoint_ids())
+    return [ep for ep in all_endpoints() if ep.id in seen]
 
 
 def _page(request, found: list[probes.Probe]):

@@ -1,0 +1,210 @@
+"""Every route, as a person who may see one endpoint (or one source of it): no canary leaks.
+
+Issue 48 item 6: the rule holds on routes nobody has written yet. The walk
+reads the resolver's URL patterns and the API's OpenAPI document, fills each
+route's kwargs from one table (``walk.KWARGS``: a route with a kwarg it does
+not know fails) and asks every route for the canary endpoint and session.
+Every leak is collected and reported at the end, one line each. How to
+extend it: docs/development/testing.md, "The route walk".
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from hermes_ui.access import grants
+from hermes_ui.hermes.client import use_transport
+from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.web.roles import set_role
+from tests.access import walk
+from tests.conftest import TEST_KEY
+
+# Routes whose answer cannot depend on who asks: each with its reason. Keep it short.
+NOT_WALKED = {
+    # POSTing it would sign the walker out before the routes after it.
+    ("POST", "logout"): "ends the walker's own session",
+}
+
+
+@pytest.fixture
+def two_endpoints(settings):
+    settings.HERMES_ENDPOINTS = {
+        walk.OPEN: Endpoint(walk.OPEN, "http://open.test", TEST_KEY),
+        walk.HIDDEN: Endpoint(walk.HIDDEN, f"http://{walk.HIDDEN}.test", TEST_KEY),
+    }
+    settings.HERMES_ENDPOINT_ID = walk.OPEN
+    # A live stream answers once and ends (the poll answer) instead of following.
+    settings.HERMES_UI_LIVE_MAX_STREAMS = 0
+    settings.HERMES_UI_API_RATE = 100_000
+
+
+class World:
+    """The walker, the canaries and what the walk found."""
+
+    def __init__(self, walker, planted: walk.Planted, source_pass: bool):
+        self.walker = walker
+        self.planted = planted
+        self.source_pass = source_pass
+        self.found: list[str] = []
+        self.walked = 0
+
+    def note(self, what: str, method: str, url: str, status: int, problem: str) -> None:
+        self.found.append(f"{what:<28} {method:<6} {url}  -> {status}: {problem}")
+
+    def judge(self, what, method, url, response, text, *, asked=(), must_404=False):
+        self.walked += 1
+        status = response.status_code
+        leaked = walk.leaks(text, tuple(echo for echo in asked if echo in url))
+        if leaked:
+            self.note(what, method, url, status, "leaks " + ", ".join(leaked))
+        if must_404 and status not in (404, 405):
+            self.note(what, method, url, status, "expected 404")
+        elif status >= 500:
+            self.note(what, method, url, status, "server error")
+
+    def report(self) -> str:
+        return f"{len(self.found)} leaks in {self.walked} answers:\n" + "\n".join(self.found)
+
+
+def _world(source_pass: bool, role: str, sources: list[str], django_user_model) -> World:
+    owner = django_user_model.objects.create_user("olga")
+    set_role(owner, "admin")
+    walker = django_user_model.objects.create_user("walker")
+    grants.grant(walk.OPEN, role, sources, user=walker)
+    open_, hidden = walk.hermes(source_pass=source_pass)
+    walk.index_rows(walk.OPEN, open_)
+    walk.index_rows(walk.HIDDEN, hidden)
+    planted = walk.Planted()
+    walk.plant(walk.HIDDEN, owner, walker, planted)
+    if source_pass:
+        walk.plant(walk.OPEN, owner, walker, planted)
+    walk.instance_rows(owner, walker, planted)
+    walk.without_session_api(walk.HIDDEN)
+    world = World(walker, planted, source_pass)
+    world.transport = walk.Hosts(open=open_, **{walk.HIDDEN: hidden}).__call__
+    return world
+
+
+# (a) support on "open", every source; (b) reviewer on "open", only its "cli" sessions;
+# (c) admin on "open": the admin pages (deletion queue, audit, retention) are walked too.
+PEOPLE = {
+    "one-endpoint": (False, "support", []),
+    "one-endpoint-admin": (False, "admin", []),
+    "one-source": (True, "reviewer", ["cli"]),
+}
+
+
+@pytest.fixture(params=sorted(PEOPLE))
+def world(request, db, two_endpoints, django_user_model):
+    import httpx
+
+    source_pass, role, sources = PEOPLE[request.param]
+    world = _world(source_pass, role, sources, django_user_model)
+    with use_transport(httpx.MockTransport(world.transport)):
+        yield world
+
+
+def _passes(world: World):
+    """(endpoint, session id, which routes, must they 404, what the URL itself names)."""
+    yield walk.HIDDEN, walk.CANARY_ID, "all", True, (walk.HIDDEN, walk.CANARY_ID)
+    yield walk.OPEN, walk.OPEN_ROOT, "endpoint", False, ()
+    yield walk.OPEN, walk.OPEN_CHILD, "session", False, ()
+    if world.source_pass:
+        yield walk.OPEN, walk.CANARY_ID, "session", True, (walk.CANARY_ID,)
+
+
+def _chosen(route: walk.Route, which: str) -> bool:
+    if which == "endpoint":
+        return "endpoint" in route.kwargs
+    if which == "session":
+        return route.session_scoped
+    return True
+
+
+def test_no_page_shows_what_the_person_may_not_see(world):
+    client = Client()
+    client.force_login(world.walker)
+    unknown = []
+    for endpoint, session_id, which, must_404, asked in _passes(world):
+        values = {"endpoint": endpoint, "session_id": session_id}
+        for route in walk.routes():
+            if not _chosen(route, which):
+                continue
+            try:
+                url = walk.fill(route, values, world.planted)
+            except walk.UnknownKwarg as exc:
+                unknown.append(str(exc))
+                continue
+            # The API reads no session cookie: test_no_api_route_... walks it with tokens.
+            expect = must_404 and "endpoint" in route.kwargs and not route.api
+            if route.session_scoped and endpoint == walk.OPEN and must_404:
+                expect = not route.api
+            response = client.get(url)
+            world.judge(route.name, "GET", url, response, walk.text_of(response), asked=asked,
+                        must_404=expect)
+            if response.status_code == 405 and ("POST", route.name) not in NOT_WALKED:
+                response = client.post(url, {})
+                world.judge(route.name, "POST", url, response, walk.text_of(response),
+                            asked=asked, must_404=expect)
+    assert not unknown, "Routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
+    assert not world.found, world.report()
+
+
+def test_no_api_route_shows_what_the_person_may_not_see(world):
+    from hermes_ui.api_tokens import tokens
+
+    _token, plain = tokens.issue(world.walker, "walk", write=True)
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {plain}")
+    reader = Client()  # the document is a page: read with the walker's session
+    reader.force_login(world.walker)
+    document = reader.get("/api/v1/openapi.json")
+    assert document.status_code == 200
+    paths = document.json()["paths"]
+    assert paths, "the OpenAPI document lists no route"
+    unknown = []
+    for endpoint, session_id, which, must_404, asked in _passes(world):
+        values = {"endpoint": endpoint, "session_id": session_id}
+        for path, methods in paths.items():
+            scoped = "{endpoint}" in path
+            if which == "endpoint" and not scoped:
+                continue
+            if which == "session" and "{session_id}" not in path:
+                continue
+            try:
+                url = walk.api_fill(path, values, world.planted)
+            except walk.UnknownKwarg as exc:
+                unknown.append(str(exc))
+                continue
+            expect = must_404 and scoped
+            for method in methods:
+                if method.upper() not in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+                    continue
+                response = client.generic(
+                    method.upper(), url, "{}", content_type="application/json"
+                )
+                world.judge(
+                    f"api {methods[method].get('operationId', path)}",
+                    method.upper(),
+                    url,
+                    response,
+                    walk.text_of(response),
+                    asked=asked,
+                    must_404=expect,
+                )
+    assert not unknown, "API routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
+    assert not world.found, world.report()
+
+
+def test_a_route_with_an_unknown_kwarg_fails_the_walk():
+    """The table is the guard: a new kwarg must be named in it, not guessed."""
+    new = walk.Route("new_thing", "e/<str:endpoint>/thing/<int:widget>/", ("endpoint", "widget"))
+    with pytest.raises(walk.UnknownKwarg, match="widget"):
+        walk.fill(new, {"endpoint": "open", "session_id": "x"}, walk.Planted())
+    with pytest.raises(walk.UnknownKwarg, match="PK_OF"):
+        walk.fill(walk.Route("new_pk", "things/<int:pk>/", ("pk",)), {}, walk.Planted())
+
+
+def test_the_canary_check_sees_a_leak_and_ignores_the_echo():
+    assert walk.leaks("<h1>canary title 7f3a</h1>") == ["title", "canary marker"]
+    assert walk.leaks("session not found: canary-id-7f3a", (walk.CANARY_ID,)) == []
