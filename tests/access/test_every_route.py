@@ -105,6 +105,19 @@ def world(request, db, two_endpoints, django_user_model):
         yield world
 
 
+def _flashed(client, response) -> str:
+    """The messages the answer queued for the next page, taken off it: a refused action's
+    message ("could not delete <title>") counts against the route that queued it."""
+    storage = getattr(response.wsgi_request, "_messages", None)
+    queued = " ".join(str(m) for m in getattr(storage, "_queued_messages", []))
+    if queued:
+        session = client.session
+        session.pop("_messages", None)
+        session.save()
+        client.cookies.pop("messages", None)
+    return queued.lower()
+
+
 def _passes(world: World):
     """(endpoint, session id, which routes, must they 404, what the URL itself names)."""
     yield walk.HIDDEN, walk.CANARY_ID, "all", True, (walk.HIDDEN, walk.CANARY_ID)
@@ -141,12 +154,12 @@ def test_no_page_shows_what_the_person_may_not_see(world):
             if route.session_scoped and endpoint == walk.OPEN and must_404:
                 expect = not route.api
             response = client.get(url)
-            world.judge(route.name, "GET", url, response, walk.text_of(response), asked=asked,
-                        must_404=expect)
+            text = walk.text_of(response) + _flashed(client, response)
+            world.judge(route.name, "GET", url, response, text, asked=asked, must_404=expect)
             if response.status_code == 405 and ("POST", route.name) not in NOT_WALKED:
                 response = client.post(url, {})
-                world.judge(route.name, "POST", url, response, walk.text_of(response),
-                            asked=asked, must_404=expect)
+                text = walk.text_of(response) + _flashed(client, response)
+                world.judge(route.name, "POST", url, response, text, asked=asked, must_404=expect)
     assert not unknown, "Routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
     assert not world.found, world.report()
 
@@ -194,6 +207,28 @@ def test_no_api_route_shows_what_the_person_may_not_see(world):
                 )
     assert not unknown, "API routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
     assert not world.found, world.report()
+
+
+@pytest.mark.parametrize("world", ["one-source"], indirect=True)
+def test_the_canaries_show_to_a_person_who_may_see_them(world):
+    """The control: without it, a walk whose canaries never reach a page would pass."""
+    from django.contrib.auth import get_user_model
+
+    from hermes_ui.endpoint_status.models import EndpointProbe
+
+    EndpointProbe.objects.all().delete()  # the session API is back: its pages answer
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="olga"))  # admin on "*"
+    shown = {
+        f"/e/{walk.HIDDEN}/sessions/{walk.CANARY_ID}/": {"title", "message text"},  # Hermes
+        f"/e/{walk.HIDDEN}/sessions/": {"session id", "title"},  # the index
+        "/audit/": {"session id", "title", "source"},  # the dashboard's own rows
+        f"/deletions/{world.planted.pks['deletion']}/": {"message text"},
+    }
+    for url, expected in shown.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert expected <= set(walk.leaks(walk.text_of(response))), url
 
 
 def test_a_route_with_an_unknown_kwarg_fails_the_walk():

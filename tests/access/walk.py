@@ -320,7 +320,9 @@ def instance_rows(owner, walker, planted: Planted) -> None:
     from hermes_ui.webhooks.models import Delivery, Webhook
 
     hook = Webhook.objects.create(
-        url=f"https://hooks.example/canary-{MARK}", secret=f"canary-secret-{MARK}", events=["session.deleted"]
+        url=f"https://hooks.example/canary-{MARK}",
+        secret=f"canary-secret-{MARK}",
+        events=["session.deleted"],
     )
     planted.pks["webhook"] = hook.pk
     delivery = Delivery.objects.create(
