@@ -26,6 +26,14 @@ NOT_WALKED = {
     ("POST", "logout"): "ends the walker's own session",
 }
 
+# Searches asked on the "open" passes besides the bare URL: each matches the canary
+# sessions' text, title or source, so a search that forgets the rule shows them.
+QUERIES = {
+    "session_list": ["?q=words", "?q=title", f"?source={walk.CANARY_SOURCE}", "?q=words&table=1"],
+    "usage": [f"?source={walk.CANARY_SOURCE}"],
+    "audit_log": [f"?q={walk.CANARY_ID}", f"?session={walk.CANARY_ID}"],
+}
+
 
 @pytest.fixture
 def two_endpoints(settings):
@@ -156,6 +164,20 @@ def test_no_page_shows_what_the_person_may_not_see(world):
             response = client.get(url)
             text = walk.text_of(response) + _flashed(client, response)
             world.judge(route.name, "GET", url, response, text, asked=asked, must_404=expect)
+            searches = QUERIES.get(route.name, [])
+            if "endpoint" in route.kwargs and endpoint != walk.OPEN:
+                searches = []  # the hidden endpoint answers 404 whatever is asked
+            for query in searches:
+                searched = client.get(url + query)
+                # The search box repeats what was asked: that tells nothing.
+                world.judge(
+                    route.name,
+                    "GET",
+                    url + query,
+                    searched,
+                    walk.text_of(searched),
+                    asked=(*asked, walk.CANARY_SOURCE, walk.CANARY_ID),
+                )
             if response.status_code == 405 and ("POST", route.name) not in NOT_WALKED:
                 response = client.post(url, {})
                 text = walk.text_of(response) + _flashed(client, response)
