@@ -143,13 +143,15 @@ def _chosen(route: walk.Route, which: str) -> bool:
     return True
 
 
-def test_no_page_shows_what_the_person_may_not_see(world):
+def walk_pages(world: World, routes: list[walk.Route]) -> list[str]:
+    """Ask every route of ``routes`` in every pass; ``world.found`` gathers the leaks.
+    Returns the routes the kwarg table cannot fill."""
     client = Client()
     client.force_login(world.walker)
     unknown = []
     for endpoint, session_id, which, must_404, asked in _passes(world):
         values = {"endpoint": endpoint, "session_id": session_id}
-        for route in walk.routes():
+        for route in routes:
             if not _chosen(route, which):
                 continue
             try:
@@ -182,6 +184,11 @@ def test_no_page_shows_what_the_person_may_not_see(world):
                 response = client.post(url, {})
                 text = walk.text_of(response) + _flashed(client, response)
                 world.judge(route.name, "POST", url, response, text, asked=asked, must_404=expect)
+    return unknown
+
+
+def test_no_page_shows_what_the_person_may_not_see(world):
+    unknown = walk_pages(world, walk.routes())
     assert not unknown, "Routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
     assert not world.found, world.report()
 
@@ -251,6 +258,18 @@ def test_the_canaries_show_to_a_person_who_may_see_them(world):
         response = client.get(url)
         assert response.status_code == 200, url
         assert expected <= set(walk.leaks(walk.text_of(response))), url
+
+
+@pytest.mark.parametrize("world", ["one-endpoint"], indirect=True)
+def test_a_new_route_that_forgets_the_rule_is_reported(world, settings):
+    """A route added without asking the rule (``leaky_urls``) is found by the same walk."""
+    settings.ROOT_URLCONF = "tests.access.leaky_urls"
+    leaky = [route for route in walk.routes() if route.name.startswith("leaky")]
+    assert len(leaky) == 2
+    unknown = walk_pages(world, leaky)
+    assert unknown == ["leaky_session: kwarg 'ep'; add it to KWARGS"] * 2  # two passes ask it
+    report = world.report()
+    assert "leaky_titles" in report and "leaks session id, child id, title" in report
 
 
 def test_a_route_with_an_unknown_kwarg_fails_the_walk():
