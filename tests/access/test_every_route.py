@@ -32,6 +32,7 @@ QUERIES = {
     "session_list": ["?q=words", "?q=title", f"?source={walk.CANARY_SOURCE}", "?q=words&table=1"],
     "usage": [f"?source={walk.CANARY_SOURCE}"],
     "audit_log": [f"?q={walk.CANARY_ID}", f"?session={walk.CANARY_ID}"],
+    "live_stream": ["?after=0"],  # the summary of the changes since the first event
 }
 
 
@@ -284,3 +285,62 @@ def test_a_route_with_an_unknown_kwarg_fails_the_walk():
 def test_the_canary_check_sees_a_leak_and_ignores_the_echo():
     assert walk.leaks("<h1>canary title 7f3a</h1>") == ["title", "canary marker"]
     assert walk.leaks("session not found: canary-id-7f3a", (walk.CANARY_ID,)) == []
+
+
+# --- the leaks fixed in web/, endpoint_status/ and the session page ----------------------
+# (the walk above finds them too, but it also fails on every other package's leak)
+
+
+@pytest.mark.parametrize("world", ["one-source"], indirect=True)
+def test_the_endpoints_page_lists_and_probes_only_the_persons_endpoints(world):
+    from hermes_ui.hermes.client import use_transport as transport
+
+    client = Client()
+    client.force_login(world.walker)
+    page = client.get("/endpoints/")
+    assert page.status_code == 200
+    assert 'id="endpoint-open"' in page.text and walk.HIDDEN not in page.text
+    asked = []
+
+    def record(request):
+        asked.append(request.url.host)
+        return world.transport(request)
+
+    import httpx
+
+    with transport(httpx.MockTransport(record)):
+        probed = client.post("/endpoints/probe/", HTTP_HX_REQUEST="true")
+    assert probed.status_code == 200 and walk.HIDDEN not in probed.text
+    assert asked and f"{walk.HIDDEN}.test" not in asked
+
+
+@pytest.mark.parametrize("world", ["one-source"], indirect=True)
+def test_the_no_session_api_banner_and_gate_name_only_the_persons_endpoints(world):
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(world.walker)
+    assert walk.HIDDEN not in client.get("/mentions/").text  # the banner of every page
+    # The gate of an endpoint without the session API answered before the API's own
+    # check: a 503 with its version told anyone signed in that it exists.
+    answer = client.get(f"/api/v1/e/{walk.HIDDEN}/sessions")
+    assert answer.status_code != 503 and "canary-version" not in answer.text
+    owner = Client()
+    owner.force_login(get_user_model().objects.get(username="olga"))
+    assert f'data-endpoint="{walk.HIDDEN}"' in owner.get("/mentions/").text  # still told its admins
+    assert owner.get(f"/e/{walk.HIDDEN}/sessions/").status_code == 503
+
+
+@pytest.mark.parametrize("world", ["one-source"], indirect=True)
+def test_a_session_page_does_not_name_a_parent_of_a_hidden_source(world):
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(world.walker)  # cli only; the parent is of "canary-src"
+    page = client.get(f"/e/{walk.OPEN}/sessions/{walk.OPEN_CHILD}/")
+    assert page.status_code == 200 and walk.OPEN_CHILD in page.text
+    assert walk.CANARY_ID not in page.text
+    owner = Client()
+    owner.force_login(get_user_model().objects.get(username="olga"))
+    shown = owner.get(f"/e/{walk.OPEN}/sessions/{walk.OPEN_CHILD}/")
+    assert f"/e/{walk.OPEN}/sessions/{walk.CANARY_ID}/" in shown.text

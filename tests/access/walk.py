@@ -146,9 +146,15 @@ def index_rows(endpoint: str, fake: FakeHermes) -> None:
 
 @dataclass
 class Planted:
-    """The primary keys of the canary rows, by the name the kwarg table uses."""
+    """The primary keys of the canary rows, by the name the kwarg table uses: the first
+    planted (the hidden endpoint's) in ``pks``, each endpoint's own in ``of``."""
 
     pks: dict[str, object] = field(default_factory=dict)
+    of: dict[str, dict[str, object]] = field(default_factory=dict)
+
+    def pk(self, name: str, endpoint: str | None = None) -> str:
+        """The row ``name`` of ``endpoint`` where one was planted there, else the first."""
+        return str(self.of.get(endpoint or "", {}).get(name, self.pks[name]))
 
 
 def plant(endpoint: str, owner, walker, planted: Planted) -> None:
@@ -173,7 +179,16 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
     sid = CANARY_ID
     words = f"{CANARY_WORDS} {CANARY_TITLE}"
     snapshot = {"id": sid, "title": CANARY_TITLE, "source": CANARY_SOURCE}
-    pk = planted.pks
+    mine = planted.of.setdefault(endpoint, {})
+
+    def keep(name: str, value) -> None:
+        mine[name] = value
+        planted.pks.setdefault(name, value)
+
+    # Rows of an endpoint the walker may see (the source pass's "open") that are no
+    # session's own (a queue, a rule) are ordinary: the walker may read their names.
+    named = CANARY_TITLE if endpoint == HIDDEN else "Ordinary name"
+    rule_query = f"source:{CANARY_SOURCE}" if endpoint == HIDDEN else "source:telegram"
     audit = AuditEvent.objects.create(
         user=owner,
         username=owner.username,
@@ -183,7 +198,7 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         outcome="succeeded",
         evidence={"title": CANARY_TITLE, "source": CANARY_SOURCE},
     )
-    pk.setdefault("audit", audit.pk)
+    keep("audit", audit.pk)
     batch = DeletionBatch.objects.create(
         endpoint=endpoint,
         endpoint_fp="",
@@ -192,7 +207,7 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         reason=words,
         created_at=now,
     )
-    pk.setdefault("deletion_batch", batch.pk)
+    keep("deletion_batch", batch.pk)
     request = DeletionRequest.objects.create(
         endpoint=endpoint,
         session_id=sid,
@@ -203,7 +218,7 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         snapshot=snapshot,
         consequences={"children": [CANARY_CHILD]},
     )
-    pk.setdefault("deletion", request.pk)
+    keep("deletion", request.pk)
     job = Job.objects.create(
         kind="export",
         endpoint=endpoint,
@@ -211,7 +226,7 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         params={"session_id": sid, "q": CANARY_WORDS},
         result={"title": CANARY_TITLE},
     )
-    pk.setdefault("job", job.pk)
+    keep("job", job.pk)
     turn = Turn.objects.create(
         endpoint=endpoint,
         requested_session_id=sid,
@@ -221,7 +236,7 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         message=words,
         answer=words,
     )
-    pk.setdefault("turn", turn.pk)
+    keep("turn", turn.pk)
     Verdict.objects.create(
         endpoint=endpoint,
         first_id=sid,
@@ -232,15 +247,15 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         username=owner.username,
     )
     rubric, _ = Rubric.objects.get_or_create(name="Ordinary rubric", defaults={"created_by": owner})
-    pk.setdefault("rubric", rubric.pk)
-    queue = Queue.objects.create(endpoint=endpoint, name=CANARY_TITLE, rubric=rubric, owner=owner)
-    pk.setdefault("queue", queue.pk)
+    keep("rubric", rubric.pk)
+    queue = Queue.objects.create(endpoint=endpoint, name=named, rubric=rubric, owner=owner)
+    keep("queue", queue.pk)
     item = Item.objects.create(endpoint=endpoint, session_id=sid, queue=queue, added_by=owner)
-    pk.setdefault("item", item.pk)
+    keep("item", item.pk)
     note = Note.objects.create(
         endpoint=endpoint, session_id=sid, author=owner, author_name=owner.username, body=words
     )
-    pk.setdefault("note", note.pk)
+    keep("note", note.pk)
     Mention.objects.create(note=note, user=walker)
     Correction.objects.create(
         endpoint=endpoint,
@@ -251,16 +266,16 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         text=words,
     )
     tag, _ = Tag.objects.get_or_create(name="ordinary-tag", defaults={"created_by": owner})
-    pk.setdefault("tag", tag.pk)
+    keep("tag", tag.pk)
     SessionTag.objects.create(endpoint=endpoint, session_id=sid, tag=tag, added_by=owner)
     rule = RetentionRule.objects.create(
-        endpoint=endpoint, name=CANARY_TITLE, query=f"source:{CANARY_SOURCE}", age_days=30
+        endpoint=endpoint, name=named, query=rule_query, age_days=30
     )
-    pk.setdefault("retention_rule", rule.pk)
+    keep("retention_rule", rule.pk)
     run = RetentionRun.objects.create(
         rule=rule, rule_version=1, endpoint=endpoint, protected=[sid], proposed=1, matched=1
     )
-    pk.setdefault("retention_run", run.pk)
+    keep("retention_run", run.pk)
     for model in (Booking, DayTotal):
         extra = {"session_id": sid, "booked_at": now} if model is Booking else {}
         model.objects.create(
@@ -441,7 +456,7 @@ def fill(route: Route, values: dict[str, str], planted: Planted) -> str:
         if name == "pk":
             if route.name not in PK_OF:
                 raise UnknownKwarg(f"{route.name}: which row is its pk? add it to PK_OF")
-            return str(planted.pks[PK_OF[route.name]])
+            return planted.pk(PK_OF[route.name], values.get("endpoint"))
         if name not in KWARGS:
             raise UnknownKwarg(f"{route.name}: kwarg {name!r}; add it to KWARGS")
         source = KWARGS[name]
@@ -449,7 +464,7 @@ def fill(route: Route, values: dict[str, str], planted: Planted) -> str:
             return values[source]
         if source.startswith("literal:"):
             return source.removeprefix("literal:")
-        return str(planted.pks[source])
+        return planted.pk(source, values.get("endpoint"))
 
     url = "/" + re.sub(
         r"<(?:(\w+):)?(\w+)>",
@@ -473,7 +488,7 @@ def api_fill(path: str, values: dict[str, str], planted: Planted) -> str:
             return quote(values[source], safe="/" if name == "session_id" else "")
         if source.startswith("literal:"):
             return source.removeprefix("literal:")
-        return str(planted.pks[source])
+        return planted.pk(source, values.get("endpoint"))
 
     return re.sub(r"\{(\w+)(?::\w+)?\}", value, path)
 
