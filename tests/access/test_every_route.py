@@ -167,6 +167,11 @@ def walk_pages(world: World, routes: list[walk.Route]) -> list[str]:
             response = client.get(url)
             text = walk.text_of(response) + _flashed(client, response)
             world.judge(route.name, "GET", url, response, text, asked=asked, must_404=expect)
+            if which != "session" and not route.api:
+                # htmx asks for a fragment: a second template, a second chance to forget.
+                fragment = client.get(url, HTTP_HX_REQUEST="true")
+                text = walk.text_of(fragment) + _flashed(client, fragment)
+                world.judge(route.name, "GET hx", url, fragment, text, asked=asked, must_404=expect)
             searches = QUERIES.get(route.name, [])
             if "endpoint" in route.kwargs and endpoint != walk.OPEN:
                 searches = []  # the hidden endpoint answers 404 whatever is asked
