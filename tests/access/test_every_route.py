@@ -67,6 +67,9 @@ class World:
         leaked = walk.leaks(text, tuple(echo for echo in asked if echo in url))
         if leaked:
             self.note(what, method, url, status, "leaks " + ", ".join(leaked))
+        if status == 302 and response["Location"].startswith("/accounts/login/"):
+            # Every later answer would be the sign-in page: the walk would prove nothing.
+            self.note(what, method, url, status, "the walker was signed out")
         if must_404 and status not in (404, 405):
             self.note(what, method, url, status, "expected 404")
         elif status >= 500:
@@ -186,7 +189,10 @@ def walk_pages(world: World, routes: list[walk.Route]) -> list[str]:
                     walk.text_of(searched),
                     asked=(*asked, walk.CANARY_SOURCE, walk.CANARY_ID),
                 )
-            if response.status_code == 405 and ("POST", route.name) not in NOT_WALKED:
+            # POST too where GET is refused, and everywhere in the hidden pass (an empty
+            # form: the refusal, or the form's errors, must tell nothing either).
+            post = response.status_code == 405 or (which == "all" and not route.api)
+            if post and ("POST", route.name) not in NOT_WALKED:
                 response = client.post(url, {})
                 text = walk.text_of(response) + _flashed(client, response)
                 world.judge(route.name, "POST", url, response, text, asked=asked, must_404=expect)
