@@ -10,6 +10,8 @@ extend it: docs/development/testing.md, "The route walk".
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.test import Client
 
@@ -51,10 +53,11 @@ def two_endpoints(settings):
 class World:
     """The walker, the canaries and what the walk found."""
 
-    def __init__(self, walker, planted: walk.Planted, source_pass: bool):
+    def __init__(self, walker, planted: walk.Planted, source_pass: bool, transport: walk.Hosts):
         self.walker = walker
         self.planted = planted
         self.source_pass = source_pass
+        self.transport = transport
         self.found: list[str] = []
         self.walked = 0
 
@@ -76,7 +79,8 @@ class World:
             self.note(what, method, url, status, "server error")
 
     def report(self) -> str:
-        return f"{len(self.found)} leaks in {self.walked} answers:\n" + "\n".join(self.found)
+        head = f"{len(self.found)} problems in {self.walked} answers (route, method, URL):"
+        return head + "\n" + "\n".join(self.found)
 
 
 def _world(source_pass: bool, role: str, sources: list[str], django_user_model) -> World:
@@ -93,9 +97,7 @@ def _world(source_pass: bool, role: str, sources: list[str], django_user_model) 
         walk.plant(walk.OPEN, owner, walker, planted)
     walk.instance_rows(owner, walker, planted)
     walk.without_session_api(walk.HIDDEN)
-    world = World(walker, planted, source_pass)
-    world.transport = walk.Hosts(open=open_, **{walk.HIDDEN: hidden}).__call__
-    return world
+    return World(walker, planted, source_pass, walk.Hosts(open=open_, **{walk.HIDDEN: hidden}))
 
 
 # (a) support on "open", every source; (b) reviewer on "open", only its "cli" sessions;
@@ -206,6 +208,20 @@ def test_no_page_shows_what_the_person_may_not_see(world):
         pytest.fail(world.report(), pytrace=False)
 
 
+def _body(operation: dict, schemas: dict, values: dict) -> dict:
+    """A valid JSON body for an operation, from its schema: a write must reach the rule
+    (a 422 for a missing field would tell nothing about it)."""
+    content = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    ref = content.get("schema", {}).get("$ref", "")
+    schema = schemas.get(ref.rsplit("/", 1)[-1], {})
+    plausible = {"string": "ordinary-tag", "integer": 1, "array": [values["session_id"]]}
+    return {
+        name: plausible[prop["type"]]
+        for name, prop in schema.get("properties", {}).items()
+        if prop.get("type") in plausible
+    }
+
+
 def test_no_api_route_shows_what_the_person_may_not_see(world):
     from hermes_ui.api_tokens import tokens
 
@@ -216,6 +232,7 @@ def test_no_api_route_shows_what_the_person_may_not_see(world):
     document = reader.get("/api/v1/openapi.json")
     assert document.status_code == 200
     paths = document.json()["paths"]
+    schemas = document.json().get("components", {}).get("schemas", {})
     assert paths, "the OpenAPI document lists no route"
     unknown = []
     for endpoint, session_id, which, must_404, asked in _passes(world):
@@ -235,8 +252,14 @@ def test_no_api_route_shows_what_the_person_may_not_see(world):
             for method in methods:
                 if method.upper() not in ("GET", "POST", "PUT", "PATCH", "DELETE"):
                     continue
+                body = json.dumps(_body(methods[method], schemas, values))
                 response = client.generic(
-                    method.upper(), url, "{}", content_type="application/json"
+                    method.upper(),
+                    url,
+                    body,
+                    content_type="application/json",
+                    # Writes need one (the API refuses them before anything else without).
+                    HTTP_IDEMPOTENCY_KEY=f"walk-key-{world.walked:08d}",
                 )
                 world.judge(
                     f"api {methods[method].get('operationId', path)}",
