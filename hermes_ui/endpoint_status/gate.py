@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.shortcuts import render
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.endpoint_status import session_api
 
 
@@ -32,6 +33,10 @@ class SessionApiGate:
         endpoint = settings.HERMES_ENDPOINTS.get(endpoint_id)
         if endpoint is None:
             return None  # the view answers its own 404
+        if access_of(user).role_on(endpoint_id, any_source=True) is None:
+            # Not theirs: the door (or the API's token check) answers its 404; a 503
+            # here would tell that the endpoint exists, and its version.
+            return None
         found = session_api.absent(endpoint)
         if found is None:
             return None

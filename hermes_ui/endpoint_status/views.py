@@ -41,8 +41,9 @@ def endpoint_probe(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("endpoint_list")
 
 
-def visible_endpoints(user) -> list:
-    """The configured endpoints this person may see, in the configured order."""
+def visible_endpoints(user):
+    """The configured endpoints this person may see: an endpoint without a grant does not
+    exist for them, so it is neither listed nor probed on their behalf."""
     seen = set(access_of(user).endpoint_ids())
     return [ep for ep in all_endpoints() if ep.id in seen]
 

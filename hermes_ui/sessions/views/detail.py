@@ -1,5 +1,7 @@
 """One session: its exact row, and its active transcript loaded progressively."""
 
+import dataclasses
+
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
@@ -7,6 +9,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.access.rules import access_of
+from hermes_ui.access.scope import session_source
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import get_endpoint
@@ -55,7 +59,26 @@ def session_detail(request: HtmxHttpRequest, endpoint, session_id) -> HttpRespon
         return error_page(request, error, ep)
 
 
+def visible_parent(request, ep, session):
+    """The session, without its parent when the person may not see that parent.
+
+    A source-limited person may open a child whose parent is of another source:
+    the page must not name it (its id, a link to it, a compare link built on it).
+    """
+    if not session.parent_id:
+        return session
+    access = access_of(request.user)
+    if not access.source_limited(ep.id):
+        return session  # sees every session of this endpoint
+    source = session_source(ep.id, session.parent_id)
+    if source is not None and access.sees(ep.id, source):
+        return session
+    raw = {**session.raw, "parent_session_id": None} if session.raw else session.raw
+    return dataclasses.replace(session, parent_id=None, raw=raw)
+
+
 def _page(request, ep, session_id, session, messages, incomplete, place, where):
+    session = visible_parent(request, ep, session)
     finding = None
     if where.get("find"):
         if incomplete is not None:
