@@ -16,9 +16,9 @@ import pytest
 from django.test import Client
 
 from hermes_ui.access import grants
+from hermes_ui.access.grants import set_role
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.web.roles import set_role
 from tests.access import walk
 from tests.conftest import TEST_KEY
 
