@@ -35,7 +35,7 @@ class PageMarks:
         self.ep, self.session_id, self.user = ep, session_id, user
         self.counts = counts  # a message id is never None: the session's own count is ignored
         self.corrections = corrections.for_session(ep, session_id)
-        self.may_correct = has_role(user, REVIEWER)
+        self.may_correct = has_role(user, REVIEWER, ep.id)
         # Each message's links differ only in ``message=``: reversed once for the page.
         self._thread = _with_message(session_url(ep.id, session_id, "review_notes"))
         self._correct = _with_message(session_url(ep.id, session_id, "review_correction"))
@@ -100,7 +100,7 @@ def thread(
         "notes": [(note, notes.may_delete(user, note)) for note in found],
         "post_url": session_url(ep.id, session_id, "review_notes", **query),
         "back_url": back_url(ep, session_id, message_id),
-        "may_add": has_role(user, SUPPORT),
+        "may_add": has_role(user, SUPPORT, ep.id),
         "form": form or NoteForm(initial={"message": message_id}, auto_id=_auto_id(message_id)),
     }
 
