@@ -117,8 +117,9 @@ def reviewers(endpoint_id: str):
 def counts(queue_ids, user=None) -> dict[int, dict[str, int]]:
     """Items per state of each queue, in one query; with ``user``, only the items of
     sessions they may see."""
+    queue_ids = list(queue_ids)  # a generator was read up by the line below (all zeros)
     found = {qid: dict.fromkeys(STATES, 0) for qid in queue_ids}
-    items = Item.objects.filter(queue_id__in=list(queue_ids))
+    items = Item.objects.filter(queue_id__in=queue_ids)
     if user is not None:
         items = seen.visible(items, user)
     rows = items.values("queue_id", "state")
