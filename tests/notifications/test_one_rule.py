@@ -16,7 +16,7 @@ from hermes_ui.access import grants
 from hermes_ui.notifications import kinds, outbox
 from hermes_ui.notifications.models import DIGEST, Mail, Notice, Preference
 from hermes_ui.platform import events
-from tests.review.access_world import CANARY, EU_CRON, EU_HIDDEN, world  # noqa: F401
+from tests.review.access_world import CANARY, EU_CRON, EU_HIDDEN
 from tests.support.tasks import run_ready
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def _mentioned(world, user, session_id, note_id):
     )
 
 
-def test_a_digest_leaves_out_a_session_whose_grant_was_revoked(world, day):  # noqa: F811
+def test_a_digest_leaves_out_a_session_whose_grant_was_revoked(world, day):
     eve = world.people["eve"]
     Preference.objects.create(user=eve, kind=kinds.MENTIONED.key, mode=DIGEST)
     outbox.notify(_mentioned(world, eve, EU_CRON, 1), day)
@@ -56,7 +56,7 @@ def test_a_digest_leaves_out_a_session_whose_grant_was_revoked(world, day):  # n
     assert "(1 events)" in sent.body
 
 
-def test_a_digest_of_nothing_visible_is_not_sent(world, day):  # noqa: F811
+def test_a_digest_of_nothing_visible_is_not_sent(world, day):
     eve = world.people["eve"]
     Preference.objects.create(user=eve, kind=kinds.MENTIONED.key, mode=DIGEST)
     outbox.notify(_mentioned(world, eve, EU_HIDDEN, 2), day)
@@ -68,7 +68,7 @@ def test_a_digest_of_nothing_visible_is_not_sent(world, day):  # noqa: F811
     assert Mail.objects.get(user=eve).last_error == "recipient_role"
 
 
-def test_nobody_is_told_of_a_session_they_cannot_see(world, day):  # noqa: F811
+def test_nobody_is_told_of_a_session_they_cannot_see(world, day):
     pat, ursula, eve = world.people["pat"], world.people["ursula"], world.people["eve"]
     for person in (pat, ursula, eve):
         outbox.notify(_mentioned(world, person, EU_HIDDEN, 3), day)
@@ -77,7 +77,7 @@ def test_nobody_is_told_of_a_session_they_cannot_see(world, day):  # noqa: F811
     assert set(Notice.objects.values_list("user__username", flat=True)) == {"eve"}
 
 
-def test_deletion_approvals_go_to_admins_of_that_endpoint_only(world, day):  # noqa: F811
+def test_deletion_approvals_go_to_admins_of_that_endpoint_only(world, day):
     asked = events.Event(
         events.DELETION_REQUESTED, endpoint="us", actor=world.people["ursula"].pk, ids={}
     )

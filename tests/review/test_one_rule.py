@@ -15,7 +15,7 @@ from hermes_ui.access.rules import forget
 from hermes_ui.review import items, mentions, queues
 from hermes_ui.review.forms import QueueForm
 from hermes_ui.review.models import Item, Mention, Note, Queue
-from tests.review.access_world import CANARY, EU_CRON, EU_HIDDEN, US_HIDDEN, world  # noqa: F401
+from tests.review.access_world import CANARY, EU_CRON, EU_HIDDEN, US_HIDDEN
 from tests.review.core_helpers import default_rubric
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def _queue(ep, name, owner, session_ids, **fields) -> Queue:
 
 
 @pytest.fixture
-def queued(world):  # noqa: F811 (the imported fixture)
+def queued(world):
     eu_queue = _queue(world.eu, "EU", world.people["root"], [EU_CRON, EU_HIDDEN])
     us_queue = _queue(world.us, "US", world.people["root"], [US_HIDDEN])
     return world, eu_queue, us_queue

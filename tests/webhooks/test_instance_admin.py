@@ -11,12 +11,11 @@ from django.urls import reverse
 
 from hermes_ui.tags.models import Tag
 from hermes_ui.webhooks.models import Webhook
-from tests.review.access_world import world  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
 
-def test_an_endpoint_admin_gets_403_on_every_instance_page(world):  # noqa: F811
+def test_an_endpoint_admin_gets_403_on_every_instance_page(world):
     hook = Webhook.objects.create(url="https://hooks.example.test/x", secret="s" * 32, events=[])
     tag = Tag.objects.create(name="keep")
     reads = [
