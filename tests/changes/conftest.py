@@ -8,6 +8,7 @@ import pytest
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
+from tests.review.access_world import world  # noqa: F401 (fixture)
 from tests.support.peers import canary_peer, unreachable_url  # noqa: F401 (fixtures)
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
