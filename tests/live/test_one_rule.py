@@ -76,3 +76,34 @@ def test_a_revoked_grant_ends_an_open_stream(live_world):
         return await _rest(chunks)
 
     assert frames(async_to_sync(run)(), "end") == [{"reason": "access_changed"}]
+
+
+def test_an_endpoint_admin_hears_of_their_endpoints_deletion_requests_only(live_world):
+    from hermes_ui.live import notices
+    from hermes_ui.platform import events
+
+    mark = notices.last_id()
+    ursula = live_world.people["ursula"].pk
+    for request_id, endpoint in [(1, "us"), (2, "eu")]:
+        events.emit(
+            events.DELETION_REQUESTED,
+            endpoint=endpoint,
+            actor=ursula,
+            users=[ursula],
+            ids={"request_id": request_id},
+        )
+    euadmin = live_world.client("euadmin").get(f"/live/deletions/?after={mark}")
+    root = live_world.client("root").get(f"/live/deletions/?after={mark}")
+
+    def heard(answer, count):
+        async def run():
+            text = await _until(
+                answer.streaming_content, lambda t: t.count("event: notice") >= count
+            )
+            await answer.streaming_content.aclose()
+            return text
+
+        return [f["request_id"] for f in frames(async_to_sync(run)(), "notice")]
+
+    assert heard(root, 2) == [1, 2]  # both were written and can be heard
+    assert heard(euadmin, 1) == [2]  # the missed notices are read at once: us's is not there
