@@ -9,10 +9,12 @@ remembered only on a POST (the change itself, or "Check what happened").
 """
 
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
+from hermes_ui.access import rows as seen
 from hermes_ui.audit.models import AuditEvent, Outcome
 from hermes_ui.changes import apply, reconcile
 from hermes_ui.hermes import HermesError, client_for
@@ -79,9 +81,13 @@ def render_outcome(request, ep, event_id, *, status=200, applied=None, check=Fal
 
 
 def _require_viewer(user, event: AuditEvent) -> None:
-    """The change's own actor (with the capability's role) or an admin."""
-    require_role(user, ROLE_FOR[event.capability])
-    if not has_role(user, ADMIN) and (event.user_id is None or event.user_id != user.pk):
+    """The change's own actor (with the capability's role) or an admin, on its endpoint;
+    a change of a session the person may not see is as missing (the one rule)."""
+    if event.session_id and not seen.may_see(user, event.endpoint, event.session_id):
+        raise Http404("No such change on this endpoint.")
+    require_role(user, ROLE_FOR[event.capability], event.endpoint)
+    admin = has_role(user, ADMIN, event.endpoint)
+    if not admin and (event.user_id is None or event.user_id != user.pk):
         raise PermissionDenied("Only the person who made this change, or an admin, may see it.")
 
 

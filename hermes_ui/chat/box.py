@@ -121,7 +121,7 @@ def state(
         "turn": view,
         "busy": bool(view and view.running),
         "post_url": links.session_url(endpoint.id, post_to, "session_chat"),
-        "can_chat": has_role(request.user, SUPPORT),
+        "can_chat": has_role(request.user, SUPPORT, endpoint.id),
         # Gated on the capability the endpoint last reported, never on its version.
         "streaming": offers(endpoint, STREAMING, probe),
         "session_key_offered": reports(endpoint, SESSION_KEY_HEADER, probe),

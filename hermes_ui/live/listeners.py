@@ -1,4 +1,9 @@
-"""Who listens to an open stream, checked again while it stays open."""
+"""Who listens to an open stream, checked again while it stays open.
+
+The check compares the person's whole access (``hermes_ui.access``: every
+grant, per endpoint and source) with what it was when the stream opened, so
+a grant taken away ends the stream within ``HERMES_UI_LIVE_RECHECK_SECONDS``.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,9 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.utils.crypto import constant_time_compare
 
+from hermes_ui.access.rules import Access, access_of
 from hermes_ui.live import slots
 from hermes_ui.platform.db_steps import released
-from hermes_ui.web.roles import role_of
 
 # Items one stream's queue holds before its client counts as gone.
 QUEUE_LIMIT = 500
@@ -51,7 +56,7 @@ def end(queue: asyncio.Queue, reason: str) -> None:
 class Listener:
     user_id: int
     session_key: str
-    role: str | None
+    access: Access  # what the person might see when the stream opened
     checked_at: float
 
     def wait(self, keepalive: float) -> float:
@@ -77,14 +82,14 @@ class Listener:
         stored_hash = data.get(HASH_SESSION_KEY) or ""
         if not constant_time_compare(stored_hash, user.get_session_auth_hash()):
             return False  # the password changed: Django signs this login out too
-        return role_of(user) == self.role
+        return access_of(user) == self.access  # a fresh user: grants read again
 
 
 async def listener(request) -> Listener:
     """The person opening a stream, as they are now."""
     user = await request.auser()
-    role = await sync_to_async(released(role_of), thread_sensitive=False)(user)
-    return Listener(user.pk, request.session.session_key or "", role, time.monotonic())
+    access = await sync_to_async(released(access_of), thread_sensitive=False)(user)
+    return Listener(user.pk, request.session.session_key or "", access, time.monotonic())
 
 
 async def items(queue: asyncio.Queue, who: Listener, keepalive: float):

@@ -1,4 +1,10 @@
-"""``GET /e/<endpoint>/live/``: an endpoint's changes as server-sent events."""
+"""``GET /e/<endpoint>/live/``: an endpoint's changes as server-sent events.
+
+The one rule (``hermes_ui.access``): a watched session (``?session=``) the
+person may not see answers 404 as a missing one; a source-limited person's
+frames carry only the sessions of their sources; a grant taken away ends
+the stream at the next check (``listeners``).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from django.http import HttpRequest, HttpResponseBadRequest, StreamingHttpRespon
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
+from hermes_ui.access import scope
+from hermes_ui.access.rules import Access
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.index.models import IndexedSession
@@ -59,12 +67,15 @@ async def live_stream(request: HttpRequest, endpoint) -> HttpResponseBase:
         after, session_id = _cursor(request), _session(request)
     except (ValueError, IdError) as exc:
         return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    if session_id:  # the door of the session page: 404 for one this person may not see
+        await _db(scope.check)(request, ep.id, session_id)
+    who = await listeners.listener(request)
     if fanout.open_streams() >= settings.HERMES_UI_LIVE_MAX_STREAMS:
-        body = _poll_once(ep.id, after)
+        body = _poll_once(ep.id, after, who.access)
     else:
         if session_id and not await _db(_exists)(ep, session_id):
             session_id = ""  # no watched slot for a session nobody can open
-        body = _follow(ep.id, session_id, after, await listeners.listener(request))
+        body = _follow(ep.id, session_id, after, who)
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not buffer the stream
@@ -98,17 +109,40 @@ def ending(reason: str) -> str:
     return frame("end", {"reason": reason})
 
 
-async def _since(endpoint_id: str, after: int | None) -> tuple[str, int]:
+def seen_changes(endpoint_id: str, access: Access, payload: dict) -> dict:
+    """``payload`` with only the sessions ``access`` may see (one query, and only for a
+    source-limited person: everyone else sees every session of the endpoint)."""
+    if not access.source_limited(endpoint_id) or not payload.get("changes"):
+        return payload
+    ids = [session_id for session_id, _kinds in payload["changes"]]
+    sources = dict(
+        IndexedSession.objects.filter(endpoint=endpoint_id, session_id__in=ids).values_list(
+            "session_id", "source"
+        )
+    )
+    kept = [
+        [session_id, found]
+        for session_id, found in payload["changes"]
+        if session_id in sources and access.sees(endpoint_id, sources[session_id])
+    ]
+    return {**payload, "changes": kept}
+
+
+def _seen_since(endpoint_id: str, after: int, access: Access) -> dict:
+    return seen_changes(endpoint_id, access, channel.since(endpoint_id, after))
+
+
+async def _since(endpoint_id: str, after: int | None, access: Access) -> tuple[str, int]:
     """The ``since`` frame for a cursor ("" when none was given), and the id it reaches."""
     if after is None:
         return "", 0
-    summary = await _db(channel.since)(endpoint_id, after)
+    summary = await _db(_seen_since)(endpoint_id, after, access)
     return frame("since", summary, summary["id"]), summary["id"]
 
 
-async def _poll_once(endpoint_id: str, after: int | None):
+async def _poll_once(endpoint_id: str, after: int | None, access: Access):
     yield f"retry: {POLL_SECONDS * 1000}\n\n"
-    text, _reached = await _since(endpoint_id, after)
+    text, _reached = await _since(endpoint_id, after, access)
     if not text:
         last = await _db(channel.last_id)()
         text = frame("since", {"id": last, "changes": [], "more": 0, "reset": False}, last)
@@ -125,7 +159,7 @@ async def _follow(endpoint_id: str, session_id: str, after: int | None, who):
     try:
         yield f"retry: {RETRY_MS}\n\n"
         # Subscribed first, then the summary: nothing falls between the two.
-        text, reached = await _since(endpoint_id, after)
+        text, reached = await _since(endpoint_id, after, who.access)
         if text:
             yield text
         else:
@@ -139,7 +173,12 @@ async def _follow(endpoint_id: str, session_id: str, after: int | None, who):
                 yield ending(item.reason)
             elif item[0] == "changes":
                 if item[1]["id"] > reached:  # else already in the summary
-                    yield frame("changes", item[1], item[1]["id"])
+                    shown = item[1]
+                    if who.access.source_limited(endpoint_id):
+                        shown = await _db(seen_changes)(endpoint_id, who.access, shown)
+                        if not shown["changes"] and not shown["more"]:
+                            continue  # nothing of theirs: the frame is not sent at all
+                    yield frame("changes", shown, shown["id"])
             else:
                 yield frame(*item)
     finally:

@@ -3,19 +3,19 @@
 A *kind* is what a person chooses a mode for on ``/account/notifications/``;
 several events may share one (approved and rejected are "your request was
 decided"). The audience of an event comes from the event itself (the
-people it names) or from roles (every admin but the requester).
+people it names) or from roles (every admin but the requester), always kept
+to who may see what it is about (``may_know``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
-from django.db.models import Q
-
+from hermes_ui.access import rows as seen
+from hermes_ui.access.rules import access_of
 from hermes_ui.notifications.models import DIGEST, IMMEDIATE
 from hermes_ui.platform import events
-from hermes_ui.web.roles import ADMIN, ROLES, has_role, role_of
+from hermes_ui.web.roles import ADMIN, SUPPORT
 
 
 @dataclass(frozen=True)
@@ -71,32 +71,52 @@ TO_ADMINS = {events.DELETION_REQUESTED, events.WEBHOOK_DISABLED}
 ADMIN_KINDS = {BY_EVENT[name].key for name in TO_ADMINS}
 
 
-def refusal(user, kind_keys) -> str:
-    """Why ``user`` may no longer be mailed notices of ``kind_keys`` ("" if they may):
-    mails go to people active, and still in the role, when they are sent."""
+def may_know(user, kind: str, endpoint: str = "", session_id: str = "") -> bool:
+    """May ``user`` be told of a notice of ``kind`` about ``endpoint`` (and ``session_id``)?
+
+    The one rule (``hermes_ui.access``), asked when the notice is made and
+    again when its mail is sent: a session's notice needs sight of that
+    session (its source, for a source-limited person), an endpoint's notice a
+    role there, a deletion awaiting approval the admin role on its endpoint,
+    a disabled webhook instance administration.
+    """
+    access = access_of(user)
+    if kind == WEBHOOK_DISABLED.key:
+        return access.instance_admin
+    needed = ADMIN if kind in ADMIN_KINDS else SUPPORT
+    if not endpoint:
+        return access.has_somewhere(needed)
+    if session_id:
+        return seen.may_see(access, endpoint, session_id, needed)
+    return access.has(needed, endpoint, any_source=True)
+
+
+def refusal(user, notices) -> str:
+    """Why ``user`` may be mailed none of ``notices`` ("" if some may go):
+    mails go to people active, and still allowed to know, when they are sent."""
     if not user.is_active:
         return "recipient_inactive"
-    needed = ADMIN if set(kind_keys) & ADMIN_KINDS else None
-    if role_of(user) is None or (needed and not has_role(user, needed)):
+    if not told(user, notices):
         return "recipient_role"
     return ""
 
 
-def with_role():
-    return (
-        get_user_model()
-        .objects.filter(is_active=True)
-        .filter(Q(is_superuser=True) | Q(groups__name__in=ROLES))
-    )
+def told(user, notices) -> list:
+    """The notices ``user`` may still be told of; the rest are left out of their mail."""
+    return [n for n in notices if may_know(user, n.kind, n.endpoint, n.session_id)]
 
 
 def audience(event: events.Event) -> list:
     """The active users with a role who are told of ``event`` (the actor never is)."""
-    users = with_role()
-    if event.name in TO_ADMINS:
-        users = users.filter(Q(is_superuser=True) | Q(groups__name=ADMIN))
-    else:
+    kind = BY_EVENT[event.name]
+    users = seen.people()
+    if event.name not in TO_ADMINS:
         users = users.filter(pk__in=event.users)
     if event.actor is not None:
         users = users.exclude(pk=event.actor)
-    return list(users.distinct().order_by("pk"))
+    session_id = str(event.ids.get("session_id", "") or "")
+    return [
+        user
+        for user in users.order_by("pk")
+        if may_know(user, kind.key, event.endpoint or "", session_id)
+    ]

@@ -92,11 +92,13 @@ def send(mail_pk: int) -> str:
     if not notices or not mail.user.email:
         Mail.objects.filter(pk=mail.pk).update(state=Mail.FAILED, last_error="nothing_to_send")
         return Mail.FAILED
-    # Whoever was deactivated or lost the role since the event is told nothing now.
-    gone = kinds.refusal(mail.user, {notice.kind for notice in notices})
+    # Whoever was deactivated or lost the role since the event is told nothing now,
+    # and a digest leaves out what its reader may no longer see (the one rule).
+    gone = kinds.refusal(mail.user, notices)
     if gone:
         Mail.objects.filter(pk=mail.pk).update(state=Mail.FAILED, last_error=gone)
         return Mail.FAILED
+    notices = kinds.told(mail.user, notices)
     message = EmailMessage(
         subject=mail.subject,
         body=compose.body(notices, digest=mail.digest),

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from hermes_ui.notifications import preferences
 from hermes_ui.notifications.forms import PreferencesForm
 from hermes_ui.notifications.models import Mail
-from hermes_ui.web.roles import ADMIN, role_required
+from hermes_ui.web.roles import instance_admin_required
 
 MAIL_ROWS = 100
 
@@ -31,7 +31,7 @@ def notification_preferences(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@role_required(ADMIN)
+@instance_admin_required
 def mail_failures(request: HttpRequest) -> HttpResponse:
     rows = (
         Mail.objects.exclude(last_error="")

@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from hermes_ui.access import rows as seen
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.transcript import plain_text
 from hermes_ui.platform.endpoints import Endpoint
@@ -27,9 +28,13 @@ class Source:
     counts: dict = field(default_factory=lambda: {"records": 0, "failed": 0})
 
 
-def queue_sessions(queue: Queue) -> list[str]:
-    """The sessions of a queue's items (whole or by a message), in the order they came."""
-    ids = queue.items.order_by("id").values_list("session_id", flat=True)
+def queue_sessions(queue: Queue, user=None) -> list[str]:
+    """The sessions of a queue's items (whole or by a message), in the order they came;
+    with ``user``, only those they may see (the one rule)."""
+    items = queue.items.all()
+    if user is not None:
+        items = seen.visible(items, user)
+    ids = items.order_by("id").values_list("session_id", flat=True)
     return list(dict.fromkeys(ids))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.forms.formsets import DELETION_FIELD_NAME
 
+from hermes_ui.access import rows as seen
 from hermes_ui.hermes.ids import MAX_ID_LENGTH
 from hermes_ui.review import queues, rubrics
 from hermes_ui.review.models import Queue, Rubric
@@ -124,7 +125,7 @@ class QueueForm(forms.Form):
     )
     assignees = forms.ModelMultipleChoiceField(
         label="Assignees",
-        queryset=queues.reviewers(),
+        queryset=seen.people(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
@@ -132,7 +133,22 @@ class QueueForm(forms.Form):
     def __init__(self, *args, endpoint=None, queue: Queue | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.endpoint, self.queue = endpoint, queue
-        self.fields["assignees"].queryset = queues.reviewers()  # type: ignore[attr-defined]
+        # Offered: who may review this endpoint's sessions. Anyone else with a grant
+        # is refused by name in ``clean_assignees``, not as an "invalid choice".
+        eligible = queues.reviewers(endpoint.id) if endpoint is not None else []
+        self.fields["assignees"].choices = [(u.pk, u.get_username()) for u in eligible]  # type: ignore[attr-defined]
+        self._eligible = {u.pk for u in eligible}
+
+    def clean_assignees(self):
+        chosen = list(self.cleaned_data["assignees"])
+        refused = sorted(u.get_username() for u in chosen if u.pk not in self._eligible)
+        if refused:
+            raise forms.ValidationError(
+                "%(names)s cannot review this endpoint's sessions (no reviewer role on "
+                "%(endpoint)s), so they cannot be assigned.",
+                params={"names": ", ".join(refused), "endpoint": self.endpoint.id},
+            )
+        return chosen
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()

@@ -14,6 +14,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from hermes_ui.access import rows as seen
+from hermes_ui.access.models import REVIEWER
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.platform import events
@@ -105,12 +107,13 @@ def release(user, item_id: int) -> None:
 
 
 def next_for(user, queue: Queue) -> int | None:
-    """The id of the first open item ``user`` has not completed a review of and nobody
-    else holds, now reserved for them; one they already hold comes first."""
+    """The id of the first open item ``user`` may review, has not completed a review of
+    and nobody else holds, now reserved for them; one they already hold comes first."""
     for _ in range(3):  # another reviewer may win each candidate: look again
         now = timezone.now()
+        # Only items of sessions the reviewer may review (the one rule).
         candidates = list(
-            Item.objects.filter(queue=queue, state__in=OPEN)
+            seen.visible(Item.objects.filter(queue=queue, state__in=OPEN), user, REVIEWER)
             .filter(_free_for(user, now))
             .exclude(pk__in=Review.objects.filter(reviewer=user, done=True).values("item_id"))
             .order_by("id")

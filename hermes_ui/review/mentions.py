@@ -4,7 +4,10 @@ A mention is ``@`` followed by a username (letters, digits and ``. + - _``,
 ending on a letter or digit, so ``@bob.`` at the end of a sentence is
 ``bob``). The ``@`` must start a word: ``a@b.com`` (an e-mail address) and
 ``@@bob`` mention nobody. Only active users who hold a dashboard role are
-mentioned; any other ``@word`` stays plain text.
+mentioned; any other ``@word`` stays plain text. A person who may not see
+the session cannot be mentioned on it (``unseeing``: the note is refused,
+saying who), and a person's mentions list and count hold only the sessions
+they may still see (``hermes_ui.access``).
 """
 
 from __future__ import annotations
@@ -12,18 +15,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
+from hermes_ui.access import rows as seen
+from hermes_ui.access.rules import access_of
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.platform.endpoints import Endpoint, configured
 from hermes_ui.platform.prepared import Prepared
 from hermes_ui.review.models import Mention, Note
 from hermes_ui.web.links import session_url
-from hermes_ui.web.roles import ROLES
 
 READ = "review.mention_read"
 
@@ -46,16 +49,24 @@ def users(text: str, *, author=None) -> list:
     wanted = names(text)
     if not wanted:
         return []
-    found = (
-        get_user_model()
-        .objects.filter(username__in=wanted, is_active=True)
-        .filter(Q(is_superuser=True) | Q(groups__name__in=ROLES))
-        .distinct()
-    )
+    found = seen.people().filter(username__in=wanted)
     if author is not None and author.pk is not None:
         found = found.exclude(pk=author.pk)
     by_name = {user.get_username(): user for user in found}
     return [by_name[name] for name in wanted if name in by_name]
+
+
+def unseeing(endpoint_id: str, session_id: str, people) -> list[str]:
+    """The names of ``people`` who may not see the session: they cannot be mentioned on it."""
+    return [
+        person.get_username()
+        for person in people
+        if not seen.may_see(person, endpoint_id, session_id)
+    ]
+
+
+def _seen(mentions, user):
+    return seen.visible(mentions, user, endpoint="note__endpoint", session="note__session_id")
 
 
 # The top bar of every page asks it: compiled once (platform.prepared).
@@ -73,6 +84,8 @@ _UNREAD = Prepared(
 def unread_count(user) -> int:
     if not getattr(user, "is_authenticated", False):
         return 0
+    if not access_of(user).everything:  # only mentions on sessions they may still see
+        return _seen(Mention.objects.filter(user=user, read_at__isnull=True), user).count()
     found = _UNREAD.first(user.pk)
     return found[0] if found else 0
 
@@ -86,8 +99,9 @@ class Row:
 
 
 def rows(user, limit: int = 200) -> list[Row]:
-    """The user's mentions, newest first, each with a link to where the note is."""
-    found = Mention.objects.filter(user=user).select_related("note")[:limit]
+    """The user's mentions on sessions they may see, newest first, each with a link to
+    where the note is."""
+    found = _seen(Mention.objects.filter(user=user), user).select_related("note")[:limit]
     return [_row(mention) for mention in found]
 
 
@@ -105,7 +119,7 @@ def _row(mention: Mention) -> Row:
 
 def mark_read(user, ids=None) -> int:
     """Mark the user's unread mentions read (those of ``ids``, or all); audited per endpoint."""
-    unread = Mention.objects.filter(user=user, read_at__isnull=True)
+    unread = _seen(Mention.objects.filter(user=user, read_at__isnull=True), user)
     if ids is not None:
         unread = unread.filter(pk__in=ids)
     per_endpoint: dict[str, list[int]] = {}

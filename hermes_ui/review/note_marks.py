@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hermes_ui.access.rules import RANK, role_here
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review import corrections, notes
 from hermes_ui.review.note_forms import NoteForm
 from hermes_ui.web.links import session_url
-from hermes_ui.web.roles import REVIEWER, SUPPORT, has_role
+from hermes_ui.web.roles import REVIEWER, SUPPORT
 
 _CACHE = "_review_note_marks"
 
@@ -31,11 +32,14 @@ class MessageMarks:
 
 
 class PageMarks:
-    def __init__(self, ep: Endpoint, session_id: str, user, counts: dict[int | None, int]):
+    def __init__(
+        self, ep: Endpoint, session_id: str, user, counts: dict[int | None, int], role=None
+    ):
         self.ep, self.session_id, self.user = ep, session_id, user
         self.counts = counts  # a message id is never None: the session's own count is ignored
         self.corrections = corrections.for_session(ep, session_id)
-        self.may_correct = has_role(user, REVIEWER)
+        # ``role``: the person's role on this session (its endpoint and source).
+        self.may_correct = _at_least(role, REVIEWER)
         # Each message's links differ only in ``message=``: reversed once for the page.
         self._thread = _with_message(session_url(ep.id, session_id, "review_notes"))
         self._correct = _with_message(session_url(ep.id, session_id, "review_correction"))
@@ -53,6 +57,10 @@ class PageMarks:
             corrections=corrections.shown(message.row, found),
             has_mine=any(c.author_id == self.user.pk for c in found),
         )
+
+
+def _at_least(role: str | None, needed: str) -> bool:
+    return role is not None and RANK[role] >= RANK[needed]
 
 
 def _with_message(url: str) -> str:
@@ -79,7 +87,8 @@ def for_page(request, ep: Endpoint, session_id: str) -> PageMarks:
     cached, key = _memo(request), (ep.id, session_id)
     if key not in cached:
         counts = page_counts(request, ep, session_id)
-        cached[key] = PageMarks(ep, session_id, request.user, counts)
+        role = role_here(request, ep.id)
+        cached[key] = PageMarks(ep, session_id, request.user, counts, role)
     return cached[key]
 
 
@@ -100,7 +109,7 @@ def thread(
         "notes": [(note, notes.may_delete(user, note)) for note in found],
         "post_url": session_url(ep.id, session_id, "review_notes", **query),
         "back_url": back_url(ep, session_id, message_id),
-        "may_add": has_role(user, SUPPORT),
+        "may_add": _at_least(role_here(request, ep.id), SUPPORT),
         "form": form or NoteForm(initial={"message": message_id}, auto_id=_auto_id(message_id)),
     }
 

@@ -50,8 +50,15 @@ def counts(ep: Endpoint, session_id: str) -> dict[int | None, int]:
 
 
 def add(ep: Endpoint, user, session_id: str, message_id: int | None, body: str) -> Note:
-    """Store the note and its mentions, and audit it (ids and a length only)."""
+    """Store the note and its mentions, and audit it (ids and a length only).
+
+    Raises ``Unseeing`` when it mentions someone who may not see the session:
+    the view asks ``mentions.unseeing`` first and says who.
+    """
     mentioned = mentions.users(body, author=user)
+    refused = mentions.unseeing(ep.id, session_id, mentioned)
+    if refused:
+        raise Unseeing(refused)
     with transaction.atomic():
         note = Note.objects.create(
             **ep.scope(),
@@ -75,9 +82,28 @@ def add(ep: Endpoint, user, session_id: str, message_id: int | None, body: str) 
     return note
 
 
+class Unseeing(ValueError):
+    """A note names people who may not see its session."""
+
+    def __init__(self, names: list[str]):
+        super().__init__(refusal(names))
+        self.names = names
+
+
+def refusal(names: list[str]) -> str:
+    """The form error for mentions of people who may not see the session."""
+    who = ", ".join(f"@{name}" for name in names)
+    return (
+        f"{who} cannot see this session, so the note cannot mention them. "
+        "Remove the mention, or ask an admin to give them access first."
+    )
+
+
 def may_delete(user, note: Note) -> bool:
-    """Authors delete their own notes; admins any."""
-    return has_role(user, ADMIN) or (note.author_id is not None and note.author_id == user.pk)
+    """Authors delete their own notes; admins of the note's endpoint any there."""
+    if has_role(user, ADMIN, note.endpoint):
+        return True
+    return note.author_id is not None and note.author_id == user.pk
 
 
 def delete(ep: Endpoint, user, note: Note) -> None:

@@ -17,5 +17,7 @@ def queue_of(ep, pk: int) -> Queue:
 
 
 def may_manage(user, queue: Queue) -> bool:
-    """Reviewers manage their own queues; admins every queue."""
-    return has_role(user, ADMIN) or (queue.owner_id is not None and queue.owner_id == user.pk)
+    """Reviewers manage their own queues; admins of the queue's endpoint every queue there."""
+    if has_role(user, ADMIN, queue.endpoint):
+        return True
+    return queue.owner_id is not None and queue.owner_id == user.pk

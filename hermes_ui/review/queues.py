@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.http import Http404
 
+from hermes_ui.access import rows as seen
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.platform import events
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.review.models import Item, Queue, Review
-from hermes_ui.web.roles import ADMIN, REVIEWER, has_role
+from hermes_ui.web.roles import ADMIN, REVIEWER, SUPPORT, has_role
 
 STATES = [state for state, _ in Item.STATES]
 
@@ -32,13 +32,14 @@ def get(ep: Endpoint, queue_id: int) -> Queue:
 
 
 def can_manage(user, queue: Queue) -> bool:
-    """Admins manage every queue; a reviewer the queues they own."""
-    return has_role(user, ADMIN) or (has_role(user, REVIEWER) and queue.owner_id == user.pk)
+    """Admins of the queue's endpoint manage every queue there; a reviewer the queues they own."""
+    ep = queue.endpoint
+    return has_role(user, ADMIN, ep) or (has_role(user, REVIEWER, ep) and queue.owner_id == user.pk)
 
 
 def can_work(user, queue: Queue) -> bool:
-    """Assignees (or any reviewer, when the queue says so) review its items."""
-    if not has_role(user, REVIEWER):
+    """Assignees (or any reviewer of its endpoint, when the queue says so) review its items."""
+    if not has_role(user, REVIEWER, queue.endpoint):
         return False
     return queue.any_reviewer or queue.assignees.filter(pk=user.pk).exists()
 
@@ -55,12 +56,18 @@ def require_work(user, queue: Queue) -> None:
 
 def workable(user, queues) -> list[Queue]:
     """The queues of ``queues`` that ``user`` may add to and review (one query)."""
-    if not has_role(user, REVIEWER):
+    queues = [q for q in queues if has_role(user, REVIEWER, q.endpoint)]
+    if not queues:
         return []
     mine = set(
         Queue.assignees.through.objects.filter(user_id=user.pk).values_list("queue_id", flat=True)
     )
     return [q for q in queues if q.any_reviewer or q.pk in mine]
+
+
+def items_seen(user, queue: Queue, needed: str = SUPPORT):
+    """The queue's items whose sessions ``user`` may see (with ``needed``): the one rule."""
+    return seen.visible(Item.objects.filter(queue=queue), user, needed)
 
 
 def save(user, ep: Endpoint, queue: Queue, data: dict, *, created: bool) -> Queue:
@@ -101,16 +108,21 @@ def save(user, ep: Endpoint, queue: Queue, data: dict, *, created: bool) -> Queu
     return queue
 
 
-def reviewers():
-    """Users who may be assigned: reviewers and admins."""
-    users = get_user_model().objects.filter(is_active=True).order_by("username")
-    return users.filter(Q(is_superuser=True) | Q(groups__name__in=["reviewer", "admin"])).distinct()
+def reviewers(endpoint_id: str):
+    """Who may be assigned to a queue of ``endpoint_id``: reviewers and admins there."""
+    pks = [person.pk for person in seen.people() if has_role(person, REVIEWER, endpoint_id)]
+    return seen.people().filter(pk__in=pks).order_by("username")
 
 
-def counts(queue_ids) -> dict[int, dict[str, int]]:
-    """Items per state of each queue, in one query."""
+def counts(queue_ids, user=None) -> dict[int, dict[str, int]]:
+    """Items per state of each queue, in one query; with ``user``, only the items of
+    sessions they may see."""
+    queue_ids = list(queue_ids)  # a generator was read up by the line below (all zeros)
     found = {qid: dict.fromkeys(STATES, 0) for qid in queue_ids}
-    rows = Item.objects.filter(queue_id__in=list(queue_ids)).values("queue_id", "state")
+    items = Item.objects.filter(queue_id__in=queue_ids)
+    if user is not None:
+        items = seen.visible(items, user)
+    rows = items.values("queue_id", "state")
     for row in rows.annotate(n=Count("id")):
         found[row["queue_id"]][row["state"]] = row["n"]
     for table in found.values():
@@ -133,13 +145,18 @@ class Person:
     states: dict = field(default_factory=dict)
 
 
-def per_person(queue: Queue) -> list[Person]:
+def per_person(queue: Queue, viewer=None) -> list[Person]:
     people: dict[int, Person] = {}
     for user in queue.assignees.all():
         people[user.pk] = Person(user.get_username(), assigned=True)
-    reviews = Review.objects.filter(item__queue=queue).values(
-        "reviewer_id", "reviewer_name", "done", "item__state"
-    )
+    reviews = Review.objects.filter(item__queue=queue)
+    skips = Item.objects.filter(queue=queue, state=Item.SKIPPED, skipped_by__isnull=False)
+    if viewer is not None:  # what the viewer may not see is not counted either
+        reviews = seen.visible(
+            reviews, viewer, endpoint="item__endpoint", session="item__session_id"
+        )
+        skips = seen.visible(skips, viewer)
+    reviews = reviews.values("reviewer_id", "reviewer_name", "done", "item__state")
     for row in reviews.annotate(n=Count("id")):
         person = people.setdefault(row["reviewer_id"], Person(row["reviewer_name"]))
         if not row["done"]:
@@ -148,11 +165,12 @@ def per_person(queue: Queue) -> list[Person]:
             person.completed += row["n"]
         else:
             person.needs_others += row["n"]
-    skips = Item.objects.filter(queue=queue, state=Item.SKIPPED, skipped_by__isnull=False)
     for row in skips.values("skipped_by_id", "skipped_by__username").annotate(n=Count("id")):  # type: ignore[assignment]
         person = people.setdefault(row["skipped_by_id"], Person(row["skipped_by__username"]))  # type: ignore[misc]
         person.skipped += row["n"]
     unfinished = Item.objects.filter(queue=queue, state__in=[Item.NEEDS_REVIEW, Item.NEEDS_OTHERS])
+    if viewer is not None:
+        unfinished = seen.visible(unfinished, viewer)
     total = unfinished.count()
     done_by = dict(
         Review.objects.filter(item__in=unfinished, done=True)

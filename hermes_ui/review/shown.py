@@ -69,6 +69,6 @@ def for_session(ep: Endpoint, session_id: str, user) -> Shown:
     if len(shown.items) >= _ITEMS_SHOWN or any(i.state == Item.COMPLETED for i in shown.items):
         for label in labels(ep, session_id):
             (shown.session if label.message_id is None else shown.messages).append(label)
-    if has_role(user, REVIEWER):
+    if has_role(user, REVIEWER, ep.id):
         shown.queues = queues.workable(user, list(queues.of_endpoint(ep)))
     return shown

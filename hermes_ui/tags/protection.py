@@ -17,9 +17,10 @@ def protects(tag) -> bool:
     return Tag.objects.filter(pk=tag.pk, keep__isnull=False).exists()
 
 
-def removal_refusal(user, tag) -> str | None:
-    """Why ``user`` may not remove ``tag`` from sessions, or None when they may."""
-    if has_role(user, ADMIN) or not protects(tag):
+def removal_refusal(user, tag, endpoint: str | None = None) -> str | None:
+    """Why ``user`` may not remove ``tag`` from sessions (of ``endpoint``), or None when
+    they may: the admin role on that endpoint (without one: on some endpoint)."""
+    if has_role(user, ADMIN, endpoint) or not protects(tag):
         return None
     return (
         f"This needs the admin role: tag “{tag.name}” protects sessions from retention, "

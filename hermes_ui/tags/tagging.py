@@ -76,7 +76,7 @@ def change(ep: Endpoint, user, op: str, tag: Tag, ids: list[str]) -> Changed:
     ids = list(dict.fromkeys(ids))
     evidence = {}
     if op == REMOVE and protection.protects(tag):
-        refusal = protection.removal_refusal(user, tag)
+        refusal = protection.removal_refusal(user, tag, ep.id)
         if refusal:
             raise AdminOnly(refusal)
         # A protection taken away is audited by the tag's name, not only its id.

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
-from hermes_ui.web.roles import ADMIN, role_required
+from hermes_ui.web.roles import instance_admin_required
 from hermes_ui.webhooks import outbox
 from hermes_ui.webhooks.forms import WebhookForm
 from hermes_ui.webhooks.models import Delivery, Webhook
@@ -17,7 +17,7 @@ LOG_ROWS = 50
 
 
 @require_http_methods(["GET", "POST"])
-@role_required(ADMIN)
+@instance_admin_required
 def webhook_list(request: HttpRequest) -> HttpResponse:
     form = WebhookForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -45,7 +45,7 @@ def webhook_list(request: HttpRequest) -> HttpResponse:
 
 @never_cache  # shows a generated secret once: no cache may keep a copy
 @require_http_methods(["GET", "POST"])
-@role_required(ADMIN)
+@instance_admin_required
 def webhook_detail(request: HttpRequest, pk) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     initial = {"url": hook.url, "events": hook.events, "active": hook.active}
@@ -73,7 +73,7 @@ def webhook_detail(request: HttpRequest, pk) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@instance_admin_required
 def webhook_ping(request: HttpRequest, pk) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     delivery = outbox.ping(hook)
@@ -83,7 +83,7 @@ def webhook_ping(request: HttpRequest, pk) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@instance_admin_required
 def webhook_redeliver(request: HttpRequest, pk, delivery) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     found = get_object_or_404(Delivery, pk=delivery, webhook=hook)
@@ -94,7 +94,7 @@ def webhook_redeliver(request: HttpRequest, pk, delivery) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@instance_admin_required
 def webhook_delete(request: HttpRequest, pk) -> HttpResponse:
     hook = get_object_or_404(Webhook, pk=pk)
     _audit(request.user, "webhooks.delete", hook)

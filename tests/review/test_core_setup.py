@@ -143,7 +143,8 @@ def test_a_reviewer_creates_a_queue_and_manages_only_their_own(login, users, dja
     assert other.post(edit, {**data, "name": "Mine"}).status_code == 403
     assert login("admin").post(edit, {**data, "name": "Renamed"}).status_code == 302
     assert Queue.objects.get(pk=queue.pk).name == "Renamed"
-    capabilities = list(AuditEvent.objects.order_by("pk").values_list("capability", flat=True))
+    review = AuditEvent.objects.filter(capability__startswith="review.")  # not the grants
+    capabilities = list(review.order_by("pk").values_list("capability", flat=True))
     assert capabilities == ["review.queue_create", "review.queue_edit"]
 
 

@@ -12,7 +12,7 @@ from django.http.response import HttpResponseBase
 from django.middleware.csrf import get_token
 from django.views.decorators.http import require_GET
 
-from hermes_ui.chat import frames
+from hermes_ui.chat import access, frames
 from hermes_ui.chat.models import Turn
 from hermes_ui.platform.db_steps import released
 from hermes_ui.platform.endpoints import get_endpoint
@@ -43,8 +43,9 @@ async def turn_stream(request: HttpRequest, endpoint, turn_id) -> HttpResponseBa
 
 def _admit(request, ep, turn_id: int):
     user = get_user(request)
-    exists = Turn.objects.filter(**ep.scope(), pk=turn_id).exists()
-    return user, exists
+    turn = Turn.objects.filter(**ep.scope(), pk=turn_id).first()
+    # A turn on a session this person may not see is as missing (the one rule).
+    return user, turn is not None and access.may_read(turn, user)
 
 
 MAX_CURSOR_DIGITS = 9

@@ -116,7 +116,7 @@ def _box(request, ep, session_id, *, status=200, **kwargs):
 @role_required(SUPPORT)
 def turn_page(request: HtmxHttpRequest, endpoint, turn_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
-    turn = _turn(ep, turn_id)
+    turn = _turn(ep, turn_id, request.user)
     view = store.view_of(turn)
     return render(request, "chat/turn.html", {"endpoint": ep, "turn": view})
 
@@ -125,7 +125,7 @@ def turn_page(request: HtmxHttpRequest, endpoint, turn_id) -> HttpResponse:
 @role_required(SUPPORT)
 def turn_cancel(request: HtmxHttpRequest, endpoint, turn_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
-    turn = _turn(ep, turn_id)
+    turn = _turn(ep, turn_id, request.user)
     # 403, not 404: every support user may read the turn (see hermes_ui.chat.access),
     # so hiding that it exists would hide nothing; stopping it is its sender's.
     if not access.may_cancel(turn, request.user):
@@ -146,8 +146,8 @@ CANCEL_NOT_PASSED_ON = (
 )
 
 
-def _turn(ep: Endpoint, turn_id: int) -> Turn:
+def _turn(ep: Endpoint, turn_id: int, user) -> Turn:
     turn = Turn.objects.select_related("user").filter(**ep.scope(), pk=turn_id).first()
-    if turn is None:
+    if turn is None or not access.may_read(turn, user):  # hidden: as a missing one
         raise Http404("No such chat turn on this endpoint.")
     return store.settle_if_orphaned(turn)

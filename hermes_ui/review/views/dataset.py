@@ -33,7 +33,9 @@ def _queue(request, endpoint, queue):
     context = {"endpoint": ep, "queue": queue, "form": form}
     if not form.is_bound or not form.is_valid():
         return _page(request, context, form)
-    source = dataset.Source(ep, dataset.queue_sessions(queue), form.cleaned_data["per"], queue)
+    source = dataset.Source(
+        ep, dataset.queue_sessions(queue, request.user), form.cleaned_data["per"], queue
+    )
     return _download(request, source, form, f"queue-{queue.pk}", {"id": queue.pk})
 
 
@@ -58,7 +60,7 @@ def _search(request, endpoint):
 
 
 def _page(request, context, form):
-    context["support"] = role_of(request.user) == SUPPORT
+    context["support"] = role_of(request.user, context["endpoint"].id) == SUPPORT
     return render(request, "review/dataset.html", context, status=400 if form.errors else 200)
 
 

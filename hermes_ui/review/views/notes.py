@@ -6,15 +6,16 @@ at the thread; with htmx the thread swaps in place (``review/thread.html#thread`
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.access import rows as seen
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import get_endpoint
-from hermes_ui.review import note_marks, notes
+from hermes_ui.review import mentions, note_marks, notes
 from hermes_ui.review.models import Note
 from hermes_ui.review.note_forms import MessageQuery
 from hermes_ui.review.thread_page import find_row, page_context
@@ -61,6 +62,11 @@ def _add(request, ep, session_id: str, message_id: int | None):
         return error_page(request, error, ep)
     if target is None:
         form.add_error(None, "This session has no such message (its transcript may have changed).")
+    elif form.is_valid():  # a mention of someone who may not see the session is refused
+        named = mentions.users(form.cleaned_data["body"], author=request.user)
+        refused = mentions.unseeing(ep.id, target, named)
+        if refused:
+            form.add_error("body", notes.refusal(refused))
     if not form.is_valid():
         return _thread(request, ep, target or session_id, message_id, form=form, status=400)
     notes.add(ep, request.user, target, message_id, form.cleaned_data["body"])  # type: ignore[arg-type]
@@ -87,6 +93,8 @@ def note_delete(request: HtmxHttpRequest, endpoint, pk) -> HttpResponse:
     """Authors delete their own notes, admins any; everyone else gets a 403."""
     ep = get_endpoint(endpoint)
     note = get_object_or_404(Note, pk=pk, **ep.scope())
+    if not seen.may_see(request.user, ep.id, note.session_id):
+        raise Http404("No Note matches the given query.")  # as for a missing one
     if not notes.may_delete(request.user, note):
         raise PermissionDenied("Only its author or an admin can delete a note.")
     notes.delete(ep, request.user, note)

@@ -29,7 +29,7 @@ def queue_list(request: HttpRequest, endpoint) -> HttpResponse:
             messages.success(request, "Queue created. Add sessions from the index or a session.")
             return redirect("review_queue", endpoint=ep.id, queue_id=queue.pk)
     listed = list(queues.of_endpoint(ep))
-    progress = queues.counts(q.pk for q in listed)
+    progress = queues.counts((q.pk for q in listed), request.user)
     workable = {q.pk for q in queues.workable(request.user, listed)}
     rows = [(q, progress[q.pk], q.pk in workable) for q in listed]
     context = {"endpoint": ep, "rows": rows, "form": form}
@@ -60,12 +60,12 @@ def queue_detail(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
         "endpoint": ep,
         "queue": queue,
         "form": form,
-        "counts": queues.counts([queue.pk])[queue.pk],
-        "people": queues.per_person(queue),
+        "counts": queues.counts([queue.pk], request.user)[queue.pk],
+        "people": queues.per_person(queue, request.user),
         "can_manage": queues.can_manage(request.user, queue),
         "can_work": queues.can_work(request.user, queue),
         "version": rubrics.current(queue.rubric),
         "next_url": reverse("review_next", kwargs={"endpoint": ep.id, "queue_id": queue.pk}),
-        "recent": queue.items.order_by("-id")[:50],
+        "recent": queues.items_seen(request.user, queue).order_by("-id")[:50],
     }
     return render(request, "review/queue.html", context, status=400 if form.errors else 200)

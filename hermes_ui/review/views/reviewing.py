@@ -2,10 +2,13 @@
 admin's pick of the authoritative review."""
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from hermes_ui.access import rows as seen
+from hermes_ui.access.rules import access_of
 from hermes_ui.hermes import HermesError
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import item_page, items, labelling, queues, rubrics
@@ -16,12 +19,20 @@ from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import ADMIN, REVIEWER, role_required
 
 
-def _item(ep, queue_id: int, item_id: int):
+def _item(request, ep, queue_id: int, item_id: int, needed: str = REVIEWER):
+    """The queue and its item; 404 for an item of a session the person may not see (as
+    for a missing one), 403 when they see it but lack ``needed`` on its source."""
     queue = queues.get(ep, queue_id)
     try:
-        return queue, queue.items.select_related("reserved_by").get(pk=item_id)
+        item = queue.items.select_related("reserved_by").get(pk=item_id)
     except Item.DoesNotExist:
         raise Http404("No such item in this queue.") from None
+    access = access_of(request.user)
+    if not seen.may_see(access, ep.id, item.session_id):
+        raise Http404("No such item in this queue.")
+    if not seen.may_see(access, ep.id, item.session_id, needed):
+        raise PermissionDenied(f"This needs the {needed} role.")
+    return queue, item
 
 
 def _version(item, own):
@@ -36,7 +47,11 @@ def review_next(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
     queues.require_work(request.user, queue)
     item_id = items.next_for(request.user, queue)
     if item_id is None:
-        context = {"endpoint": ep, "queue": queue, "counts": queues.counts([queue.pk])[queue.pk]}
+        context = {
+            "endpoint": ep,
+            "queue": queue,
+            "counts": queues.counts([queue.pk], request.user)[queue.pk],
+        }
         return render(request, "review/done.html", context)
     return redirect(item_page.item_url(ep.id, queue.pk, item_id))
 
@@ -61,7 +76,7 @@ def _page(request, ep, queue, item, own, form, at, status=200):
 @role_required(REVIEWER)
 def review_item(request: HttpRequest, endpoint, queue_id, item_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
-    queue, item = _item(ep, queue_id, item_id)
+    queue, item = _item(request, ep, queue_id, item_id)
     queues.require_work(request.user, queue)
     own = labelling.own_review(item, request.user)
     if request.method == "GET":
@@ -118,7 +133,7 @@ def _label(request, ep, queue, item, own, action):
 @role_required(ADMIN)
 def review_authoritative(request: HttpRequest, endpoint, queue_id, item_id) -> HttpResponse:
     ep = get_endpoint(endpoint)
-    queue, item = _item(ep, queue_id, item_id)
+    queue, item = _item(request, ep, queue_id, item_id, ADMIN)
     review_id = _at({"at": request.POST.get("review", "")})
     review = get_object_or_404(Review, pk=review_id or 0, item=item, done=True)
     items.make_authoritative(request.user, ep, review)

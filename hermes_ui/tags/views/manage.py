@@ -1,4 +1,8 @@
-"""The managed list of tags at ``/tags/``: admins add, rename, recolour and delete tags."""
+"""The managed list of tags at ``/tags/``: admins add, rename, recolour and delete tags.
+
+A tag is one for every endpoint, so deleting or renaming it changes sessions of
+all of them: instance administration (admin on ``*``), who sees every session.
+"""
 
 from django.contrib import messages
 from django.db.models import Count
@@ -10,11 +14,11 @@ from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
 from hermes_ui.tags.forms import TagForm
 from hermes_ui.tags.models import Tag
-from hermes_ui.web.roles import ADMIN, role_required
+from hermes_ui.web.roles import instance_admin_required
 
 
 @require_http_methods(["GET", "POST"])
-@role_required(ADMIN)
+@instance_admin_required
 def tag_list(request: HttpRequest) -> HttpResponse:
     form = TagForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -26,7 +30,7 @@ def tag_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@instance_admin_required
 def tag_edit(request: HttpRequest, pk) -> HttpResponse:
     tag = get_object_or_404(Tag, pk=pk)
     form = TagForm(request.POST, instance=tag, auto_id=_ids(tag.pk))
@@ -39,7 +43,7 @@ def tag_edit(request: HttpRequest, pk) -> HttpResponse:
 
 
 @require_POST
-@role_required(ADMIN)
+@instance_admin_required
 def tag_delete(request: HttpRequest, pk) -> HttpResponse:
     tag = get_object_or_404(Tag, pk=pk)
     count = tag.sessions.count()
