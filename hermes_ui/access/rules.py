@@ -91,6 +91,14 @@ class Access:
             self.role_on(endpoint) is None and self.role_on(endpoint, any_source=True) is not None
         )
 
+    def depends_on_source(self, endpoint: str) -> bool:
+        """True when a session's source can change this person's role on ``endpoint``."""
+        whole = self.role_on(endpoint)
+        floor = RANK[whole] if whole is not None else 0
+        return (self.only is None or endpoint in self.only) and any(
+            r.sources and r.endpoint in (ALL, endpoint) and r.rank > floor for r in self.rules
+        )
+
     # --- every endpoint ------------------------------------------------------------
     def endpoint_ids(self, needed: str = SUPPORT) -> list[str]:
         """The configured endpoints where this person has ``needed`` on some source."""
@@ -219,4 +227,7 @@ def role_here(request, endpoint: str) -> str | None:
     source = getattr(request, SOURCE_ATTR, None)
     if source is not None:
         return access.role_on(endpoint, source)
-    return access.role_on(endpoint, any_source=True)
+    # No session (or none whose source matters): the role on the whole endpoint; a
+    # grant limited to some sources counts only for a person who has no other there.
+    whole = access.role_on(endpoint)
+    return whole if whole is not None else access.role_on(endpoint, any_source=True)

@@ -67,10 +67,14 @@ def check(request, endpoint: str, session_id: str | None = None) -> None:
     access = access_of(request.user)
     if access.role_on(endpoint, any_source=True) is None:
         raise unknown_endpoint(endpoint)
-    if not session_id or not access.source_limited(endpoint):
+    if not session_id or not access.depends_on_source(endpoint):
         return
     source = session_source(endpoint, session_id)
-    if source is None or not access.sees(endpoint, source):
+    if source is None:
+        if access.source_limited(endpoint):
+            raise HiddenSession(endpoint, session_id)
+        return  # not found anywhere: the view answers as it does; the whole-endpoint role holds
+    if not access.sees(endpoint, source):
         raise HiddenSession(endpoint, session_id)
     setattr(request, SOURCE_ATTR, source)
 

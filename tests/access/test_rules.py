@@ -139,3 +139,30 @@ def test_the_settings_group_map_gives_its_groups_members_their_roles(
     access = access_of(person)
     assert access.role_on("eu", "cron") == "reviewer"
     assert access.role_on("eu", "telegram") is None and access.role_on("us", "cron") is None
+
+
+def test_a_source_grant_raises_the_role_only_on_sessions_of_that_source(two_endpoints, person):
+    from django.test import RequestFactory
+
+    from hermes_ui.access.rules import role_here
+    from hermes_ui.access.scope import check
+
+    _row("eu", "from-cron", "cron")
+    _row("eu", "from-cli", "cli")
+    from hermes_ui.access.models import IdpGroup, Membership
+
+    # Support on the whole endpoint of their own, reviewer on its cron sessions by a group.
+    grants.grant("eu", "support", user=person)
+    cron_reviewers = IdpGroup.objects.create(name="cron-reviewers")
+    grants.grant("eu", "reviewer", ["cron"], group=cron_reviewers)
+    Membership.objects.create(user=person, group=cron_reviewers, origin="scim")
+
+    def role_for(session_id):
+        request = RequestFactory().get("/")
+        request.user = person
+        check(request, "eu", session_id)
+        return role_here(request, "eu")
+
+    assert role_for("from-cron") == "reviewer"
+    assert role_for("from-cli") == "support"
+    assert role_for(None) == "support"  # the endpoint's own pages: the whole-endpoint role
