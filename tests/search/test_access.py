@@ -280,3 +280,13 @@ def test_usage_counts_only_visible_sources_and_endpoints(web_only, eu_only, star
     page = _text(web_only.get(url, {k: v for k, v in query.items() if k != "format"}))
     assert 'id="usage-partial"' in page
     _clean(page)
+
+
+def test_a_search_dataset_holds_only_visible_sessions(web_only, star_admin):
+    url = reverse("review_dataset_search", kwargs={"endpoint": "eu"})
+    query = {"q": "canary", "format": "jsonl", "per": "session", "redact": "1"}
+    mine = web_only.get(url, query)
+    assert mine.status_code == 200
+    _clean(b"".join(mine.streaming_content).decode())
+    theirs = star_admin.get(url, query)
+    assert EU_ID in b"".join(theirs.streaming_content).decode()
