@@ -1,7 +1,7 @@
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
