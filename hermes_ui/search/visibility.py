@@ -58,6 +58,15 @@ def may_act(user, endpoint_id: str, session_id: str, needed: str = SUPPORT) -> b
     return source is not None and access.has(needed, endpoint_id, source)
 
 
+def still_may_act(user, endpoint_id: str, session_id: str, needed: str = SUPPORT) -> bool:
+    """``may_act`` with the person's grants read afresh: a job acting on a selection
+    long after it was confirmed asks this before each session (a grant may be gone)."""
+    from hermes_ui.access.rules import forget
+
+    forget(user)
+    return user is not None and may_act(user, endpoint_id, session_id, needed)
+
+
 def allowed_ids(user, endpoint, ids: list[str], needed: str = SUPPORT) -> list[str]:
     """``ids`` of ``endpoint`` that ``user`` may act on with ``needed``, in their order.
 

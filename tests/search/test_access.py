@@ -290,3 +290,18 @@ def test_a_search_dataset_holds_only_visible_sessions(web_only, star_admin):
     _clean(b"".join(mine.streaming_content).decode())
     theirs = star_admin.get(url, query)
     assert EU_ID in b"".join(theirs.streaming_content).decode()
+
+
+def test_a_bulk_close_sends_nothing_for_a_session_whose_grant_went(world, django_user_model):
+    from django.conf import settings
+
+    from hermes_ui.bulk import close
+
+    user = django_user_model.objects.create_user("leaver", password="a-long-password-1")
+    grants.grant("eu", "support", ["web"], user=user)
+    grants.revoke("eu", user=user)  # between the confirming POST and the job's run
+    eu = settings.HERMES_ENDPOINTS["eu"]
+    (row,) = close.close_each(eu, user, [OPEN_ID], "resolved", "k" * 22)
+    assert (row.verdict, row.code) == (close.FAILED, "not_found")
+    assert world["eu.test"].rows[OPEN_ID]["end_reason"] is None
+    assert not [r for r in world["eu.test"].requests if r.method == "PATCH"]
