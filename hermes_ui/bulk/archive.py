@@ -17,6 +17,7 @@ from hermes_ui.changes import apply, flags
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import visibility
 from hermes_ui.search.selection import member_key
 
 ARCHIVED, FAILED, UNCERTAIN, NOT_SENT = "archived", "refused", "uncertain", "not sent"
@@ -41,8 +42,12 @@ def _patch(endpoint: Endpoint, session_id: str, key: str):
 
 
 def archive_each(endpoint: Endpoint, user, ids: list[str], form_key: str, size: int = 0):
-    """Archive each session in turn; yields one row per session, in the selection's order."""
+    """Archive each session in turn; yields one row per session, in the selection's order.
+    The person's access is checked again before each one (it may be gone meanwhile)."""
     for session_id in ids:
+        if not visibility.still_may_act(user, endpoint.id, session_id):
+            yield Archived(session_id, NOT_SENT, code="not_found")
+            continue
         if flags.refused_here(endpoint):
             yield Archived(session_id, NOT_SENT, code=flags.UNSUPPORTED)
             continue

@@ -15,6 +15,7 @@ from hermes_ui.changes import apply
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.platform.db_steps import release_connections
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import visibility
 from hermes_ui.search.selection import member_key
 
 CLOSED, ALREADY, FAILED, UNCERTAIN = "closed", "already closed", "refused", "uncertain"
@@ -36,9 +37,14 @@ def close_each(
     """Close each session in turn; yields one row per session, in the selection's order.
 
     ``size`` is the whole selection's (when ``ids`` is what a resumed job has left):
-    it is part of each session's submission, so it must not change.
+    it is part of each session's submission, so it must not change. The person's
+    access is checked again before each one: nothing is sent for a session they
+    may no longer act on.
     """
     for session_id in ids:
+        if not visibility.still_may_act(user, endpoint.id, session_id):
+            yield Closed(session_id, FAILED, code="not_found")  # access gone meanwhile
+            continue
         yield _close_one(endpoint, user, session_id, end_reason, form_key, size or len(ids))
 
 

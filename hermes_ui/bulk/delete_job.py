@@ -20,6 +20,7 @@ from hermes_ui.deletion import batch as batches
 from hermes_ui.hermes import HermesError
 from hermes_ui.platform.digests import json_digest
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import visibility
 
 KIND = KINDS["bulk_delete"]
 
@@ -40,10 +41,14 @@ def _work(job: Job, progress, resumed: bool) -> None:
 
     if resumed:
         progress.rows, progress.done = [], 0  # a fresh start: nothing was filed
+    # Access is read again: a session the person may no longer act on is not filed.
+    ids = [sid for sid in job.params["ids"] if visibility.still_may_act(job.user, endpoint.id, sid)]
+    if not ids:
+        raise Failed("not_found", "None of these sessions is yours to act on now: nothing filed.")
     try:
         batches.create(
             endpoint,
-            job.params["ids"],
+            ids,
             job.user,
             job.params["reason"],
             on_filed=filed,

@@ -7,17 +7,25 @@ region (``{% compare_panel %}``); ``views.session_panel`` fills it.
 
 from hermes_ui.compare import verdicts
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.search import queries
+from hermes_ui.search import queries, visibility
 from hermes_ui.web import links
 
 MAX_SIBLINGS = 20
 
 
-def context(endpoint: Endpoint, session_id: str, parent_id: str | None) -> dict:
+def context(endpoint: Endpoint, session_id: str, parent_id: str | None, user=None) -> dict:
+    """The panel for ``user``: siblings, verdicts and the parent they may see only."""
+    hidden_parent = (
+        parent_id
+        and visibility.limits(user)
+        and not visibility.allowed_ids(user, endpoint, [parent_id])
+    )
+    if hidden_parent:
+        parent_id = None  # a parent of a hidden source is not named
     siblings = []
     if parent_id:
         found = (
-            queries.present(endpoint)
+            visibility.visible(queries.present(endpoint), user)
             .filter(parent_session_id=parent_id)
             .exclude(session_id=session_id)
             .order_by("started_at", "session_id")
@@ -27,6 +35,11 @@ def context(endpoint: Endpoint, session_id: str, parent_id: str | None) -> dict:
             {"id": sid, "title": title, "url": links.compare_url(endpoint.id, session_id, sid)}
             for sid, title in found
         ]
+    verdicts_here = list(verdicts.for_session(endpoint, session_id))
+    if visibility.limits(user):
+        others = [v.other(session_id) for v in verdicts_here]
+        seen = set(visibility.allowed_ids(user, endpoint, others))
+        verdicts_here = [v for v in verdicts_here if v.other(session_id) in seen]
     judged = [
         {
             "verdict": v,
@@ -35,7 +48,7 @@ def context(endpoint: Endpoint, session_id: str, parent_id: str | None) -> dict:
             "url": links.compare_url(endpoint.id, session_id, v.other(session_id)),
             "preferred_here": v.preferred_id == session_id,
         }
-        for v in verdicts.for_session(endpoint, session_id)
+        for v in verdicts_here
     ]
     return {
         "endpoint": endpoint,

@@ -4,6 +4,7 @@ from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
+from hermes_ui.access.rules import access_of, forget
 from hermes_ui.export import download, members, record
 from hermes_ui.export.formats import WRITERS, ExportDoc
 from hermes_ui.export.forms import ExportQuery
@@ -47,7 +48,7 @@ def _export(request, ep, session_id, query, slot):
     client = client_for(ep)
     try:
         check_path_id(session_id)
-        plan = members.plan(client, ep, session_id, lineage=lineage)
+        plan = members.plan(client, ep, session_id, lineage=lineage, user=request.user)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
     except HermesError as error:
@@ -60,7 +61,7 @@ def _export(request, ep, session_id, query, slot):
         lineage=lineage,
         redactor=redactor,
         notes=plan.notes,
-        sessions=members.sessions(client, plan, redactor),
+        sessions=members.sessions(client, plan, redactor, _still_allowed(request.user, ep.id)),
     )
     facts = {
         "session_id": session_id,
@@ -73,3 +74,14 @@ def _export(request, ep, session_id, query, slot):
     writer = WRITERS[fmt]
     chunks = slot.stream(stream.hashed(writer.body(doc), writer.trailer, finish))
     return download.attachment(request, writer, chunks, session_id=session_id, lineage=lineage)
+
+
+def _still_allowed(user, endpoint_id: str):
+    """Asked before each member is read while the download streams: the person's
+    grants are read afresh, so one taken away meanwhile stops the rest."""
+
+    def allowed(source: str) -> bool:
+        forget(user)
+        return access_of(user).sees(endpoint_id, source)
+
+    return allowed

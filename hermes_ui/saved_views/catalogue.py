@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.db.models import Q
 from django.urls import reverse
 
+from hermes_ui.access.rules import access_of
+from hermes_ui.index.models import IndexedSession
 from hermes_ui.saved_views.models import DefaultView, SavedView
-from hermes_ui.search import facets
+from hermes_ui.search import facets, visibility
 from hermes_ui.web import params
 
 ALL = "all"
@@ -72,11 +75,42 @@ def of_saved(row: SavedView, user=None) -> View:
 
 
 def visible(user) -> list[View]:
-    """Built-ins, then the user's own views, then the views others shared."""
+    """Built-ins, then the user's own views, then the views others shared.
+
+    A shared view naming a session or source the user may not see (its id, its
+    exact title, its source) is left out for them: a name or a search is text
+    its author typed, and might be the very thing hidden from them. Any view
+    that is shown lists only what they may see (the search filters every row).
+    """
     rows = SavedView.objects.filter(Q(owner=user) | Q(shared=True)).select_related("owner")
     own = [of_saved(r, user) for r in rows if r.owner_id == user.pk]
     others = [of_saved(r, user) for r in rows if r.owner_id != user.pk]
+    others = [v for v in others if not reveals(v, user)]
     return [*builtins(), *own, *others]
+
+
+_WORD = re.compile(r"[^\s:,\"'()]+")
+
+
+def reveals(view: View, user) -> bool:
+    """Does ``view`` (a shared view of someone else) name what ``user`` may not see?"""
+    if not visibility.limits(user):
+        return False
+    texts = [t.strip() for t in (view.name, view.q) if t and t.strip()]
+    texts += [t.strip() for t in re.findall(r'"([^"]+)"', view.q or "")]
+    words = {w for text in (view.name, view.q, view.source) for w in _WORD.findall(text or "")}
+    if view.source:
+        words.add(view.source)
+    if not words and not texts:
+        return False
+    present = IndexedSession.objects.filter(vanished_at__isnull=True)
+    mine = access_of(user).session_q()
+    # A source the user sees somewhere is no secret to them, even if hidden elsewhere.
+    seen = set(present.filter(mine, source__in=words).values_list("source", flat=True))
+    named = Q(session_id__in=words) | Q(source__in=words - seen)
+    for text in texts:
+        named |= Q(title__iexact=text)
+    return present.exclude(mine).filter(named).exists()
 
 
 def find(user, key: str) -> View | None:
@@ -89,7 +123,10 @@ def find(user, key: str) -> View | None:
             .select_related("owner")
             .first()
         )
-        return of_saved(row, user) if row else None
+        if row is None:
+            return None
+        view = of_saved(row, user)
+        return None if row.owner_id != user.pk and reveals(view, user) else view
     return None
 
 

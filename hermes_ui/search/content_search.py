@@ -34,7 +34,7 @@ from hermes_ui.index import content
 from hermes_ui.index.content_store import FTS_TABLE
 from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.search import facets, snippets, window_rank
+from hermes_ui.search import facets, snippets, visibility, window_rank
 from hermes_ui.search.queries import api_row, present
 from hermes_ui.search.syntax import Query
 from hermes_ui.web.links import session_url
@@ -124,8 +124,11 @@ def _filters(ep: Endpoint, query: Query, user=None) -> tuple[str, list]:
     if query.before:
         sql.append("m.timestamp < %s")
         params.append(_stamp(query.before))  # type: ignore[arg-type]
-    if query.has_filters:
-        rows = facets.restrict(present(ep), ep, query.facets, user)
+    # A transcript of a session the person may not see is never matched, so never
+    # drawn as a snippet (``search.visibility``).
+    limited = visibility.limits(user)
+    if query.has_filters or limited:
+        rows = facets.restrict(visibility.visible(present(ep), user), ep, query.facets, user)
         if query.source:
             rows = rows.filter(source=query.source)
         if query.kind:
@@ -207,13 +210,13 @@ def search(
         ranked = [r for r in ranked if (r.score, r.session_id) > after]
     shown, more = ranked[:limit], len(ranked) > limit
     if shown:
-        _complete(ep, shown, query)
+        _complete(ep, shown, query, user)
     last = shown[-1] if shown else None
     next_after = f"{last.score!r}:{last.session_id}" if more and last else None
     return Page(shown, len(groups), len(hits), next_after, capped=capped, window=WINDOW)
 
 
-def _complete(ep: Endpoint, results: list[Result], query: Query) -> None:
+def _complete(ep: Endpoint, results: list[Result], query: Query, user=None) -> None:
     ids = [r.session_id for r in results]
     by_id = {r.session_id: r for r in results}
     pks = [s.pk for r in results for s in r.snippets]
@@ -241,8 +244,13 @@ def _complete(ep: Endpoint, results: list[Result], query: Query) -> None:
         if values.pop("vanished_at") is None:
             by_id[values["session_id"]].row = api_row(values)
     resolutions = ContentSession.objects.filter(**ep.scope(), resolved_id__in=ids)
+    hidden = set()
+    if visibility.limits(user):
+        named = set(resolutions.values_list("session_id", flat=True))
+        shown = visibility.visible(present(ep).filter(session_id__in=named), user)
+        hidden = named - set(shown.values_list("session_id", flat=True))
     for sid, resolved in sorted(resolutions.values_list("session_id", "resolved_id")):
-        if sid != resolved:
+        if sid != resolved and sid not in hidden:
             by_id[resolved].read_for.append(sid)
 
 

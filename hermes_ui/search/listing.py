@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 
 from hermes_ui.index import content_store
-from hermes_ui.search import badges, content_search, facets, queries
+from hermes_ui.search import badges, content_search, facets, queries, visibility
 from hermes_ui.search.syntax import Query
 
 PAGE_SIZE = 50  # sessions per page of the id/title/preview table
@@ -25,11 +25,14 @@ class Paging:
         return self.base + "?" + urlencode(params) if params else self.base
 
 
-def page_context(ep, form, fresh) -> dict:
-    """What every answer of the index page shows, valid query or not."""
-    form.offer_sources(queries.sources(ep, version=(fresh.generation, fresh.total)))
+def page_context(ep, form, fresh, user=None) -> dict:
+    """What every answer of the index page shows, valid query or not: only the
+    sources ``user`` may see are offered, and the index's totals only to those who
+    see all of it."""
+    form.offer_sources(queries.sources(ep, version=(fresh.generation, fresh.total), user=user))
     return {
         "endpoint": ep,
+        "counts_hidden": visibility.partial(user, ep.id),
         "form": form,
         "fresh": fresh,
         "bulk_limit": settings.HERMES_BULK_LIMIT,

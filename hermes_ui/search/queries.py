@@ -20,6 +20,7 @@ from hermes_ui.index import rows as r
 from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.search import facets as feature_filters
+from hermes_ui.search import visibility
 
 SOURCES_TTL = 600  # seconds; a new generation or size gets a new key anyway
 MAX_LINEAGE = 5000
@@ -143,12 +144,15 @@ def search(
     does), which is this first page's total when nothing filters it.
     ``facets``: the feature filters of the query (``search.facets``), for ``user``.
     ``reasons``: closed with one of these end reasons (``reason:``).
-    ``active_before``: last active (else started) before this epoch time (retention)."""
+    ``active_before``: last active (else started) before this epoch time (retention).
+    Only the rows ``user`` may see are listed and counted (``search.visibility``)."""
     facets = feature_filters.with_defaults(ep, facets)  # archived:no unless asked
+    limited = visibility.limits(user)
     unfiltered = (
-        not (q or source or kind or state or reasons or facets or active_before) and after is None
+        not (q or source or kind or state or reasons or facets or active_before or limited)
+        and after is None
     )
-    rows = feature_filters.restrict(present(ep), ep, facets, user)
+    rows = feature_filters.restrict(visibility.visible(present(ep), user), ep, facets, user)
     if q:
         rows = rows.filter(
             Q(session_id__icontains=q) | Q(title__icontains=q) | Q(preview__icontains=q)
@@ -168,8 +172,8 @@ def search(
     changed_since = 0
     if after is not None:
         # A later page: only the snapshot's rows, in the snapshot's order.
-        changed_since = IndexedSession.objects.filter(
-            **ep.scope(), changed_gen__gt=snapshot
+        changed_since = visibility.visible(
+            IndexedSession.objects.filter(**ep.scope(), changed_gen__gt=snapshot), user
         ).count()
         rows = rows.filter(changed_gen__lte=snapshot)
     matching = rows
@@ -232,9 +236,10 @@ def parse_after(text: str) -> tuple[float, int] | None:
         return None
 
 
-def sources(ep: Endpoint, version: tuple | None = None) -> list[str]:
-    """The sources of present sessions; cached under ``version`` (the index's
-    generation and size) when given, as reading them scans every row."""
+def sources(ep: Endpoint, version: tuple | None = None, user=None) -> list[str]:
+    """The sources of present sessions (those ``user`` may see, when given); cached
+    under ``version`` (the index's generation and size) when given, as reading them
+    scans every row."""
     key = (
         f"index-sources:{ep.id}:{ep.fingerprint}:" + "-".join(map(str, version))
         if version
@@ -246,4 +251,4 @@ def sources(ep: Endpoint, version: tuple | None = None) -> list[str]:
         found = sorted(set(rows))
         if key:
             cache.set(key, found, SOURCES_TTL)
-    return found
+    return visibility.sources(user, ep.id, found)

@@ -4,7 +4,8 @@
 index query the search page runs, and bounded by ``HERMES_BULK_LIMIT``
 (500 by default): the page never has to carry thousands of ids. Ids are
 checked like any path id; each belongs to the endpoint in the URL, and only
-that endpoint's client is ever asked about them.
+that endpoint's client is ever asked about them. Every id is checked against
+the person's access (``search.visibility``) on the server, whatever the page sent.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from hermes_ui.access.rules import SUPPORT
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import Endpoint
-from hermes_ui.search import queries
+from hermes_ui.search import queries, visibility
 from hermes_ui.search.forms import IndexQuery
 
 FILTERS = ("q", "source", "kind", "state")
@@ -39,9 +41,13 @@ def limit() -> int:
     return settings.HERMES_BULK_LIMIT
 
 
-def resolve(endpoint: Endpoint, data, user=None) -> Selection:
+def resolve(endpoint: Endpoint, data, user=None, needed: str = SUPPORT) -> Selection:
     """The selection a form posted (``ids``, or ``all=1`` with the search filters);
-    ``user``'s own feature filters (``new:yes``) resolve for them."""
+    ``user``'s own feature filters (``new:yes``) resolve for them.
+
+    Only sessions ``user`` may act on with ``needed`` are kept (``search.visibility``):
+    any other is left out as "not found", never named, so a hidden id typed into
+    the form is neither acted on nor confirmed to exist."""
     if data.get("all") == "1":
         form = IndexQuery({name: data.get(name, "") for name in FILTERS})
         if not form.is_valid():
@@ -51,7 +57,10 @@ def resolve(endpoint: Endpoint, data, user=None) -> Selection:
             endpoint, snapshot=0, limit=limit(), user=user, **_search(form.cleaned_data)
         )
         ids = [row["id"] for row in page.rows]
-        return Selection(ids, matching=page.total, all_matching=True, filters=filters)
+        if user is not None:
+            ids = visibility.allowed_ids(user, endpoint, ids, needed)
+        matching = page.total if len(ids) == len(page.rows) else len(ids)
+        return Selection(ids, matching=matching, all_matching=True, filters=filters)
     ids = list(dict.fromkeys(data.getlist("ids")))
     if not ids:
         return Selection(error="No session is selected. Tick at least one.")
@@ -62,7 +71,19 @@ def resolve(endpoint: Endpoint, data, user=None) -> Selection:
             check_path_id(session_id)
     except IdError as exc:
         return Selection(error=str(exc))
+    if user is not None:
+        kept = visibility.allowed_ids(user, endpoint, ids, needed)
+        if len(kept) < len(ids):
+            return Selection(error=_not_found(len(ids) - len(kept)))
     return Selection(ids, matching=len(ids))
+
+
+def _not_found(count: int) -> str:
+    """The refusal of a selection naming sessions the person may not act on: the
+    same words whether they are hidden or do not exist, and no id repeated."""
+    if count == 1:
+        return "One selected session was not found. Nothing was changed; select again."
+    return f"{count} selected sessions were not found. Nothing was changed; select again."
 
 
 def _search(cleaned: dict) -> dict:
@@ -102,9 +123,9 @@ def member_key(form_key: str, session_id: str) -> str:
     return f"{form_key[:40]}-{digest}"
 
 
-def review(endpoint: Endpoint, data, user=None) -> dict:
+def review(endpoint: Endpoint, data, user=None, needed: str = SUPPORT) -> dict:
     """The context every bulk page starts from: the selection and, if valid, its rows."""
-    chosen = resolve(endpoint, data, user)
+    chosen = resolve(endpoint, data, user, needed)
     context = {"endpoint": endpoint, "selection": chosen, "limit": limit()}
     if not chosen.error:
         context["rows"] = rows(endpoint, chosen.ids)

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 from hermes_ui.index import freshness, refresher
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.saved_views import catalogue
-from hermes_ui.search import listing
+from hermes_ui.search import listing, visibility
 from hermes_ui.search.forms import IndexQuery
 from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import ADMIN, SUPPORT, require_role
@@ -34,7 +34,7 @@ def search_page(request: HtmxHttpRequest, ep, fresh) -> HttpResponse:
         return redirect(listing.Paging(request.path, {}).url(**start))
     form = IndexQuery(request.GET)
     template = "search/index.html#results" if request.htmx else "search/index.html"
-    context = listing.page_context(ep, form, fresh)
+    context = listing.page_context(ep, form, fresh, request.user)
     if not form.is_valid():
         return render(request, template, context, status=400)
     params = form.cleaned_data
@@ -89,7 +89,9 @@ def index_status(request: HtmxHttpRequest, endpoint) -> HttpResponse:
 
 def _status(request, ep):
     fresh = freshness.of(ep)
-    response = render(request, "index/_freshness.html", {"endpoint": ep, "fresh": fresh})
+    hidden = visibility.partial(request.user, ep.id)
+    context = {"endpoint": ep, "fresh": fresh, "counts_hidden": hidden}
+    response = render(request, "index/_freshness.html", context)
     if not fresh.running and request.GET.get("polling"):
         # The sync the page was waiting for is over: let its results reload.
         response["HX-Trigger"] = "index-refreshed"

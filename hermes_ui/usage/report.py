@@ -14,6 +14,7 @@ from django.db.models import Q, Sum
 from hermes_ui.hermes.contract import USAGE_COSTS as COSTS
 from hermes_ui.hermes.contract import USAGE_COUNTERS as AMOUNTS
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.search import visibility
 from hermes_ui.usage.models import DayTotal
 
 DELETED = "deleted sessions"
@@ -88,7 +89,10 @@ class Report:
         return head + [_plain(name, amounts[name]) for name, _ in COLUMNS]
 
 
-def build(endpoints: list[Endpoint], start: date, end: date, by: str) -> Report:
+def build(endpoints: list[Endpoint], start: date, end: date, by: str, user=None) -> Report:
+    """The figures of ``endpoints`` over the days, counting only what ``user`` may see
+    (``search.visibility``): a person limited to some sources gets those sources'
+    figures, and never the "deleted sessions" bucket, which has no source."""
     scope = Q()
     for ep in endpoints:
         scope |= Q(**ep.scope())
@@ -96,7 +100,7 @@ def build(endpoints: list[Endpoint], start: date, end: date, by: str) -> Report:
     if not endpoints:
         return report
     rows = (
-        DayTotal.objects.filter(scope, day__gte=start, day__lte=end)
+        visibility.visible(DayTotal.objects.filter(scope, day__gte=start, day__lte=end), user)
         .values("day", by, "history", "deleted")
         .annotate(**{f"sum_{name}": Sum(name) for name in AMOUNTS})
         .order_by()

@@ -1,11 +1,13 @@
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.background.workers import liveness
 from hermes_ui.platform import redis_link
 from hermes_ui.platform.endpoints import all_endpoints
@@ -14,12 +16,20 @@ from hermes_ui.web.links import list_url
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The default endpoint's session list, or a setup page when none is configured."""
-    if settings.HERMES_ENDPOINT_ID in settings.HERMES_ENDPOINTS:
+    """The default endpoint's session list, or the first the person may see.
+
+    An endpoint without a grant does not exist for the person, so the default
+    one is skipped when it is hidden from them. A setup page when none is
+    configured; a refusal when none is theirs (never a redirect to a 404).
+    """
+    if not all_endpoints():
+        return render(request, "no_endpoint.html", status=503)
+    seen = access_of(request.user).endpoint_ids()
+    if settings.HERMES_ENDPOINT_ID in seen:
         return redirect(list_url(settings.HERMES_ENDPOINT_ID))
-    if all_endpoints():
-        return redirect(list_url(all_endpoints()[0].id))
-    return render(request, "no_endpoint.html", status=503)
+    if seen:
+        return redirect(list_url(seen[0]))
+    raise PermissionDenied("No endpoint of this dashboard is granted to you yet.")
 
 
 @login_not_required

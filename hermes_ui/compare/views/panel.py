@@ -28,7 +28,7 @@ def session_panel(request: HtmxHttpRequest, endpoint, session_id) -> HttpRespons
             check_path_id(parent_id)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
-    context = panel.context(ep, session_id, parent_id)
+    context = panel.context(ep, session_id, parent_id, request.user)
     if request.htmx:
         return render(request, "compare/_session_panel.html", context)
     context["session_url"] = links.session_url(ep.id, session_id)

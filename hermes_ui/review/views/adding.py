@@ -61,7 +61,7 @@ def review_add(request: HttpRequest, endpoint, session_id) -> HttpResponse:
 def review_bulk_add(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index's bulk bar: pick the queue (``stage`` absent), then add them all."""
     ep = get_endpoint(endpoint)
-    context = selection.review(ep, request.POST, request.user)
+    context = selection.review(ep, request.POST, request.user, REVIEWER)
     if context["selection"].error:
         return render(request, "review/bulk_add.html", context, status=400)
     available = _available(request.user, ep)

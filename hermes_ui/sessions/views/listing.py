@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.hermes import HermesError, client_for
 from hermes_ui.index import freshness
 from hermes_ui.platform.endpoints import get_endpoint
@@ -20,9 +21,17 @@ from hermes_ui.web.roles import ADMIN, require_role
 @require_GET
 @vary_on_headers("HX-Request")
 def session_list(request: HtmxHttpRequest, endpoint) -> HttpResponse:
-    """Hermes' list when its paging asks for it or the index is not built; else the index's."""
+    """Hermes' list when its paging asks for it or the index is not built; else the index's.
+
+    A person who sees only some sources of the endpoint always gets the index's
+    list: Hermes' own cannot be filtered by source, and paging through it with
+    rows taken out would show gaps. Before the first index ends they see the
+    rows indexed so far, and the freshness line says the rest are coming.
+    """
     ep = get_endpoint(endpoint)
     asked, fresh = set(request.GET), freshness.of(ep)
+    if access_of(request.user).source_limited(ep.id):
+        return search_page(request, ep, fresh)
     building = None if fresh.indexed_at else fresh
     if asked & HERMES_LIST_PARAMETERS:
         return hermes_list(request, ep, building)

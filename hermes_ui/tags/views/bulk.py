@@ -21,7 +21,7 @@ def bulk_tags(request: HttpRequest, endpoint) -> HttpResponse:
     """From the index: the confirm page (``stage`` absent), which picks the tag and
     add or remove; ``stage=confirm`` changes exactly the listed ids (idempotent)."""
     ep = get_endpoint(endpoint)
-    context = selection.review(ep, request.POST, request.user)
+    context = selection.review(ep, request.POST, request.user, REVIEWER)
     if context["selection"].error:
         return render(request, TEMPLATE, context, status=400)
     context["no_tags"] = not Tag.objects.exists()
