@@ -104,3 +104,15 @@ class EndpointAccessMiddleware:
             session_id = request.GET.get("id") or None
         check(request, endpoint, session_id)
         return None
+
+
+def seen_or_none(user, endpoint: str, session_id: str | None) -> str | None:
+    """``session_id`` if the person may open it, else None: a parent or root of another
+    source is not named to a source-limited person (not its id, not a link to it)."""
+    if not session_id:
+        return session_id
+    access = access_of(user)
+    if not access.source_limited(endpoint):
+        return session_id  # every source of this endpoint is theirs
+    source = session_source(endpoint, session_id)
+    return session_id if source is not None and access.sees(endpoint, source) else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from ninja import Router
 
+from hermes_ui.access.scope import seen_or_none
 from hermes_ui.api import paging
 from hermes_ui.api.errors import bad_request
 from hermes_ui.api.routes import common
@@ -153,6 +154,8 @@ def session(request, endpoint: str, session_id: str, redact: bool = True):
     ``redact=false``), its lineage ids, tags and the labels of completed reviews."""
     ep = common.endpoint(request, endpoint, SUPPORT, session_id)
     row = client_for(ep).get_session(session_id).as_row()  # as session exports give it
+    # A parent or root of a source the person may not see is not named (access.scope).
+    row["parent_session_id"] = seen_or_none(request.user, ep.id, row.get("parent_session_id"))
     redactor = Redactor(common.masked(request, redact, ep))
     labels = shown.for_session(ep, session_id, request.user)
     indexed = queries.session_row(ep, session_id) or {}
@@ -163,7 +166,7 @@ def session(request, endpoint: str, session_id: str, redact: bool = True):
         "session": session_row(redactor, row),
         "lineage": {
             "parent_id": row.get("parent_session_id"),
-            "root_id": family.root_id if family else None,
+            "root_id": seen_or_none(request.user, ep.id, family.root_id) if family else None,
             "kind": indexed.get("kind"),
         },
         "tags": [tag.name for tag in tagging.of_session(ep, session_id)],

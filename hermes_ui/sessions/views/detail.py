@@ -9,8 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from hermes_ui.access.rules import access_of
-from hermes_ui.access.scope import session_source
+from hermes_ui.access.scope import seen_or_none
 from hermes_ui.hermes import HermesError, client_for, transcript
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import get_endpoint
@@ -60,18 +59,8 @@ def session_detail(request: HtmxHttpRequest, endpoint, session_id) -> HttpRespon
 
 
 def visible_parent(request, ep, session):
-    """The session, without its parent when the person may not see that parent.
-
-    A source-limited person may open a child whose parent is of another source:
-    the page must not name it (its id, a link to it, a compare link built on it).
-    """
-    if not session.parent_id:
-        return session
-    access = access_of(request.user)
-    if not access.source_limited(ep.id):
-        return session  # sees every session of this endpoint
-    source = session_source(ep.id, session.parent_id)
-    if source is not None and access.sees(ep.id, source):
+    """The session, without its parent when the person may not see that parent."""
+    if seen_or_none(request.user, ep.id, session.parent_id) == session.parent_id:
         return session
     raw = {**session.raw, "parent_session_id": None} if session.raw else session.raw
     return dataclasses.replace(session, parent_id=None, raw=raw)
