@@ -110,7 +110,7 @@ def _limit(grant: Grant) -> str:
 def revoke_view(request: HttpRequest) -> HttpResponse:
     choice = GrantChoice(request.POST)
     if not choice.is_valid():
-        messages.error(request, " ".join(choice.errors.get("grant", ["Choose a grant to revoke."])))
+        messages.error(request, _first_error(choice, "grant", "Choose a grant to revoke."))
         return _back()
     grant = choice.cleaned_data["grant"]
     if grant.user_id is not None and grant.user_id == request.user.pk and grant.endpoint == ALL:
@@ -137,7 +137,7 @@ def revoke_view(request: HttpRequest) -> HttpResponse:
 def end_sessions_view(request: HttpRequest) -> HttpResponse:
     choice = PersonChoice(request.POST)
     if not choice.is_valid():
-        messages.error(request, " ".join(choice.errors.get("user", ["Choose a person."])))
+        messages.error(request, _first_error(choice, "user", "Choose a person."))
         return _back()
     person = choice.cleaned_data["user"]
     end_sessions(person, reason="ended by an admin on the access page", by=request.user)
@@ -146,3 +146,8 @@ def end_sessions_view(request: HttpRequest) -> HttpResponse:
         f"Every dashboard session of {person.get_username()} ends at its next request.",
     )
     return _back(person)
+
+
+def _first_error(form, field: str, otherwise: str) -> str:
+    errors = form.errors.get(field)
+    return " ".join(str(error) for error in errors) if errors else otherwise

@@ -15,8 +15,8 @@ def owner_or_admin(turn, user) -> bool:
         return False
     if turn.user_id is not None and turn.user_id == user.pk:
         return True
-    endpoint = getattr(turn, "endpoint_id", None) or getattr(turn, "endpoint", "")
-    return seen.may_see(user, endpoint, turn.target_session_id, ADMIN)
+    endpoint = str(getattr(turn, "endpoint_id", None) or getattr(turn, "endpoint", ""))
+    return seen.may_see(user, endpoint, turn.target_session_id or "", ADMIN)
 
 
 def may_cancel(turn, user) -> bool:

@@ -156,8 +156,8 @@ def per_person(queue: Queue, viewer=None) -> list[Person]:
             reviews, viewer, endpoint="item__endpoint", session="item__session_id"
         )
         skips = seen.visible(skips, viewer)
-    reviews = reviews.values("reviewer_id", "reviewer_name", "done", "item__state")
-    for row in reviews.annotate(n=Count("id")):
+    counted = reviews.values("reviewer_id", "reviewer_name", "done", "item__state")
+    for row in counted.annotate(n=Count("id")):
         person = people.setdefault(row["reviewer_id"], Person(row["reviewer_name"]))
         if not row["done"]:
             person.drafts += row["n"]
@@ -165,9 +165,9 @@ def per_person(queue: Queue, viewer=None) -> list[Person]:
             person.completed += row["n"]
         else:
             person.needs_others += row["n"]
-    for row in skips.values("skipped_by_id", "skipped_by__username").annotate(n=Count("id")):  # type: ignore[assignment]
-        person = people.setdefault(row["skipped_by_id"], Person(row["skipped_by__username"]))  # type: ignore[misc]
-        person.skipped += row["n"]
+    for skip in skips.values("skipped_by_id", "skipped_by__username").annotate(n=Count("id")):
+        person = people.setdefault(skip["skipped_by_id"], Person(skip["skipped_by__username"]))
+        person.skipped += skip["n"]
     unfinished = Item.objects.filter(queue=queue, state__in=[Item.NEEDS_REVIEW, Item.NEEDS_OTHERS])
     if viewer is not None:
         unfinished = seen.visible(unfinished, viewer)

@@ -32,7 +32,7 @@ class _Filter:
 
     @classmethod
     def attr_map(cls) -> dict:
-        found = {}
+        found: dict[tuple, str] = {}
         for (attr, sub), orm in cls.fields.items():
             found[(attr, sub, None)] = orm
             found[(attr, sub, cls.schema)] = orm  # "urn:...:User:userName" names the same
@@ -58,7 +58,7 @@ def _scim_members_only(q: Q) -> Q:
     for i, child in enumerate(q.children):
         if isinstance(child, Q):
             _scim_members_only(child)
-        elif child[0].startswith(_MEMBER):
+        elif child[0].startswith(_MEMBER):  # type: ignore[index]
             q.children[i] = Q(child, membership__origin=Origin.SCIM)
     return q
 

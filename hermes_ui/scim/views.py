@@ -25,7 +25,7 @@ from hermes_ui.scim.filters import GroupFilter, UserFilter
 class _Lookups:
     """Find by SCIM id, list by the filter class's rows, page in the database."""
 
-    rows = None  # the filter class whose ``base()`` is every row this view may touch
+    rows: type = object  # the filter class whose ``base()`` is every row this view may touch
 
     def get_object(self):
         scim_id = self.kwargs.get(self.lookup_url_kwarg) or ""

@@ -29,6 +29,7 @@ from django.views.decorators.http import require_POST
 from hermes_ui.access.ending import end_sessions
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
+from hermes_ui.sso import config as sso_config
 from hermes_ui.sso.config import PROVIDER_ID
 from hermes_ui.sso.models import SsoCheck
 
@@ -107,7 +108,7 @@ def provider_keys() -> tuple[str, dict]:
     """The provider's issuer and JWKS, from its discovery document (with the request timeout)."""
     from allauth.socialaccount.adapter import get_adapter
 
-    issuer = settings.HERMES_UI_OIDC.issuer
+    issuer = sso_config.current().issuer
     with get_adapter().get_requests_session() as http:
         config = http.get(issuer + "/.well-known/openid-configuration")
         config.raise_for_status()

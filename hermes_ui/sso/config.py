@@ -184,3 +184,13 @@ def allauth_providers(config: OidcConfig | None) -> dict:
         },
     }
     return {PROVIDER: {"APPS": [app], "OAUTH_PKCE_ENABLED": True}}
+
+
+def current() -> OidcConfig:
+    """The single sign-on settings, for code that runs only when single sign-on is on."""
+    from django.conf import settings
+
+    config = settings.HERMES_UI_OIDC
+    if config is None:
+        raise ImproperlyConfigured("Single sign-on is off (HERMES_UI_OIDC_ISSUER is not set).")
+    return config

@@ -36,6 +36,7 @@ from hermes_ui.access.models import Membership, Origin
 from hermes_ui.access.rules import access_of
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
+from hermes_ui.sso import config as sso_config
 from hermes_ui.sso import groups as idp_groups
 from hermes_ui.sso.claims import groups_of
 from hermes_ui.sso.config import PROVIDER_ID
@@ -75,7 +76,7 @@ class Provider:
 
     @classmethod
     def read(cls) -> Provider:
-        issuer = settings.HERMES_UI_OIDC.issuer
+        issuer = sso_config.current().issuer
         try:
             with get_adapter().get_requests_session() as http:
                 answer = http.get(issuer + "/.well-known/openid-configuration")
@@ -91,7 +92,7 @@ class Provider:
 
 def refresh(provider: Provider, account: SocialAccount, token: SocialToken) -> dict:
     """The refresh grant, then the claims of the new ID token and userinfo (about ``sub``)."""
-    oidc = settings.HERMES_UI_OIDC
+    oidc = sso_config.current()
     try:
         with get_adapter().get_requests_session() as http:
             answer = http.post(
@@ -220,7 +221,7 @@ def check(user, provider_or_error, now, every: timedelta) -> str:
         )
         return "unreachable"
     before = set(idp_groups.names_of(user))
-    kept = idp_groups.apply(user, groups_of(claims, settings.HERMES_UI_OIDC.role_claim))
+    kept = idp_groups.apply(user, groups_of(claims, sso_config.current().role_claim))
     state.checked_at, state.tried_at, state.failures = now, now, 0
     state.save(update_fields=["checked_at", "tried_at", "failures"])
     if access_of(user).highest() is None:

@@ -47,7 +47,7 @@ def not_found(request, exception=None):
 
         from hermes_ui.web.failures import error_page
 
-        endpoint = settings.HERMES_ENDPOINTS.get(exception.endpoint)  # type: ignore[union-attr]
+        endpoint = settings.HERMES_ENDPOINTS.get(getattr(exception, "endpoint", ""))
         return error_page(request, hermes_answer(), endpoint)
     reason = str(exception) if exception and str(exception).startswith("No Hermes") else ""
     return whole_page(request, render(request, "errors/404.html", {"reason": reason}, status=404))

@@ -32,7 +32,7 @@ def deletion_queue(request: HtmxHttpRequest) -> HttpResponse:
     shown = visible.filter(status=status) if status and not bad_status else visible
     rows = [] if bad_status else list(shown[:QUEUE_LIMIT])
     for row in rows:
-        row.admin_here = admin and policy.is_admin(request.user, row)
+        row.admin_here = admin and policy.is_admin(request.user, row)  # type: ignore[attr-defined]
     context = {
         "admin": admin,
         "everywhere": access_of(request.user).instance_admin,
