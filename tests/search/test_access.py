@@ -282,6 +282,18 @@ def test_usage_counts_only_visible_sources_and_endpoints(web_only, eu_only, star
     _clean(page)
 
 
+def test_the_usage_api_counts_only_visible_sources(web_only, django_user_model):
+    from hermes_ui.api_tokens import tokens
+
+    _, plain = tokens.issue(django_user_model.objects.get(username="eu-web"), "usage")
+    api = Client(headers={"Authorization": f"Bearer {plain}"})
+    answer = api.get("/api/v1/e/eu/usage", {"days": "90", "by": "source"})
+    assert answer.status_code == 200
+    assert "web" in _text(answer)
+    _clean(_text(answer))
+    assert api.get("/api/v1/e/us/usage", {"days": "90"}).status_code == 404
+
+
 def test_a_search_dataset_holds_only_visible_sessions(web_only, star_admin):
     url = reverse("review_dataset_search", kwargs={"endpoint": "eu"})
     query = {"q": "canary", "format": "jsonl", "per": "session", "redact": "1"}

@@ -32,7 +32,7 @@ def _queue(queue, progress: dict, workable: set) -> dict:
 def queue_list(request, endpoint: str):
     ep = common.endpoint(request, endpoint, REVIEWER)
     listed = list(queues.of_endpoint(ep))
-    progress = queues.counts(q.pk for q in listed)
+    progress = queues.counts((q.pk for q in listed), request.user)
     workable = {q.pk for q in queues.workable(request.user, listed)}
     return {"data": [_queue(q, progress[q.pk], workable) for q in listed]}
 
@@ -43,7 +43,7 @@ def queue_detail(request, endpoint: str, queue_id: int):
     still to review."""
     ep = common.endpoint(request, endpoint, REVIEWER)
     queue = queues.get(ep, queue_id)
-    progress = queues.counts([queue.pk])[queue.pk]
+    progress = queues.counts([queue.pk], request.user)[queue.pk]
     workable = {q.pk for q in queues.workable(request.user, [queue])}
     body = _queue(queue, progress, workable)
     body["reviewers"] = [
@@ -56,7 +56,7 @@ def queue_detail(request, endpoint: str, queue_id: int):
             "skipped": person.skipped,
             "needs_review": person.needs_review,
         }
-        for person in queues.per_person(queue)
+        for person in queues.per_person(queue, request.user)
     ]
     return body
 

@@ -27,7 +27,7 @@ def usage(
         reason = " ".join(m for errors in form.errors.values() for m in errors)  # type: ignore[misc]
         raise bad_request(reason.replace("by:", "group:") or "Bad usage parameters.")
     data = form.cleaned_data
-    figures = report.build([ep], data["start"], data["end"], data["by"])
+    figures = report.build([ep], data["start"], data["end"], data["by"], user=request.user)
     names = [name for name, _ in report.COLUMNS]
     return {
         "start": figures.start.isoformat(),
