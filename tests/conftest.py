@@ -87,6 +87,16 @@ def mock_endpoint(settings):
 
 
 @pytest.fixture
+def eu_us(settings):
+    """Two endpoints, ``eu`` (the default) and ``us``, for tests of who sees which."""
+    eu = Endpoint("eu", "http://eu.test", TEST_KEY)
+    us = Endpoint("us", "http://us.test", TEST_KEY)
+    settings.HERMES_ENDPOINTS = {"eu": eu, "us": us}
+    settings.HERMES_ENDPOINT_ID = "eu"
+    return eu, us
+
+
+@pytest.fixture
 def recorder(mock_endpoint):
     """Answers every Hermes call from a route table; tests fill ``recorder.routes``."""
     rec = Recorder()

@@ -9,32 +9,7 @@ from hermes_ui.access.models import Grant
 from hermes_ui.access.rules import access_of, forget
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.index.models import IndexedSession
-from hermes_ui.platform.endpoints import Endpoint
-from tests.conftest import TEST_KEY
-from tests.support.samples import Recorder
-
-
-def _row(endpoint, session_id, source):
-    from django.utils import timezone
-
-    now = timezone.now()
-    IndexedSession.objects.create(
-        endpoint=endpoint,
-        session_id=session_id,
-        source=source,
-        first_seen_at=now,
-        last_seen_at=now,
-        digest="d",
-    )
-
-
-@pytest.fixture
-def two_endpoints(settings):
-    eu = Endpoint("eu", "http://eu.test", TEST_KEY)
-    us = Endpoint("us", "http://us.test", TEST_KEY)
-    settings.HERMES_ENDPOINTS = {"eu": eu, "us": us}
-    settings.HERMES_ENDPOINT_ID = "eu"
-    return eu, us
+from tests.support.samples import Recorder, indexed_row
 
 
 @pytest.fixture
@@ -42,7 +17,7 @@ def person(db, django_user_model):
     return django_user_model.objects.create_user("pat", password="a-long-password-1")
 
 
-def test_highest_grant_on_an_endpoint_wins_and_stars_cover_all(two_endpoints, person):
+def test_highest_grant_on_an_endpoint_wins_and_stars_cover_all(eu_us, person):
     grants.grant("eu", "support", user=person)
     grants.grant("*", "reviewer", ["cron"], user=person)
     access = access_of(person)
@@ -56,7 +31,7 @@ def test_highest_grant_on_an_endpoint_wins_and_stars_cover_all(two_endpoints, pe
     assert not access.instance_admin and not access.everything
 
 
-def test_a_group_grant_reaches_its_members_only(two_endpoints, person, django_user_model):
+def test_a_group_grant_reaches_its_members_only(eu_us, person, django_user_model):
     from hermes_ui.access.models import IdpGroup, Membership
 
     group = IdpGroup.objects.create(name="hermes-eu-support")
@@ -67,9 +42,9 @@ def test_a_group_grant_reaches_its_members_only(two_endpoints, person, django_us
     assert access_of(other).role_on("eu") is None
 
 
-def test_session_q_keeps_only_what_the_person_may_see(two_endpoints, person):
+def test_session_q_keeps_only_what_the_person_may_see(eu_us, person):
     for ep, sid, source in [("eu", "a", "cron"), ("eu", "b", "telegram"), ("us", "c", "cron")]:
-        _row(ep, sid, source)
+        indexed_row(ep, sid, source)
     grants.grant("eu", "support", ["cron"], user=person)
     seen = IndexedSession.objects.filter(access_of(person).session_q())
     assert sorted(seen.values_list("session_id", flat=True)) == ["a"]
@@ -79,7 +54,7 @@ def test_session_q_keeps_only_what_the_person_may_see(two_endpoints, person):
     assert sorted(seen.values_list("session_id", flat=True)) == ["c"]
 
 
-def test_an_endpoint_without_a_grant_answers_as_one_nobody_configured(two_endpoints, person):
+def test_an_endpoint_without_a_grant_answers_as_one_nobody_configured(eu_us, person):
     grants.grant("eu", "support", user=person)
     client = Client()
     client.force_login(person)
@@ -95,9 +70,9 @@ def test_an_endpoint_without_a_grant_answers_as_one_nobody_configured(two_endpoi
     assert main(hidden).replace("&#x27;us&#x27;", "&#x27;nowhere&#x27;") == main(unknown)
 
 
-def test_a_session_of_another_source_answers_as_missing(two_endpoints, person):
+def test_a_session_of_another_source_answers_as_missing(eu_us, person):
     recorder = Recorder()
-    _row("eu", "secret-1", "telegram")
+    indexed_row("eu", "secret-1", "telegram")
     grants.grant("eu", "support", ["cron"], user=person)
     client = Client()
     client.force_login(person)
@@ -108,7 +83,7 @@ def test_a_session_of_another_source_answers_as_missing(two_endpoints, person):
     assert not recorder.requests  # refused at the door: Hermes was never asked
 
 
-def test_migrated_global_role_and_set_role_are_one_grant_on_star(two_endpoints, person):
+def test_migrated_global_role_and_set_role_are_one_grant_on_star(eu_us, person):
     grants.set_role(person, "reviewer")
     grants.set_role(person, "admin")
     assert list(Grant.objects.values_list("endpoint", "role")) == [("*", "admin")]
@@ -116,7 +91,7 @@ def test_migrated_global_role_and_set_role_are_one_grant_on_star(two_endpoints, 
     assert access_of(person).instance_admin
 
 
-def test_ended_access_signs_the_session_out(two_endpoints, person):
+def test_ended_access_signs_the_session_out(eu_us, person):
     grants.set_role(person, "support")
     client = Client()
     client.force_login(person)
@@ -126,9 +101,7 @@ def test_ended_access_signs_the_session_out(two_endpoints, person):
     assert answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
 
 
-def test_the_settings_group_map_gives_its_groups_members_their_roles(
-    two_endpoints, person, settings
-):
+def test_the_settings_group_map_gives_its_groups_members_their_roles(eu_us, person, settings):
     from hermes_ui.access.models import IdpGroup, Membership
 
     settings.HERMES_UI_GROUP_ROLES = {"hermes-eu-cron": [("eu", "reviewer", ("cron",))]}
@@ -141,14 +114,14 @@ def test_the_settings_group_map_gives_its_groups_members_their_roles(
     assert access.role_on("eu", "telegram") is None and access.role_on("us", "cron") is None
 
 
-def test_a_source_grant_raises_the_role_only_on_sessions_of_that_source(two_endpoints, person):
+def test_a_source_grant_raises_the_role_only_on_sessions_of_that_source(eu_us, person):
     from django.test import RequestFactory
 
     from hermes_ui.access.rules import role_here
     from hermes_ui.access.scope import check
 
-    _row("eu", "from-cron", "cron")
-    _row("eu", "from-cli", "cli")
+    indexed_row("eu", "from-cron", "cron")
+    indexed_row("eu", "from-cli", "cli")
     from hermes_ui.access.models import IdpGroup, Membership
 
     # Support on the whole endpoint of their own, reviewer on its cron sessions by a group.

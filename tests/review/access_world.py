@@ -15,14 +15,13 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import timezone
 
 from hermes_ui.access import grants
 from hermes_ui.hermes.client import use_transport
-from hermes_ui.index.models import IndexedSession
 from hermes_ui.platform.endpoints import Endpoint
 from tests.conftest import TEST_KEY
 from tests.support.fakes import FakeHermes
+from tests.support.samples import indexed_row
 
 CANARY = "CANARY"
 EU_CRON = "eu-cron-1"
@@ -51,16 +50,7 @@ class World:
 
 
 def _index(ep: Endpoint, session_id: str, source: str, title: str) -> None:
-    now = timezone.now()
-    IndexedSession.objects.create(
-        **ep.scope(),
-        session_id=session_id,
-        source=source,
-        title=title,
-        first_seen_at=now,
-        last_seen_at=now,
-        digest="d",
-    )
+    indexed_row(ep.id, session_id, source, title=title, endpoint_fp=ep.scope()["endpoint_fp"])
 
 
 def build(settings) -> World:

@@ -3,9 +3,6 @@
 import pytest
 from django.test import Client
 
-from hermes_ui.platform.endpoints import Endpoint
-from tests.conftest import TEST_KEY
-
 TOKEN = "scim-test-token-0123456789abcdefghijklmnop"
 SCIM_JSON = "application/scim+json"
 
@@ -25,15 +22,6 @@ class Idp(Client):
 
 
 @pytest.fixture
-def two_endpoints(settings):
-    eu = Endpoint("eu", "http://eu.test", TEST_KEY)
-    us = Endpoint("us", "http://us.test", TEST_KEY)
-    settings.HERMES_ENDPOINTS = {"eu": eu, "us": us}
-    settings.HERMES_ENDPOINT_ID = "eu"
-    return eu, us
-
-
-@pytest.fixture
-def idp(db, settings, two_endpoints):
+def idp(db, settings, eu_us):
     settings.HERMES_UI_SCIM_TOKEN = TOKEN
     return Idp(headers={"Authorization": f"Bearer {TOKEN}"})

@@ -58,3 +58,21 @@ MUTATIONS = [
     lambda c: c.delete_session("x", idempotency_key="k"),
     lambda c: c.chat("x", message="hi"),
 ]
+
+
+def indexed_row(endpoint: str, session_id: str, source: str = "", **fields):
+    """One row of the index as a sync leaves it (tests that reason about visibility)."""
+    from django.utils import timezone
+
+    from hermes_ui.index.models import IndexedSession
+
+    now = timezone.now()
+    return IndexedSession.objects.create(
+        endpoint=endpoint,
+        session_id=session_id,
+        source=source,
+        first_seen_at=now,
+        last_seen_at=now,
+        digest="d",
+        **fields,
+    )
