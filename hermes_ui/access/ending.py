@@ -64,7 +64,14 @@ class SessionEndMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # A view open to everyone (/healthz, /scim/) reads no session: it answers while
+        # the database, where sessions live, is down, and SCIM has no cookie to end.
+        if not getattr(view_func, "login_required", True):
+            return None
         if ended(request):
             logout(request)
             return redirect(settings.LOGIN_URL)
-        return self.get_response(request)
+        return None

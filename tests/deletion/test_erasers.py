@@ -38,6 +38,8 @@ KEEPS_IDS_ONLY = {
     # Not session ids at all, only fields the rule's name pattern catches:
     "socialaccount.SocialApp": "the OpenID provider's configuration: provider and client ids",
     "api_tokens.ApiToken": "a personal API token: its key id names the token, not a session",
+    "scim.ScimUser": "the identity provider's ids of a person (SCIM id and externalId)",
+    "scim.ScimGroup": "the identity provider's ids of a group (SCIM id and externalId)",
 }
 
 # JSON and text fields that cannot hold a session id, and why.
@@ -56,6 +58,7 @@ NO_SESSION_IDS = {
     "socialaccount.SocialToken.token": "the identity provider's token",
     "socialaccount.SocialToken.token_secret": "the identity provider's token secret",
     "webhooks.Webhook.events": "the event names a webhook subscribes to",
+    "access.Grant.sources": "the Hermes source names a grant is limited to (cron, telegram)",
     "django_tasks_database.DBTaskResult.task_path": "the task's dotted path",
     "django_tasks_database.DBTaskResult.worker_ids": "the ids of the workers that ran it",
     "django_tasks_database.DBTaskResult.exception_class_path": "an exception's dotted path",

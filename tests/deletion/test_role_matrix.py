@@ -180,6 +180,9 @@ MATRIX = [
     Row("hermes_oidc_callback", "GET", lambda w: "/accounts/oidc/hermes/login/callback/", ANY,
         open=True),
     Row("sso_break_glass", "GET", lambda w: "/accounts/break-glass/x/y/", ANY, open=True),
+    # The provider's back-channel logout: server to server, its logout token is the check.
+    Row("sso_backchannel_logout", "POST", lambda w: "/accounts/oidc/backchannel-logout/", ANY,
+        open=True),
     Row("account_signup", "GET", lambda w: "/accounts/signup/", (), nobody=True),
     Row("socialaccount_signup", "GET", lambda w: "/accounts/social/signup/", (), nobody=True),
     Row("account_inactive", "GET", lambda w: "/accounts/inactive/", (), nobody=True),
