@@ -13,11 +13,6 @@ from hermes_ui.audit.models import AuditEvent
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def pat(django_user_model, eu_us):
-    return django_user_model.objects.create_user("pat")
-
-
 def _run(*args, **options) -> str:
     out = StringIO()
     call_command(*args, stdout=out, **options)

@@ -39,7 +39,7 @@ QUERIES = {
 
 
 @pytest.fixture
-def two_endpoints(settings):
+def walk_endpoints(settings):
     settings.HERMES_ENDPOINTS = {
         walk.OPEN: Endpoint(walk.OPEN, "http://open.test", TEST_KEY),
         walk.HIDDEN: Endpoint(walk.HIDDEN, f"http://{walk.HIDDEN}.test", TEST_KEY),
@@ -110,7 +110,7 @@ PEOPLE = {
 
 
 @pytest.fixture(params=sorted(PEOPLE))
-def world(request, db, two_endpoints, django_user_model):
+def walk_world(request, db, walk_endpoints, django_user_model):
     import httpx
 
     source_pass, role, sources = PEOPLE[request.param]
@@ -201,11 +201,11 @@ def walk_pages(world: World, routes: list[walk.Route]) -> list[str]:
     return unknown
 
 
-def test_no_page_shows_what_the_person_may_not_see(world):
-    unknown = walk_pages(world, walk.routes())
+def test_no_page_shows_what_the_person_may_not_see(walk_world):
+    unknown = walk_pages(walk_world, walk.routes())
     assert not unknown, "Routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
-    if world.found:
-        pytest.fail(world.report(), pytrace=False)
+    if walk_world.found:
+        pytest.fail(walk_world.report(), pytrace=False)
 
 
 def _body(operation: dict, schemas: dict, values: dict) -> dict:
@@ -222,20 +222,20 @@ def _body(operation: dict, schemas: dict, values: dict) -> dict:
     }
 
 
-def test_no_api_route_shows_what_the_person_may_not_see(world):
+def test_no_api_route_shows_what_the_person_may_not_see(walk_world):
     from hermes_ui.api_tokens import tokens
 
-    _token, plain = tokens.issue(world.walker, "walk", write=True)
+    _token, plain = tokens.issue(walk_world.walker, "walk", write=True)
     client = Client(HTTP_AUTHORIZATION=f"Bearer {plain}")
     reader = Client()  # the document is a page: read with the walker's session
-    reader.force_login(world.walker)
+    reader.force_login(walk_world.walker)
     document = reader.get("/api/v1/openapi.json")
     assert document.status_code == 200
     paths = document.json()["paths"]
     schemas = document.json().get("components", {}).get("schemas", {})
     assert paths, "the OpenAPI document lists no route"
     unknown = []
-    for endpoint, session_id, which, must_404, asked in _passes(world):
+    for endpoint, session_id, which, must_404, asked in _passes(walk_world):
         values = {"endpoint": endpoint, "session_id": session_id}
         for path, methods in paths.items():
             scoped = "{endpoint}" in path
@@ -244,7 +244,7 @@ def test_no_api_route_shows_what_the_person_may_not_see(world):
             if which == "session" and "{session_id}" not in path:
                 continue
             try:
-                url = walk.api_fill(path, values, world.planted)
+                url = walk.api_fill(path, values, walk_world.planted)
             except walk.UnknownKwarg as exc:
                 unknown.append(str(exc))
                 continue
@@ -259,9 +259,9 @@ def test_no_api_route_shows_what_the_person_may_not_see(world):
                     body,
                     content_type="application/json",
                     # Writes need one (the API refuses them before anything else without).
-                    HTTP_IDEMPOTENCY_KEY=f"walk-key-{world.walked:08d}",
+                    HTTP_IDEMPOTENCY_KEY=f"walk-key-{walk_world.walked:08d}",
                 )
-                world.judge(
+                walk_world.judge(
                     f"api {methods[method].get('operationId', path)}",
                     method.upper(),
                     url,
@@ -271,12 +271,12 @@ def test_no_api_route_shows_what_the_person_may_not_see(world):
                     must_404=expect,
                 )
     assert not unknown, "API routes the walk cannot fill:\n" + "\n".join(sorted(set(unknown)))
-    if world.found:
-        pytest.fail(world.report(), pytrace=False)
+    if walk_world.found:
+        pytest.fail(walk_world.report(), pytrace=False)
 
 
-@pytest.mark.parametrize("world", ["one-source"], indirect=True)
-def test_the_canaries_show_to_a_person_who_may_see_them(world):
+@pytest.mark.parametrize("walk_world", ["one-source"], indirect=True)
+def test_the_canaries_show_to_a_person_who_may_see_them(walk_world):
     """The control: without it, a walk whose canaries never reach a page would pass."""
     from django.contrib.auth import get_user_model
 
@@ -289,7 +289,7 @@ def test_the_canaries_show_to_a_person_who_may_see_them(world):
         f"/e/{walk.HIDDEN}/sessions/{walk.CANARY_ID}/": {"title", "message text"},  # Hermes
         f"/e/{walk.HIDDEN}/sessions/": {"session id", "title"},  # the index
         "/audit/": {"session id", "title", "source"},  # the dashboard's own rows
-        f"/deletions/{world.planted.pks['deletion']}/": {"message text"},
+        f"/deletions/{walk_world.planted.pks['deletion']}/": {"message text"},
     }
     for url, expected in shown.items():
         response = client.get(url)
@@ -297,15 +297,15 @@ def test_the_canaries_show_to_a_person_who_may_see_them(world):
         assert expected <= set(walk.leaks(walk.text_of(response))), url
 
 
-@pytest.mark.parametrize("world", ["one-endpoint"], indirect=True)
-def test_a_new_route_that_forgets_the_rule_is_reported(world, settings):
+@pytest.mark.parametrize("walk_world", ["one-endpoint"], indirect=True)
+def test_a_new_route_that_forgets_the_rule_is_reported(walk_world, settings):
     """A route added without asking the rule (``leaky_urls``) is found by the same walk."""
     settings.ROOT_URLCONF = "tests.access.leaky_urls"
     leaky = [route for route in walk.routes() if route.name.startswith("leaky")]
     assert len(leaky) == 2
-    unknown = walk_pages(world, leaky)
+    unknown = walk_pages(walk_world, leaky)
     assert unknown == ["leaky_session: kwarg 'ep'; add it to KWARGS"] * 2  # two passes ask it
-    report = world.report()
+    report = walk_world.report()
     assert "leaky_titles" in report and "leaks session id, child id, title" in report
 
 
@@ -327,12 +327,12 @@ def test_the_canary_check_sees_a_leak_and_ignores_the_echo():
 # (the walk above finds them too, but it also fails on every other package's leak)
 
 
-@pytest.mark.parametrize("world", ["one-source"], indirect=True)
-def test_the_endpoints_page_lists_and_probes_only_the_persons_endpoints(world):
+@pytest.mark.parametrize("walk_world", ["one-source"], indirect=True)
+def test_the_endpoints_page_lists_and_probes_only_the_persons_endpoints(walk_world):
     from hermes_ui.hermes.client import use_transport as transport
 
     client = Client()
-    client.force_login(world.walker)
+    client.force_login(walk_world.walker)
     page = client.get("/endpoints/")
     assert page.status_code == 200
     assert 'id="endpoint-open"' in page.text and walk.HIDDEN not in page.text
@@ -340,7 +340,7 @@ def test_the_endpoints_page_lists_and_probes_only_the_persons_endpoints(world):
 
     def record(request):
         asked.append(request.url.host)
-        return world.transport(request)
+        return walk_world.transport(request)
 
     import httpx
 
@@ -350,12 +350,12 @@ def test_the_endpoints_page_lists_and_probes_only_the_persons_endpoints(world):
     assert asked and f"{walk.HIDDEN}.test" not in asked
 
 
-@pytest.mark.parametrize("world", ["one-source"], indirect=True)
-def test_the_no_session_api_banner_and_gate_name_only_the_persons_endpoints(world):
+@pytest.mark.parametrize("walk_world", ["one-source"], indirect=True)
+def test_the_no_session_api_banner_and_gate_name_only_the_persons_endpoints(walk_world):
     from django.contrib.auth import get_user_model
 
     client = Client()
-    client.force_login(world.walker)
+    client.force_login(walk_world.walker)
     banner = f'data-endpoint="{walk.HIDDEN}"'
     page = client.get("/account/notifications/")  # the banner is on every page
     assert page.status_code == 200 and banner not in page.text and "canary" not in page.text
@@ -369,12 +369,12 @@ def test_the_no_session_api_banner_and_gate_name_only_the_persons_endpoints(worl
     assert owner.get(f"/e/{walk.HIDDEN}/sessions/").status_code == 503
 
 
-@pytest.mark.parametrize("world", ["one-source"], indirect=True)
-def test_a_session_page_does_not_name_a_parent_of_a_hidden_source(world):
+@pytest.mark.parametrize("walk_world", ["one-source"], indirect=True)
+def test_a_session_page_does_not_name_a_parent_of_a_hidden_source(walk_world):
     from django.contrib.auth import get_user_model
 
     client = Client()
-    client.force_login(world.walker)  # cli only; the parent is of "canary-src"
+    client.force_login(walk_world.walker)  # cli only; the parent is of "canary-src"
     page = client.get(f"/e/{walk.OPEN}/sessions/{walk.OPEN_CHILD}/")
     assert page.status_code == 200 and walk.OPEN_CHILD in page.text
     assert walk.CANARY_ID not in page.text

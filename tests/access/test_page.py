@@ -15,11 +15,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def pat(django_user_model, eu_us):
-    return django_user_model.objects.create_user("pat", password=PASSWORD)
-
-
-@pytest.fixture
 def admin(login, eu_us):
     return login("admin")
 

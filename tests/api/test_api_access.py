@@ -32,7 +32,7 @@ CRON = "visible-cron-1"
 
 
 @pytest.fixture
-def hermes():
+def api_hermes():
     fake = FakeHermes()
     for sid, source in ((SECRET, "telegram"), (CRON, "cron")):
         fake.add(sid, source=source, title=f"title of {sid}")
@@ -41,7 +41,7 @@ def hermes():
 
 
 @pytest.fixture
-def two_endpoints(settings, hermes):
+def api_endpoints(settings, api_hermes):
     settings.HERMES_ENDPOINTS = {
         "eu": Endpoint("eu", "http://eu.test", TEST_KEY),
         "us": Endpoint("us", "http://us.test", TEST_KEY),
@@ -60,7 +60,7 @@ def two_endpoints(settings, hermes):
 
 
 @pytest.fixture
-def person(db, django_user_model):
+def api_person(db, django_user_model):
     return django_user_model.objects.create_user("pat", password="a-long-password-1")
 
 
@@ -127,10 +127,10 @@ def test_the_walk_finds_every_endpoint_route():
 
 
 def test_every_route_of_an_endpoint_without_a_grant_answers_as_an_unknown_one(
-    two_endpoints, person
+    api_endpoints, api_person
 ):
-    grants.grant("eu", "admin", user=person)
-    client = bearer(person)
+    grants.grant("eu", "admin", user=api_person)
+    client = bearer(api_person)
     for method, path, body in endpoint_routes():
         hidden = call(client, method, url_of(path, "us"), body)
         unknown = call(client, method, url_of(path, "nowhere"), body)
@@ -142,37 +142,37 @@ def test_every_route_of_an_endpoint_without_a_grant_answers_as_an_unknown_one(
 
 
 def test_a_session_of_another_source_answers_as_one_hermes_does_not_have(
-    two_endpoints, person, hermes
+    api_endpoints, api_person, api_hermes
 ):
-    grants.grant("eu", "admin", ["cron"], user=person)
-    limited = bearer(person)
-    everyone = bearer(_admin(person))
+    grants.grant("eu", "admin", ["cron"], user=api_person)
+    limited = bearer(api_person)
+    everyone = bearer(_admin(api_person))
     missing = everyone.get("/api/v1/e/eu/session/gone-1")
     assert missing.status_code == 404
     session_routes = [r for r in endpoint_routes() if "{session_id}" in r[1]]
     assert len(session_routes) >= 5
-    asked = len(hermes.requests)
+    asked = len(api_hermes.requests)
     for method, path, body in session_routes:
         answer = call(limited, method, url_of(path, "eu", SECRET), body)
         assert answer.status_code == 404, f"{method} {path}"
         assert answer.content == missing.content, f"{method} {path}"
-    assert len(hermes.requests) == asked  # refused at the door: Hermes was never asked
+    assert len(api_hermes.requests) == asked  # refused at the door: Hermes was never asked
     (listed,) = limited.get("/api/v1/endpoints").json()["data"]
     assert listed["id"] == "eu" and listed["index"]["sessions"] is None  # not theirs to count
     seen = limited.get(f"/api/v1/e/eu/session/{CRON}")
     assert seen.status_code == 200 and seen.json()["session"]["id"] == CRON
 
 
-def test_a_queue_write_naming_a_hidden_session_is_refused(two_endpoints, person, settings):
+def test_a_queue_write_naming_a_hidden_session_is_refused(api_endpoints, api_person, settings):
     from hermes_ui.review.models import Queue, Rubric
 
-    grants.grant("eu", "reviewer", ["cron"], user=person)
+    grants.grant("eu", "reviewer", ["cron"], user=api_person)
     rubric = Rubric.objects.filter(is_default=True).first() or Rubric.objects.create(name="r")
     queue = Queue.objects.create(
         **settings.HERMES_ENDPOINTS["eu"].scope(), name="q", rubric=rubric, any_reviewer=True
     )
     url = f"/api/v1/e/eu/review/queues/{queue.pk}/items"
-    answer = call(bearer(person), "POST", url, {"session_ids": [CRON, SECRET]})
+    answer = call(bearer(api_person), "POST", url, {"session_ids": [CRON, SECRET]})
     assert answer.status_code == 404
     assert answer.json()["code"] == "session_not_found"
     assert not queue.items.exists()
@@ -186,10 +186,10 @@ def _admin(person):
     return admin
 
 
-def test_a_token_limited_to_one_endpoint_cannot_reach_another(two_endpoints, person):
-    grants.grant("*", "reviewer", user=person)
-    limited = bearer(person, endpoints=["eu"])
-    whole = bearer(person)
+def test_a_token_limited_to_one_endpoint_cannot_reach_another(api_endpoints, api_person):
+    grants.grant("*", "reviewer", user=api_person)
+    limited = bearer(api_person, endpoints=["eu"])
+    whole = bearer(api_person)
     assert whole.get("/api/v1/e/us/review/queues").status_code == 200
     hidden = limited.get("/api/v1/e/us/review/queues")
     unknown = limited.get("/api/v1/e/nowhere/review/queues")
@@ -201,31 +201,31 @@ def test_a_token_limited_to_one_endpoint_cannot_reach_another(two_endpoints, per
     assert [row["id"] for row in whole.get("/api/v1/endpoints").json()["data"]] == ["eu", "us"]
 
 
-def test_a_token_can_only_be_limited_to_endpoints_its_owner_sees(two_endpoints, person):
-    grants.grant("eu", "support", user=person)
+def test_a_token_can_only_be_limited_to_endpoints_its_owner_sees(api_endpoints, api_person):
+    grants.grant("eu", "support", user=api_person)
     with pytest.raises(ValueError, match="may not see the endpoint 'us'"):
-        tokens.issue(person, "x", endpoints=["us"])
+        tokens.issue(api_person, "x", endpoints=["us"])
 
 
-def test_taking_grants_away_stops_the_token_at_the_next_request(two_endpoints, person):
-    grants.grant("eu", "reviewer", user=person)
-    grants.grant("us", "reviewer", user=person)
-    whole, only_us = bearer(person), bearer(person, endpoints=["us"])
+def test_taking_grants_away_stops_the_token_at_the_next_request(api_endpoints, api_person):
+    grants.grant("eu", "reviewer", user=api_person)
+    grants.grant("us", "reviewer", user=api_person)
+    whole, only_us = bearer(api_person), bearer(api_person, endpoints=["us"])
     assert whole.get("/api/v1/e/eu/review/queues").status_code == 200
-    grants.revoke("eu", user=person)
-    grants.grant("eu", "support", user=person)
+    grants.revoke("eu", user=api_person)
+    grants.grant("eu", "support", user=api_person)
     assert whole.get("/api/v1/e/eu/review/queues").status_code == 403  # demoted there
     assert whole.get("/api/v1/e/us/review/queues").status_code == 200
     assert only_us.get("/api/v1/e/us/review/queues").status_code == 200
-    grants.revoke("us", user=person)
+    grants.revoke("us", user=api_person)
     assert whole.get("/api/v1/e/us/review/queues").status_code == 404
     refused = only_us.get("/api/v1/e/us/review/queues")  # reaches no endpoint any more
     assert refused.status_code == 401 and refused.json()["code"] == "unauthorized"
-    grants.revoke("eu", user=person)
+    grants.revoke("eu", user=api_person)
     assert whole.get("/api/v1/endpoints").status_code == 401  # no grant anywhere
 
 
-def test_the_audit_route_shows_only_entries_of_endpoints_one_administers(two_endpoints, person):
+def test_the_audit_route_shows_only_entries_of_endpoints_one_administers(api_endpoints, api_person):
     for endpoint, session_id in (("eu", CRON), ("eu", SECRET), ("eu", ""), ("us", ""), ("", "")):
         record(
             None,
@@ -234,8 +234,8 @@ def test_the_audit_route_shows_only_entries_of_endpoints_one_administers(two_end
             outcome=Outcome.SUCCESS,
             session_id=session_id,
         )
-    grants.grant("eu", "admin", user=person)
-    grants.grant("us", "support", user=person)
+    grants.grant("eu", "admin", user=api_person)
+    grants.grant("us", "support", user=api_person)
 
     def seen(client) -> set[str]:
         answer = client.get("/api/v1/audit")
@@ -243,26 +243,26 @@ def test_the_audit_route_shows_only_entries_of_endpoints_one_administers(two_end
         return {e["capability"] for e in answer.json()["data"] if e["capability"][:5] == "test."}
 
     eu_all = {f"test.eu.{CRON}", f"test.eu.{SECRET}", "test.eu.none"}
-    assert seen(bearer(person)) == eu_all
-    grants.revoke("eu", user=person)
-    grants.grant("eu", "admin", ["cron"], user=person)
-    assert seen(bearer(person)) == {f"test.eu.{CRON}", "test.eu.none"}
+    assert seen(bearer(api_person)) == eu_all
+    grants.revoke("eu", user=api_person)
+    grants.grant("eu", "admin", ["cron"], user=api_person)
+    assert seen(bearer(api_person)) == {f"test.eu.{CRON}", "test.eu.none"}
     everything = eu_all | {"test.us.none", "test.instance.none"}
-    assert seen(bearer(_admin(person))) == everything
+    assert seen(bearer(_admin(api_person))) == everything
     assert AuditEvent.objects.filter(capability__startswith="test.").count() == 5
 
 
-def test_a_support_person_gets_no_audit(two_endpoints, person):
-    grants.grant("*", "support", user=person)
-    assert bearer(person).get("/api/v1/audit").status_code == 403
+def test_a_support_person_gets_no_audit(api_endpoints, api_person):
+    grants.grant("*", "support", user=api_person)
+    assert bearer(api_person).get("/api/v1/audit").status_code == 403
 
 
 def test_support_on_one_endpoint_gets_masked_text_there_though_admin_elsewhere(
-    two_endpoints, person
+    api_endpoints, api_person
 ):
-    grants.grant("eu", "admin", user=person)
-    grants.grant("us", "support", user=person)
-    client = bearer(person)
+    grants.grant("eu", "admin", user=api_person)
+    grants.grant("us", "support", user=api_person)
+    client = bearer(api_person)
     for route in ("session", "messages"):
         eu = client.get(f"/api/v1/e/eu/{route}/{CRON}?redact=false").json()
         us = client.get(f"/api/v1/e/us/{route}/{CRON}?redact=false").json()

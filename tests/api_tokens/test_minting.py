@@ -22,7 +22,7 @@ MINT = {"name": "job", "days": "30", "scope": "read"}
 
 
 @pytest.fixture
-def two_endpoints(settings):
+def minting_endpoints(settings):
     settings.HERMES_ENDPOINTS = {
         "eu": Endpoint("eu", "http://eu.test", TEST_KEY),
         "us": Endpoint("us", "http://us.test", TEST_KEY),
@@ -102,7 +102,7 @@ def test_the_cap_is_a_setting_and_local_people_keep_a_year(login, users, sso_per
     assert login("support").post(URL, {**MINT, "days": "365"}).status_code == 200
 
 
-def test_the_form_offers_and_keeps_only_endpoints_one_may_see(two_endpoints, django_user_model):
+def test_the_form_offers_and_keeps_only_endpoints_one_may_see(minting_endpoints, django_user_model):
     person = django_user_model.objects.create_user("pat", password=PASSWORD)
     grants.grant("eu", "support", user=person)
     client = Client()
@@ -117,7 +117,7 @@ def test_the_form_offers_and_keeps_only_endpoints_one_may_see(two_endpoints, dja
     assert "<td>eu</td>" in listed
 
 
-def test_the_console_limits_a_token_to_endpoints(two_endpoints, users):
+def test_the_console_limits_a_token_to_endpoints(minting_endpoints, users):
     out = StringIO()
     call_command(
         "api_token", "create", "support", "--name", "eu job", "--endpoint", "eu", stdout=out
@@ -127,7 +127,7 @@ def test_the_console_limits_a_token_to_endpoints(two_endpoints, users):
         call_command("api_token", "create", "support", "--name", "x", "--endpoint", "mars")
 
 
-def test_only_instance_admins_see_everyones_tokens(two_endpoints, users, django_user_model):
+def test_only_instance_admins_see_everyones_tokens(minting_endpoints, users, django_user_model):
     tokens.issue(users["support"], "support's")
     eu_admin = django_user_model.objects.create_user("eu-admin")
     grants.grant("eu", "admin", user=eu_admin)

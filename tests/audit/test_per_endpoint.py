@@ -9,15 +9,19 @@ from hermes_ui.audit import trail
 from tests.deletion import per_endpoint
 from tests.deletion.per_endpoint import EU_ID, TG_ID, US_ID, assert_no_canary
 
-two_fakes, people, as_ = per_endpoint.two_fakes, per_endpoint.people, per_endpoint.as_
+two_fakes, endpoint_people, as_ = (
+    per_endpoint.two_fakes,
+    per_endpoint.endpoint_people,
+    per_endpoint.as_,
+)
 pytestmark = pytest.mark.django_db
 
 ROOT_ONLY = "root-only-canary-cap"
 
 
 @pytest.fixture
-def entries(two_fakes, people):
-    root = people["root"]
+def entries(two_fakes, endpoint_people):
+    root = endpoint_people["root"]
     for endpoint, session_id in [("eu", EU_ID), ("eu", TG_ID), ("us", US_ID)]:
         trail.record(
             root,
@@ -28,7 +32,9 @@ def entries(two_fakes, people):
             evidence={"old": "x"},
         )
     trail.record(root, capability=ROOT_ONLY, endpoint="", outcome="success")
-    trail.record(people["eu_admin"], capability="own_sign_in", endpoint="", outcome="success")
+    trail.record(
+        endpoint_people["eu_admin"], capability="own_sign_in", endpoint="", outcome="success"
+    )
 
 
 def _page(client, **query) -> str:
@@ -54,8 +60,8 @@ def test_a_source_limited_admin_reads_only_their_sources_sessions(entries, as_):
     assert_no_canary(page, TG_ID, US_ID, ROOT_ONLY, "own_sign_in")
 
 
-def test_the_api_answers_the_same(entries, people):
-    _, raw = tokens.issue(people["us_admin"], "audit reader")
+def test_the_api_answers_the_same(entries, endpoint_people):
+    _, raw = tokens.issue(endpoint_people["us_admin"], "audit reader")
     from django.test import Client
 
     answer = Client().get("/api/v1/audit", HTTP_AUTHORIZATION=f"Bearer {raw}")

@@ -8,7 +8,7 @@ import pytest
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient, use_transport
-from tests.review.access_world import world  # noqa: F401 (fixture)
+from tests.review.access_world import review_world  # noqa: F401 (fixture)
 from tests.support.peers import canary_peer, unreachable_url  # noqa: F401 (fixtures)
 
 _KEY = re.compile(r'name="key"[^>]*value="([A-Za-z0-9_-]+)"')
@@ -134,13 +134,3 @@ def http_login(http: httpx.Client, username: str) -> None:
         },
     )
     assert answer.status_code == 302, answer.text[:500]
-
-
-@pytest.fixture
-def users(users):
-    """The shared people, without the audit entries of their grants (``set_role`` audits
-    since issue 48): these tests read a change's own entry as the trail's only one."""
-    from hermes_ui.audit.models import AuditEvent
-
-    AuditEvent.objects.filter(capability__startswith="access.").delete()
-    return users

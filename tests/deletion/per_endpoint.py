@@ -62,7 +62,7 @@ PEOPLE = {
 
 
 @pytest.fixture
-def people(db, django_user_model):
+def endpoint_people(db, django_user_model):
     made = {}
     for name, given in PEOPLE.items():
         user = django_user_model.objects.create_user(name)
@@ -73,12 +73,12 @@ def people(db, django_user_model):
 
 
 @pytest.fixture
-def as_(people):
+def as_(endpoint_people):
     """``as_("eu_admin")``: a client signed in as that person."""
 
     def client(name: str) -> Client:
         made = Client()
-        made.force_login(people[name])
+        made.force_login(endpoint_people[name])
         return made
 
     return client

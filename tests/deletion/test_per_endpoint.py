@@ -20,17 +20,21 @@ from tests.deletion.per_endpoint import (
     assert_no_canary,
 )
 
-two_fakes, people, as_ = per_endpoint.two_fakes, per_endpoint.people, per_endpoint.as_
+two_fakes, endpoint_people, as_ = (
+    per_endpoint.two_fakes,
+    per_endpoint.endpoint_people,
+    per_endpoint.as_,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def cases(two_fakes, people):
+def cases(two_fakes, endpoint_people):
     eu, us = two_fakes
-    root = people["root"]
+    root = endpoint_people["root"]
     return {
-        "eu": deletion_request.create(eu, EU_ID, people["eu_admin"], "Owner asked")[0],
+        "eu": deletion_request.create(eu, EU_ID, endpoint_people["eu_admin"], "Owner asked")[0],
         "tg": deletion_request.create(eu, TG_ID, root, "Owner asked")[0],
         "us": deletion_request.create(us, US_ID, root, "Owner asked")[0],
     }
@@ -79,9 +83,11 @@ def test_requesting_a_deletion_needs_the_session_visible(two_fakes, as_):
     assert as_("us_admin").get(new_url(EU_ID, "eu")).status_code == 404
 
 
-def test_a_batch_shows_only_visible_members_and_needs_an_admin_of_each(two_fakes, people, as_):
+def test_a_batch_shows_only_visible_members_and_needs_an_admin_of_each(
+    two_fakes, endpoint_people, as_
+):
     eu, us = two_fakes
-    mixed = batches.create(eu, [EU_ID, TG_ID], people["root"], "Clean-up of tests")
+    mixed = batches.create(eu, [EU_ID, TG_ID], endpoint_people["root"], "Clean-up of tests")
     url = reverse("deletion_batch", kwargs={"pk": mixed.pk})
     page = as_("eu_cli_admin").get(url)
     assert page.status_code == 200
@@ -93,15 +99,17 @@ def test_a_batch_shows_only_visible_members_and_needs_an_admin_of_each(two_fakes
     )
     assert refused.status_code == 403
     assert all(m.status == Status.PENDING for m in mixed.members.all())
-    us_batch = batches.create(us, [US_ID], people["root"], "Clean-up of tests")
+    us_batch = batches.create(us, [US_ID], endpoint_people["root"], "Clean-up of tests")
     hidden = reverse("deletion_batch", kwargs={"pk": us_batch.pk})
     assert as_("eu_admin").get(hidden).status_code == 404
     assert as_("root").get(hidden).status_code == 200
 
 
-def test_a_case_names_no_session_of_a_source_the_reader_may_not_see(two_fakes, people, as_):
+def test_a_case_names_no_session_of_a_source_the_reader_may_not_see(
+    two_fakes, endpoint_people, as_
+):
     eu, _ = two_fakes
-    case = deletion_request.create(eu, PARENT_ID, people["root"], "Owner asked")[0]
+    case = deletion_request.create(eu, PARENT_ID, endpoint_people["root"], "Owner asked")[0]
     assert SUB_ID in case.cascade_ids
     url = reverse("deletion_detail", kwargs={"pk": case.pk})
     limited = as_("eu_cli_admin").get(url).content.decode()
@@ -110,9 +118,9 @@ def test_a_case_names_no_session_of_a_source_the_reader_may_not_see(two_fakes, p
     assert SUB_ID in as_("eu_admin").get(url).content.decode()
 
 
-def test_a_batch_names_no_delegate_the_reader_may_not_see(two_fakes, people, as_):
+def test_a_batch_names_no_delegate_the_reader_may_not_see(two_fakes, endpoint_people, as_):
     eu, _ = two_fakes
-    batch = batches.create(eu, [PARENT_ID], people["root"], "Clean-up of tests")
+    batch = batches.create(eu, [PARENT_ID], endpoint_people["root"], "Clean-up of tests")
     url = reverse("deletion_batch", kwargs={"pk": batch.pk})
     limited = as_("eu_cli_admin").get(url).content.decode()
     assert PARENT_ID in limited and "a session you can't open" in limited
@@ -120,9 +128,9 @@ def test_a_batch_names_no_delegate_the_reader_may_not_see(two_fakes, people, as_
     assert SUB_ID in as_("eu_admin").get(url).content.decode()
 
 
-def test_a_follow_up_of_hidden_leftovers_is_for_who_sees_them(two_fakes, people, as_):
+def test_a_follow_up_of_hidden_leftovers_is_for_who_sees_them(two_fakes, endpoint_people, as_):
     eu, _ = two_fakes
-    case = deletion_request.create(eu, PARENT_ID, people["root"], "Owner asked")[0]
+    case = deletion_request.create(eu, PARENT_ID, endpoint_people["root"], "Owner asked")[0]
     DeletionRequest.objects.filter(pk=case.pk).update(
         status=Status.EXECUTED,
         result={"deleted": [{"id": SUB_ID, "kind": "delegate", "state": "still_present"}]},

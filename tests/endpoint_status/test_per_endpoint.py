@@ -6,7 +6,11 @@ import pytest
 from hermes_ui.endpoint_status.models import EndpointProbe
 from tests.deletion import per_endpoint
 
-two_fakes, people, as_ = per_endpoint.two_fakes, per_endpoint.people, per_endpoint.as_
+two_fakes, endpoint_people, as_ = (
+    per_endpoint.two_fakes,
+    per_endpoint.endpoint_people,
+    per_endpoint.as_,
+)
 pytestmark = pytest.mark.django_db
 
 

@@ -38,11 +38,11 @@ def _mentioned(world, user, session_id, note_id):
     )
 
 
-def test_a_digest_leaves_out_a_session_whose_grant_was_revoked(world, day):
-    eve = world.people["eve"]
+def test_a_digest_leaves_out_a_session_whose_grant_was_revoked(review_world, day):
+    eve = review_world.people["eve"]
     Preference.objects.create(user=eve, kind=kinds.MENTIONED.key, mode=DIGEST)
-    outbox.notify(_mentioned(world, eve, EU_CRON, 1), day)
-    outbox.notify(_mentioned(world, eve, EU_HIDDEN, 2), day)
+    outbox.notify(_mentioned(review_world, eve, EU_CRON, 1), day)
+    outbox.notify(_mentioned(review_world, eve, EU_HIDDEN, 2), day)
     assert Notice.objects.filter(user=eve).count() == 2  # both seen when they happened
     # Before the digest goes: eve keeps eu's cron sessions only.
     grants.revoke("eu", user=eve)
@@ -56,10 +56,10 @@ def test_a_digest_leaves_out_a_session_whose_grant_was_revoked(world, day):
     assert "(1 events)" in sent.body
 
 
-def test_a_digest_of_nothing_visible_is_not_sent(world, day):
-    eve = world.people["eve"]
+def test_a_digest_of_nothing_visible_is_not_sent(review_world, day):
+    eve = review_world.people["eve"]
     Preference.objects.create(user=eve, kind=kinds.MENTIONED.key, mode=DIGEST)
-    outbox.notify(_mentioned(world, eve, EU_HIDDEN, 2), day)
+    outbox.notify(_mentioned(review_world, eve, EU_HIDDEN, 2), day)
     grants.revoke("eu", user=eve)
     grants.grant("us", "support", user=eve)
     outbox.digests(day + timedelta(hours=23))
@@ -68,18 +68,22 @@ def test_a_digest_of_nothing_visible_is_not_sent(world, day):
     assert Mail.objects.get(user=eve).last_error == "recipient_role"
 
 
-def test_nobody_is_told_of_a_session_they_cannot_see(world, day):
-    pat, ursula, eve = world.people["pat"], world.people["ursula"], world.people["eve"]
+def test_nobody_is_told_of_a_session_they_cannot_see(review_world, day):
+    pat, ursula, eve = (
+        review_world.people["pat"],
+        review_world.people["ursula"],
+        review_world.people["eve"],
+    )
     for person in (pat, ursula, eve):
-        outbox.notify(_mentioned(world, person, EU_HIDDEN, 3), day)
+        outbox.notify(_mentioned(review_world, person, EU_HIDDEN, 3), day)
     run_ready()
     assert [m.to for m in mail.outbox] == [["eve@example.test"]]
     assert set(Notice.objects.values_list("user__username", flat=True)) == {"eve"}
 
 
-def test_deletion_approvals_go_to_admins_of_that_endpoint_only(world, day):
+def test_deletion_approvals_go_to_admins_of_that_endpoint_only(review_world, day):
     asked = events.Event(
-        events.DELETION_REQUESTED, endpoint="us", actor=world.people["ursula"].pk, ids={}
+        events.DELETION_REQUESTED, endpoint="us", actor=review_world.people["ursula"].pk, ids={}
     )
     told = {user.get_username() for user in kinds.audience(asked)}
     assert told == {"root"}  # not euadmin, an admin elsewhere

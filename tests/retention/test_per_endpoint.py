@@ -9,19 +9,27 @@ from hermes_ui.tags.models import Tag
 from tests.deletion import per_endpoint
 from tests.deletion.per_endpoint import assert_no_canary
 
-two_fakes, people, as_ = per_endpoint.two_fakes, per_endpoint.people, per_endpoint.as_
+two_fakes, endpoint_people, as_ = (
+    per_endpoint.two_fakes,
+    per_endpoint.endpoint_people,
+    per_endpoint.as_,
+)
 pytestmark = pytest.mark.django_db
 
 US_RULE = "Canary rule of the US"
 
 
 @pytest.fixture
-def rules(two_fakes, people):
+def rules(two_fakes, endpoint_people):
     eu, us = two_fakes
     made = {}
     for ep, name in [(eu, "EU cron rule"), (us, US_RULE)]:
         made[ep.id] = RetentionRule.objects.create(
-            **ep.scope(), name=name, query="source:cron", age_days=30, updated_by=people["root"]
+            **ep.scope(),
+            name=name,
+            query="source:cron",
+            age_days=30,
+            updated_by=endpoint_people["root"],
         )
     made["us_run"] = RetentionRun.objects.create(
         rule=made["us"], rule_version=1, **us.scope(), protected=[{"id": "x", "why": "keep_tag"}]

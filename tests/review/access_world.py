@@ -78,7 +78,7 @@ def build(settings) -> World:
 
 
 @pytest.fixture
-def world(settings, db):
+def review_world(settings, db):
     made = build(settings)
     with use_transport(made.fake.transport):
         yield made

@@ -32,10 +32,10 @@ def _queue(ep, name, owner, session_ids, **fields) -> Queue:
 
 
 @pytest.fixture
-def queued(world):
-    eu_queue = _queue(world.eu, "EU", world.people["root"], [EU_CRON, EU_HIDDEN])
-    us_queue = _queue(world.us, "US", world.people["root"], [US_HIDDEN])
-    return world, eu_queue, us_queue
+def queued(review_world):
+    eu_queue = _queue(review_world.eu, "EU", review_world.people["root"], [EU_CRON, EU_HIDDEN])
+    us_queue = _queue(review_world.us, "US", review_world.people["root"], [US_HIDDEN])
+    return review_world, eu_queue, us_queue
 
 
 def _item_url(queue, item_id) -> str:

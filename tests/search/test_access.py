@@ -53,7 +53,7 @@ def _said(fake: FakeHermes, session_id: str, text: str) -> None:
 
 
 @pytest.fixture
-def world(settings):
+def search_world(settings):
     """Both endpoints, their fakes behind one transport (by host), both indexed."""
     eu = Endpoint("eu", "http://eu.test", TEST_KEY)
     us = Endpoint("us", "http://us.test", TEST_KEY)
@@ -91,19 +91,19 @@ def _client(django_user_model, name: str, *grant_args) -> Client:
 
 
 @pytest.fixture
-def eu_only(world, django_user_model):
+def eu_only(search_world, django_user_model):
     """Support on the whole of ``eu``; nothing on ``us``."""
     return _client(django_user_model, "eu-support", ("eu", "support", ()))
 
 
 @pytest.fixture
-def web_only(world, django_user_model):
+def web_only(search_world, django_user_model):
     """Support on ``eu``'s ``web`` source only."""
     return _client(django_user_model, "eu-web", ("eu", "support", ["web"]))
 
 
 @pytest.fixture
-def star_admin(world, django_user_model):
+def star_admin(search_world, django_user_model):
     return _client(django_user_model, "star-admin", ("*", "admin", ()))
 
 
@@ -191,7 +191,9 @@ def test_the_hidden_endpoint_is_a_404_and_the_home_page_skips_it(eu_only, star_a
 # --- saved views ---------------------------------------------------------------------
 
 
-def test_a_shared_view_naming_a_hidden_session_is_left_out(web_only, world, django_user_model):
+def test_a_shared_view_naming_a_hidden_session_is_left_out(
+    web_only, search_world, django_user_model
+):
     author = django_user_model.objects.create_user("author", password="a-long-password-1")
     SavedView.objects.create(owner=author, name="Canary watch", q=f'"{EU_TITLE}"', shared=True)
     SavedView.objects.create(owner=author, name="By source", source=EU_SOURCE, shared=True)
@@ -231,7 +233,7 @@ def test_a_bulk_action_of_an_admin_on_star_keeps_every_id(star_admin):
     assert page.status_code == 200 and EU_TITLE in _text(page)
 
 
-def test_compare_with_a_hidden_session_is_the_404_of_a_missing_one(web_only, world):
+def test_compare_with_a_hidden_session_is_the_404_of_a_missing_one(web_only, search_world):
     url = reverse("compare", kwargs={"endpoint": "eu"})
     hidden = web_only.get(url, {"a": OPEN_ID, "b": EU_ID})
     missing = web_only.get(url, {"a": OPEN_ID, "b": "no-such-session"})
@@ -304,7 +306,7 @@ def test_a_search_dataset_holds_only_visible_sessions(web_only, star_admin):
     assert EU_ID in b"".join(theirs.streaming_content).decode()
 
 
-def test_a_bulk_close_sends_nothing_for_a_session_whose_grant_went(world, django_user_model):
+def test_a_bulk_close_sends_nothing_for_a_session_whose_grant_went(search_world, django_user_model):
     from django.conf import settings
 
     from hermes_ui.bulk import close
@@ -315,5 +317,5 @@ def test_a_bulk_close_sends_nothing_for_a_session_whose_grant_went(world, django
     eu = settings.HERMES_ENDPOINTS["eu"]
     (row,) = close.close_each(eu, user, [OPEN_ID], "resolved", "k" * 22)
     assert (row.verdict, row.code) == (close.FAILED, "not_found")
-    assert world["eu.test"].rows[OPEN_ID]["end_reason"] is None
-    assert not [r for r in world["eu.test"].requests if r.method == "PATCH"]
+    assert search_world["eu.test"].rows[OPEN_ID]["end_reason"] is None
+    assert not [r for r in search_world["eu.test"].requests if r.method == "PATCH"]

@@ -78,7 +78,7 @@ def test_a_token_is_accepted_once(db):
 
 
 @pytest.fixture
-def sso(settings):
+def backchannel_sso(settings):
     settings.HERMES_UI_OIDC = oidc_config(
         issuer=ISSUER,
         client_id=CLIENT,
@@ -93,7 +93,7 @@ def sso(settings):
         yield settings
 
 
-def test_the_endpoint_ends_the_persons_sessions(sso, users):
+def test_the_endpoint_ends_the_persons_sessions(backchannel_sso, users):
     SocialAccount.objects.create(user=users["support"], provider=PROVIDER_ID, uid="sub-sam")
     signed_in = Client()
     signed_in.force_login(users["support"])
@@ -108,19 +108,19 @@ def test_the_endpoint_ends_the_persons_sessions(sso, users):
     "body",
     [{}, {"logout_token": "garbage"}, {"logout_token": "x.y.z"}],
 )
-def test_a_bad_request_is_a_json_400_never_a_500(sso, db, body):
+def test_a_bad_request_is_a_json_400_never_a_500(backchannel_sso, db, body):
     answer = Client().post(URL, body)
     assert answer.status_code == 400
     assert answer.json()["error"] == "invalid_request"
 
 
-def test_junk_is_refused_before_the_providers_keys_are_fetched(sso, db):
+def test_junk_is_refused_before_the_providers_keys_are_fetched(backchannel_sso, db):
     answer = Client().post(URL, {"logout_token": "garbage"})
     assert answer.status_code == 400
     assert backchannel.provider_keys.call_count == 0
 
 
-def test_a_token_with_only_sid_finds_the_person_by_their_last_sign_in(sso, users):
+def test_a_token_with_only_sid_finds_the_person_by_their_last_sign_in(backchannel_sso, users):
     from django.utils import timezone
 
     from hermes_ui.sso.models import SsoCheck
@@ -131,7 +131,7 @@ def test_a_token_with_only_sid_finds_the_person_by_their_last_sign_in(sso, users
     assert list(AccessEnd.objects.values_list("user__username", flat=True)) == ["reviewer"]
 
 
-def test_a_forged_token_ends_nothing(sso, users):
+def test_a_forged_token_ends_nothing(backchannel_sso, users):
     SocialAccount.objects.create(user=users["support"], provider=PROVIDER_ID, uid="sub-sam")
     answer = Client().post(URL, {"logout_token": logout_token(key=STRANGER)})
     assert answer.status_code == 400 and "signature" in answer.json()["error_description"]

@@ -22,7 +22,7 @@ REFRESH = "refresh-token-that-must-never-be-logged"
 
 
 @pytest.fixture
-def sso(settings):
+def revalidation_sso(settings):
     settings.HERMES_UI_OIDC = oidc_config(
         # Nothing listens there: every request is refused at once.
         issuer=f"http://127.0.0.1:{free_port()}",
@@ -42,7 +42,7 @@ def sso(settings):
 
 
 @pytest.fixture
-def person(sso, django_user_model):
+def revalidation_person(revalidation_sso, django_user_model):
     user = django_user_model.objects.create_user("sam", password="x")
     account = SocialAccount.objects.create(user=user, provider=PROVIDER_ID, uid="sub-sam")
     SocialToken.objects.create(account=account, token="access", token_secret=REFRESH)
@@ -56,23 +56,23 @@ def last_checked(user, minutes_ago: float) -> None:
     )
 
 
-def test_the_round_is_in_the_schedule_every_minute_while_on(sso):
+def test_the_round_is_in_the_schedule_every_minute_while_on(revalidation_sso):
     assert schedule.BY_NAME["sso-revalidate"].seconds() == 60
-    sso.HERMES_UI_SSO_REVALIDATE_MINUTES = 0
+    revalidation_sso.HERMES_UI_SSO_REVALIDATE_MINUTES = 0
     assert schedule.BY_NAME["sso-revalidate"].seconds() == 0
 
 
-def test_a_person_checked_recently_is_not_asked_again(person):
-    last_checked(person, 0.5)
+def test_a_person_checked_recently_is_not_asked_again(revalidation_person):
+    last_checked(revalidation_person, 0.5)
     assert revalidation.revalidate_round() == {}
 
 
-def test_an_unreachable_provider_keeps_access_then_fails_closed(person, caplog):
-    last_checked(person, 2)
+def test_an_unreachable_provider_keeps_access_then_fails_closed(revalidation_person, caplog):
+    last_checked(revalidation_person, 2)
     with caplog.at_level(logging.WARNING, logger="hermes_ui.sso"):
         assert revalidation.revalidate_round() == {"unreachable": 1}
-    forget(person)
-    assert access_of(person).highest() == "support"
+    forget(revalidation_person)
+    assert access_of(revalidation_person).highest() == "support"
     lines = [r.getMessage() for r in caplog.records if r.name == "hermes_ui.sso"]
     assert len(lines) == 1 and "sam" in lines[0] and "did not answer" in lines[0]
     assert REFRESH not in caplog.text and "s3cret" not in caplog.text
@@ -84,18 +84,18 @@ def test_an_unreachable_provider_keeps_access_then_fails_closed(person, caplog):
     assert not caplog.records and not AccessEnd.objects.exists()
 
     # Three intervals without an answer: as if the provider had refused.
-    last_checked(person, 3.5)
+    last_checked(revalidation_person, 3.5)
     assert revalidation.revalidate_round() == {"refused": 1}
-    forget(person)
-    assert access_of(person).highest() is None
-    assert not Membership.objects.filter(user=person).exists()
+    forget(revalidation_person)
+    assert access_of(revalidation_person).highest() is None
+    assert not Membership.objects.filter(user=revalidation_person).exists()
     assert not SocialToken.objects.exists()
-    assert AccessEnd.objects.filter(user=person).exists()
+    assert AccessEnd.objects.filter(user=revalidation_person).exists()
     # Nothing left from the provider: the next rounds leave the person alone.
     assert revalidation.revalidate_round() == {}
 
 
-def test_only_groups_that_mean_something_become_memberships(sso, django_user_model):
+def test_only_groups_that_mean_something_become_memberships(revalidation_sso, django_user_model):
     user = django_user_model.objects.create_user("rita", password="x")
     grant("*", "support", user=user, origin=Origin.SSO)  # what the upgrade gave SSO people
     grant("*", "reviewer", group=IdpGroup.objects.create(name="qa"))
@@ -111,6 +111,6 @@ def test_only_groups_that_mean_something_become_memberships(sso, django_user_mod
     assert access_of(user).highest() == "support"
 
 
-def test_groups_of_a_person_without_an_account_yet(sso, db):
+def test_groups_of_a_person_without_an_account_yet(revalidation_sso, db):
     assert idp_groups.access_from(["staff"]).highest() is None
     assert idp_groups.access_from(["staff", "hermes-support"]).highest() == "support"

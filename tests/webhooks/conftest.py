@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from tests.review.access_world import world  # noqa: F401 (fixture)
+from tests.review.access_world import review_world  # noqa: F401 (fixture)
 from tests.support.tasks import WorkerProcess, worker_env
 from tests.webhooks.receiver import HookReceiver
 

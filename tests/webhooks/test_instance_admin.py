@@ -15,7 +15,7 @@ from hermes_ui.webhooks.models import Webhook
 pytestmark = pytest.mark.django_db
 
 
-def test_an_endpoint_admin_gets_403_on_every_instance_page(world):
+def test_an_endpoint_admin_gets_403_on_every_instance_page(review_world):
     hook = Webhook.objects.create(url="https://hooks.example.test/x", secret="s" * 32, events=[])
     tag = Tag.objects.create(name="keep")
     reads = [
@@ -29,7 +29,7 @@ def test_an_endpoint_admin_gets_403_on_every_instance_page(world):
         (reverse("webhook_delete", kwargs={"pk": hook.pk}), {}),
         (reverse("tag_delete", kwargs={"pk": tag.pk}), {}),
     ]
-    euadmin, root = world.client("euadmin"), world.client("root")
+    euadmin, root = review_world.client("euadmin"), review_world.client("root")
     for url in reads:
         assert euadmin.get(url).status_code == 403, url
         assert root.get(url).status_code == 200, url
