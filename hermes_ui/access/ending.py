@@ -63,15 +63,14 @@ class SessionEndMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
-    def __call__(self, request):
-        return self.get_response(request)
+    # Answered without a session: health checks while the database (where sessions
+    # live) is down, static files, SCIM's and the API's bearer secrets.
+    OPEN_PATHS = ("/healthz", "/readyz", "/static/", "/scim/", "/api/")
 
-    def process_view(self, request, view_func, view_args, view_kwargs):
-        # A view open to everyone (/healthz, /scim/) reads no session: it answers while
-        # the database, where sessions live, is down, and SCIM has no cookie to end.
-        if not getattr(view_func, "login_required", True):
-            return None
-        if ended(request):
+    def __call__(self, request):
+        # Before the role check: a person whose access ended (and whose grants went with
+        # it) is signed out, not shown a 403 page in a session that should be over.
+        if not request.path.startswith(self.OPEN_PATHS) and ended(request):
             logout(request)
             return redirect(settings.LOGIN_URL)
-        return None
+        return self.get_response(request)

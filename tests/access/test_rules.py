@@ -139,3 +139,15 @@ def test_a_source_grant_raises_the_role_only_on_sessions_of_that_source(eu_us, p
     assert role_for("from-cron") == "reviewer"
     assert role_for("from-cli") == "support"
     assert role_for(None) == "support"  # the endpoint's own pages: the whole-endpoint role
+
+
+def test_ended_access_without_any_grant_left_signs_out_rather_than_refusing(eu_us, person):
+    grants.set_role(person, "support")
+    client = Client()
+    client.force_login(person)
+    assert client.get("/mentions/").status_code == 200
+    grants.revoke("*", user=person)  # what the provider gave is gone, and then:
+    end_sessions(person, reason="test")
+    answer = client.get("/mentions/")
+    assert answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
+    assert client.get("/healthz").status_code == 200
