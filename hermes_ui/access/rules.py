@@ -133,23 +133,38 @@ class Access:
         )
 
     def session_q(
-        self, needed: str = SUPPORT, *, endpoint: str = "endpoint", source: str = "source"
+        self,
+        needed: str = SUPPORT,
+        *,
+        endpoint: str = "endpoint",
+        source: str = "source",
+        only_endpoint: str | None = None,
     ) -> Q:
         """A filter for rows that name a session by endpoint and source fields.
 
         ``Model.objects.filter(access.session_q())`` keeps the rows this person
         may see with at least ``needed``; pass the field names of the model
         (``endpoint="session__endpoint"``...). Matches nothing for no grant.
+        ``only_endpoint``: the rows are of that endpoint already, so the filter is
+        just its sources (one range of an index, not an OR across endpoints).
         """
         whole: list[str] = []
         partial: dict[str, set[str]] = {}
-        for ep in self.endpoint_ids(needed):
+        endpoints = self.endpoint_ids(needed)
+        if only_endpoint is not None:
+            endpoints = [ep for ep in endpoints if ep == only_endpoint]
+        for ep in endpoints:
             if self.has(needed, ep):
                 whole.append(ep)
                 continue
             for rule in self.rules:
                 if rule.rank >= RANK[needed] and rule.endpoint in (ALL, ep) and rule.sources:
                     partial.setdefault(ep, set()).update(rule.sources)
+        if only_endpoint is not None:
+            if whole:
+                return Q()
+            sources = partial.get(only_endpoint)
+            return Q(**{f"{source}__in": sorted(sources)}) if sources else Q(pk__in=[])
         q = Q(**{f"{endpoint}__in": whole}) if whole else Q(pk__in=[])
         for ep, sources in partial.items():
             q |= Q(**{endpoint: ep, f"{source}__in": sorted(sources)})

@@ -17,7 +17,7 @@ def context(endpoint: Endpoint, session_id: str, parent_id: str | None, user=Non
     """The panel for ``user``: siblings, verdicts and the parent they may see only."""
     hidden_parent = (
         parent_id
-        and visibility.limits(user)
+        and visibility.limits(user, endpoint.id)
         and not visibility.allowed_ids(user, endpoint, [parent_id])
     )
     if hidden_parent:
@@ -25,7 +25,7 @@ def context(endpoint: Endpoint, session_id: str, parent_id: str | None, user=Non
     siblings = []
     if parent_id:
         found = (
-            visibility.visible(queries.present(endpoint), user)
+            visibility.visible(queries.present(endpoint), user, endpoint_id=endpoint.id)
             .filter(parent_session_id=parent_id)
             .exclude(session_id=session_id)
             .order_by("started_at", "session_id")
@@ -36,7 +36,7 @@ def context(endpoint: Endpoint, session_id: str, parent_id: str | None, user=Non
             for sid, title in found
         ]
     verdicts_here = list(verdicts.for_session(endpoint, session_id))
-    if visibility.limits(user):
+    if visibility.limits(user, endpoint.id):
         others = [v.other(session_id) for v in verdicts_here]
         seen = set(visibility.allowed_ids(user, endpoint, others))
         verdicts_here = [v for v in verdicts_here if v.other(session_id) in seen]

@@ -47,7 +47,7 @@ def plan(client, ep: Endpoint, session_id: str, *, lineage: bool, user=None) -> 
     messages = client.get_messages(session_id)
     own = {"parent_session_id": row.get("parent_session_id") or None}
     parent = own["parent_session_id"]
-    if parent and visibility.limits(user) and not visibility.allowed_ids(user, ep, [parent]):
+    if parent and visibility.limits(user, ep.id) and not visibility.allowed_ids(user, ep, [parent]):
         own["parent_session_id"] = row["parent_session_id"] = None  # a hidden parent unnamed
     if not lineage:
         kind = queries.present(ep).filter(session_id=session_id).values_list("kind", flat=True)
@@ -61,7 +61,7 @@ def plan(client, ep: Endpoint, session_id: str, *, lineage: bool, user=None) -> 
         note = "This session is not in the index yet, so only it is exported, not its lineage."
         own.update(kind=None, root_session_id=None, depth=None)
         return Plan(session_id, row, messages, [session_id], {session_id: own}, [note])
-    if visibility.limits(user):
+    if visibility.limits(user, ep.id):
         access = access_of(user)
         hidden = {r["id"] for r in found.rows if not access.sees(ep.id, r.get("source") or "")}
         if hidden - {session_id}:

@@ -125,6 +125,16 @@ class IndexedSession(models.Model):
                 fields=["endpoint", "endpoint_fp", "session_id", "message_count"],
                 name="index_session_count",
             ),
+            # A person granted some sources of an endpoint (access.rules): their page
+            # and its count read one source's present rows in order, not every row.
+            models.Index(
+                fields=["endpoint", "endpoint_fp", "source", "order_key", "id"],
+                condition=models.Q(vanished_at__isnull=True),
+                name="index_present_source",
+            ),
+            # A session's source by endpoint and id alone (access.scope.session_source, and
+            # the subquery of access.rows for notes, mentions and review items).
+            models.Index(fields=["endpoint", "session_id"], name="index_endpoint_session"),
         ]
 
     def __str__(self):

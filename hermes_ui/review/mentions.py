@@ -84,10 +84,11 @@ _UNREAD = Prepared(
 def unread_count(user) -> int:
     if not getattr(user, "is_authenticated", False):
         return 0
-    if not access_of(user).everything:  # only mentions on sessions they may still see
-        return _seen(Mention.objects.filter(user=user, read_at__isnull=True), user).count()
     found = _UNREAD.first(user.pk)
-    return found[0] if found else 0
+    if not found or access_of(user).everything:
+        return found[0] if found else 0
+    # Only mentions on sessions they may still see: asked only when there are any.
+    return _seen(Mention.objects.filter(user=user, read_at__isnull=True), user).count()
 
 
 @dataclass

@@ -126,9 +126,11 @@ def _filters(ep: Endpoint, query: Query, user=None) -> tuple[str, list]:
         params.append(_stamp(query.before))  # type: ignore[arg-type]
     # A transcript of a session the person may not see is never matched, so never
     # drawn as a snippet (``search.visibility``).
-    limited = visibility.limits(user)
+    limited = visibility.limits(user, ep.id)
     if query.has_filters or limited:
-        rows = facets.restrict(visibility.visible(present(ep), user), ep, query.facets, user)
+        rows = facets.restrict(
+            visibility.visible(present(ep), user, endpoint_id=ep.id), ep, query.facets, user
+        )
         if query.source:
             rows = rows.filter(source=query.source)
         if query.kind:
@@ -245,9 +247,11 @@ def _complete(ep: Endpoint, results: list[Result], query: Query, user=None) -> N
             by_id[values["session_id"]].row = api_row(values)
     resolutions = ContentSession.objects.filter(**ep.scope(), resolved_id__in=ids)
     hidden = set()
-    if visibility.limits(user):
+    if visibility.limits(user, ep.id):
         named = set(resolutions.values_list("session_id", flat=True))
-        shown = visibility.visible(present(ep).filter(session_id__in=named), user)
+        shown = visibility.visible(
+            present(ep).filter(session_id__in=named), user, endpoint_id=ep.id
+        )
         hidden = named - set(shown.values_list("session_id", flat=True))
     for sid, resolved in sorted(resolutions.values_list("session_id", "resolved_id")):
         if sid != resolved and sid not in hidden:

@@ -147,12 +147,14 @@ def search(
     ``active_before``: last active (else started) before this epoch time (retention).
     Only the rows ``user`` may see are listed and counted (``search.visibility``)."""
     facets = feature_filters.with_defaults(ep, facets)  # archived:no unless asked
-    limited = visibility.limits(user)
+    limited = visibility.limits(user, ep.id)
     unfiltered = (
         not (q or source or kind or state or reasons or facets or active_before or limited)
         and after is None
     )
-    rows = feature_filters.restrict(visibility.visible(present(ep), user), ep, facets, user)
+    rows = feature_filters.restrict(
+        visibility.visible(present(ep), user, endpoint_id=ep.id), ep, facets, user
+    )
     if q:
         rows = rows.filter(
             Q(session_id__icontains=q) | Q(title__icontains=q) | Q(preview__icontains=q)
@@ -173,7 +175,9 @@ def search(
     if after is not None:
         # A later page: only the snapshot's rows, in the snapshot's order.
         changed_since = visibility.visible(
-            IndexedSession.objects.filter(**ep.scope(), changed_gen__gt=snapshot), user
+            IndexedSession.objects.filter(**ep.scope(), changed_gen__gt=snapshot),
+            user,
+            endpoint_id=ep.id,
         ).count()
         rows = rows.filter(changed_gen__lte=snapshot)
     matching = rows

@@ -1,6 +1,7 @@
 """The one rule: grants per endpoint and source, and the door of every /e/<endpoint>/ route."""
 
 import pytest
+from django.db.models import Q
 from django.test import Client
 
 from hermes_ui.access import grants
@@ -151,3 +152,15 @@ def test_ended_access_without_any_grant_left_signs_out_rather_than_refusing(eu_u
     answer = client.get("/mentions/")
     assert answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
     assert client.get("/healthz").status_code == 200
+
+
+def test_session_q_on_one_endpoint_is_its_sources_only(eu_us, person):
+    indexed_row("eu", "a", "cron")
+    indexed_row("eu", "b", "telegram")
+    grants.grant("eu", "support", ["cron"], user=person)
+    grants.grant("us", "support", user=person)
+    access = access_of(person)
+    assert access.session_q(only_endpoint="eu") == Q(source__in=["cron"])
+    assert access.session_q(only_endpoint="us") == Q()
+    rows = IndexedSession.objects.filter(endpoint="eu")
+    assert [r.session_id for r in rows.filter(access.session_q(only_endpoint="eu"))] == ["a"]

@@ -82,7 +82,7 @@ def record_verdict(request: HttpRequest, endpoint) -> HttpResponse:
 def to_review(request: HttpRequest, endpoint) -> HttpResponse:
     ep = get_endpoint(endpoint)
     pending = verdicts.to_review(ep)
-    if visibility.limits(request.user):
+    if visibility.limits(request.user, ep.id):
         named = [sid for item in pending for sid in (item.fork.parent_id, item.fork.child_id)]
         named += [sid for item in pending for sid in item.siblings]
         seen = set(visibility.allowed_ids(request.user, ep, list(dict.fromkeys(named))))
