@@ -156,6 +156,17 @@ def may_view(request: DeletionRequest, user) -> bool:
     return sees(request, user) and (is_admin(user, request) or is_requester(request, user))
 
 
+# Four eyes that see the whole deletion: a source-limited admin may not decide on one
+# that also removes sessions (delegates, a lineage) of sources they cannot open.
+def _unseen() -> Refusal:
+    return Refusal(
+        "unseen_sessions",
+        "This deletion also removes sessions you cannot open (of sources outside your "
+        "grant); an admin who can see all of them must decide on it.",
+        403,
+    )
+
+
 def approval_refusal(request: DeletionRequest, user) -> Refusal | None:
     if not is_admin(user, request):
         return Refusal(
@@ -163,6 +174,8 @@ def approval_refusal(request: DeletionRequest, user) -> Refusal | None:
             "Only an admin of this session's endpoint can approve or reject its deletion.",
             403,
         )
+    if hidden_ids(user, request):
+        return _unseen()
     if is_requester(request, user):
         return Refusal(
             "self_approval",
@@ -210,6 +223,8 @@ def expire_due() -> int:
 def execution_refusal(request: DeletionRequest, user) -> Refusal | None:
     if not is_admin(user, request):
         return Refusal("wrong_role", "Only an admin can execute an approved deletion.", 403)
+    if hidden_ids(user, request):
+        return _unseen()
     if request.status in (Status.EXECUTED, Status.UNCERTAIN):
         return None  # a repeat: the view answers with the recorded result
     expire_if_due(request)

@@ -142,3 +142,19 @@ def test_a_follow_up_of_hidden_leftovers_is_for_who_sees_them(two_fakes, endpoin
     assert not DeletionBatch.objects.exists()
     assert as_("eu_admin").post(url).status_code == 302
     assert DeletionBatch.objects.get().members.get().session_id == SUB_ID
+
+
+def test_an_admin_who_cannot_see_every_removed_session_may_not_decide(
+    two_fakes, endpoint_people, as_
+):
+    eu, _ = two_fakes
+    # The parent (cli) takes a delegate of another source with it.
+    case = deletion_request.create(eu, PARENT_ID, endpoint_people["root"], "Owner asked")[0]
+    assert SUB_ID in case.cascade_ids
+    refused = decide(as_("eu_cli_admin"), case.pk)
+    assert refused.status_code == 403
+    assert "cannot open" in refused.content.decode()
+    assert_no_canary(refused.content.decode(), SUB_ID)
+    assert refresh(case).status == Status.PENDING
+    assert decide(as_("eu_admin"), case.pk).status_code == 302
+    assert refresh(case).status == Status.APPROVED
