@@ -86,10 +86,38 @@ def _operations(operations):
             yield op, path.strip(), value
 
 
-class ScimUserAdapter(SCIMUser):
-    """A Django user as a SCIM User; its SCIM id and externalId are in ``ScimUser``."""
+class _Linked:
+    """What a SCIM User and Group share: the row holding their SCIM id (created on first
+    use), the body check, and PATCH as one ``_patch`` per operation, then one save."""
 
     id_field = "scim__scim_id"
+    link_model: type  # ScimUser or ScimGroup, one-to-one with the adapted object
+    link_field: str  # its field naming that object
+
+    def link(self):
+        if self._link is None:
+            self._link, _ = self.link_model.objects.get_or_create(**{self.link_field: self.obj})
+        return self._link
+
+    @property
+    def id(self):
+        return self.link().scim_id
+
+    def validate_dict(self, d):
+        if not isinstance(d, dict):
+            raise BadRequestError("the body must be a JSON object", scim_type="invalidSyntax")
+
+    def handle_operations(self, operations):
+        """PATCH (RFC 7644 §3.5.2) in Okta's shape (no path, a value object) and Entra ID's."""
+        for op, path, value in _operations(operations):
+            self._patch(op, path, value)
+        self.save()
+
+
+class ScimUserAdapter(_Linked, SCIMUser):
+    """A Django user as a SCIM User; its SCIM id and externalId are in ``ScimUser``."""
+
+    link_model, link_field = ScimUser, "user"
 
     def __init__(self, obj, request=None):
         super().__init__(obj, request=request)
@@ -106,15 +134,6 @@ class ScimUserAdapter(SCIMUser):
             "emails": u.email,
             "active": u.is_active,
         }
-
-    def link(self) -> ScimUser:
-        if self._link is None:
-            self._link, _ = ScimUser.objects.get_or_create(user=self.obj)
-        return self._link
-
-    @property
-    def id(self):
-        return self.link().scim_id
 
     @property
     def emails(self):
@@ -157,10 +176,6 @@ class ScimUserAdapter(SCIMUser):
         if link.external_id:
             d["externalId"] = link.external_id
         return d
-
-    def validate_dict(self, d):
-        if not isinstance(d, dict):
-            raise BadRequestError("the body must be a JSON object", scim_type="invalidSyntax")
 
     def from_dict(self, d):
         """POST and PUT (RFC 7644 §3.3, §3.5.1): the attributes we keep, the rest ignored."""
@@ -212,12 +227,6 @@ class ScimUserAdapter(SCIMUser):
             except ValidationError:
                 raise BadRequestError("not an email address", scim_type="invalidValue") from None
         self.obj.email = address
-
-    def handle_operations(self, operations):
-        """PATCH (RFC 7644 §3.5.2) in Okta's shape (no path, a value object) and Entra ID's."""
-        for op, path, value in _operations(operations):
-            self._patch(op, path, value)
-        self.save()
 
     def _patch(self, op: str, path: str, value) -> None:
         key = path.lower()
@@ -307,10 +316,10 @@ class ScimUserAdapter(SCIMUser):
             provisioning.audit("user_delete", account=user.username, scim_id=scim_id)
 
 
-class ScimGroupAdapter(SCIMGroup):
+class ScimGroupAdapter(_Linked, SCIMGroup):
     """An ``IdpGroup`` as a SCIM Group; its members are the memberships of origin ``scim``."""
 
-    id_field = "scim__scim_id"
+    link_model, link_field = ScimGroup, "group"
 
     def __init__(self, obj, request=None):
         super().__init__(obj, request=request)
@@ -319,15 +328,6 @@ class ScimGroupAdapter(SCIMGroup):
         self._members = None  # users to make the SCIM members at save() (POST, PUT)
         self._old_name = obj.name if obj.pk else None
         self._adopted = False
-
-    def link(self) -> ScimGroup:
-        if self._link is None:
-            self._link, _ = ScimGroup.objects.get_or_create(group=self.obj)
-        return self._link
-
-    @property
-    def id(self):
-        return self.link().scim_id
 
     @property
     def members(self):
@@ -356,10 +356,6 @@ class ScimGroupAdapter(SCIMGroup):
         if link.external_id:
             d["externalId"] = link.external_id
         return d
-
-    def validate_dict(self, d):
-        if not isinstance(d, dict):
-            raise BadRequestError("the body must be a JSON object", scim_type="invalidSyntax")
 
     def from_dict(self, d):
         """POST and PUT: the name, externalId and (replacing them) the members."""
@@ -401,12 +397,6 @@ class ScimGroupAdapter(SCIMGroup):
         if missing:
             raise BadRequestError(f"no such user: {sorted(missing)[0]}", scim_type="invalidValue")
         return list(found.values())
-
-    def handle_operations(self, operations):
-        """PATCH: Okta's ``add``/``remove`` of members and rename, Entra ID's filter path."""
-        for op, path, value in _operations(operations):
-            self._patch(op, path, value)
-        self.save()
 
     def _patch(self, op: str, path: str, value) -> None:
         key = path.lower()
