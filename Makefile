@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 UV := $(BIN)/uv
 UV_VERSION := 0.13.9
 
-.PHONY: run serve test test-fast lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
+.PHONY: run serve test test-ready test-fast lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -54,12 +54,21 @@ peer-venvs: peer-venv
 # Debian packages: graphviz's `dot` for lineage graphs; Chromium for browser tests.
 system-run:
 	@command -v dot >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz fonts-dejavu-core >/dev/null; }
-system-test: system-run
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	@# PostgreSQL 15 and Redis 7 for the tests/scale workers; the suite starts its own servers.
-	@{ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null; } || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql redis-server >/dev/null; }
-	@# Prometheus 2 (and promtool) scrape a running dashboard in tests/monitoring; the suite starts its own.
-	@test -x /usr/bin/prometheus || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
+system-test:
+	@# One apt-get update for whatever is missing: Chromium for the browser tests,
+	@# PostgreSQL 15 and Redis 7 for the tests/scale workers, Prometheus 2 (and promtool)
+	@# for tests/monitoring. The suite starts its own servers.
+	@missing=""; lean=""; \
+	command -v dot >/dev/null || missing="$$missing graphviz fonts-dejavu-core"; \
+	test -x /usr/bin/chromium || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	test -x /usr/bin/prometheus || lean="prometheus"; \
+	if [ -n "$$missing$$lean" ]; then \
+	  apt-get update -qq && \
+	  { [ -z "$$missing" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } && \
+	  { [ -z "$$lean" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$lean >/dev/null; }; \
+	fi
 
 run: venv peer-venv system-run
 	$(BIN)/python manage.py demo --port $(PORT)
@@ -83,9 +92,15 @@ format: venv
 # package's peer or dashboard onto one worker and orders the groups (browser tests
 # last), an order xdist keeps only without its reordering. PYTEST_WORKERS=0 runs in
 # this process.
+# The installs, lint and the manual build run side by side first (-j: apt and the
+# registries wait on the network while mypy uses a core); -O keeps each one's output
+# together.
 PYTEST_WORKERS ?= 2
-test: venv peer-venvs oidc-provider axe-core system-test lint docs
+test:
+	@$(MAKE) --no-print-directory -j 6 -O test-ready
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+
+test-ready: venv peer-venvs oidc-provider axe-core system-test lint docs
 
 # The everyday loop: make test without Chromium, the scale tests and the release matrix.
 # CI calls make test.

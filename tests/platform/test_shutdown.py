@@ -94,16 +94,25 @@ class SlowClient(threading.Thread):
         return f"cut off: {answer[:80]!r} ... {answer[-40:]!r}"
 
 
-def serve_and_terminate(argv: list[str], env: dict, port: int, server_marker: str):
-    """Start ``argv`` (make or manage.py), put it under light load, SIGTERM the server
-    process while every client has a request in flight; return the exit code, the
-    clients' results and the output."""
+def serve_and_terminate(
+    argv: list[str], env: dict, port: int, server_marker: str, ready: str = ""
+):
+    """Start ``argv`` (make or manage.py), wait until it answers (and has printed
+    ``ready``), put it under light load, SIGTERM the server process while every client
+    has a request in flight; return the exit code, the clients' results and the output."""
     proc = subprocess.Popen(
         argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    printed: list[str] = []
+    reader = threading.Thread(target=lambda: printed.extend(proc.stdout), daemon=True)
+    reader.start()
     try:
-        until(lambda: answers(port) or proc.poll() is not None, 180, "the server never answered")
-        assert proc.poll() is None, proc.stdout.read()
+        until(
+            lambda: (answers(port) and ready in "".join(printed)) or proc.poll() is not None,
+            180,
+            "the server never answered",
+        )
+        assert proc.poll() is None, "".join(printed)
         server = proc.pid
         if not cmdline(server).count(server_marker):  # make: the server is its child
             (server,) = [p for p in children(proc.pid) if server_marker in cmdline(p)]
@@ -121,7 +130,8 @@ def serve_and_terminate(argv: list[str], env: dict, port: int, server_marker: st
         took = time.monotonic() - signalled
         for client in clients:
             client.join(30)
-        return code, [r for c in clients for r in c.results], proc.stdout.read(), took
+        reader.join(30)
+        return code, [r for c in clients for r in c.results], "".join(printed), took
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -149,7 +159,11 @@ def test_make_run_exits_0_on_sigterm_after_requests_in_flight(tmp_path, hermes_p
     port = free_port()
     env = environment(tmp_path / "data", hermes_peer, port)
     result = serve_and_terminate(
-        ["make", "--no-print-directory", "run", f"PORT={port}"], env, port, "manage.py demo"
+        ["make", "--no-print-directory", "run", f"PORT={port}"],
+        env,
+        port,
+        "manage.py demo",
+        ready="Hermes UI:",
     )
     assert_clean(*result)
     assert "Hermes UI:" in result[2]  # the demo got as far as its banner
