@@ -94,9 +94,7 @@ class SlowClient(threading.Thread):
         return f"cut off: {answer[:80]!r} ... {answer[-40:]!r}"
 
 
-def serve_and_terminate(
-    argv: list[str], env: dict, port: int, server_marker: str, ready: str = ""
-):
+def serve_and_terminate(argv: list[str], env: dict, port: int, server_marker: str, ready: str = ""):
     """Start ``argv`` (make or manage.py), wait until it answers (and has printed
     ``ready``), put it under light load, SIGTERM the server process while every client
     has a request in flight; return the exit code, the clients' results and the output."""
