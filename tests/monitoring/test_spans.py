@@ -2,8 +2,11 @@
 sampled page records, that an unsampled one records and computes nothing yet still tells
 Hermes the trace, and that with tracing off the page span is not in the chain at all."""
 
+import asyncio
+
 import httpx
 import pytest
+from asgiref.sync import iscoroutinefunction
 from django.core.exceptions import MiddlewareNotUsed
 from django.test import RequestFactory
 from django.urls import resolve
@@ -120,3 +123,18 @@ def test_with_tracing_off_the_page_span_is_not_in_the_chain(monkeypatch):
     monkeypatch.setattr(tracing, "_tracer", None)
     with pytest.raises(MiddlewareNotUsed):
         tracing.page_span(lambda request: None)
+
+
+def test_a_stream_has_its_page_span_too(spans):
+    finished = spans()
+
+    async def view(request):
+        request.resolver_match = resolve(request.path)
+        return type("Answer", (), {"status_code": 200})()
+
+    middleware = tracing.page_span(view)
+    assert iscoroutinefunction(middleware)
+    asyncio.run(middleware(get()))
+    (server,) = finished()
+    assert server.name == f"GET {ROUTE}"
+    assert server.attributes["http.status_code"] == 200
