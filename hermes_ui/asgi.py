@@ -41,7 +41,7 @@ GONE = "hermes_ui.gone"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
-tracing.setup()  # before the handlers load the middleware: it adds its own
+tracing.setup()  # before the handlers load the middleware, which holds its span
 streams = get_asgi_application()
 
 

@@ -145,7 +145,9 @@ HERMES_UI_LOG_FORMAT = env_choice("HERMES_UI_LOG_FORMAT", "text", ("text", "json
 # --- end of monitoring ------------------------------------------------------------
 
 MIDDLEWARE = [
-    # First: every later middleware's log records carry the id, and every answer is timed.
+    # The page's trace span around everything else; out of the chain unless tracing is on.
+    "hermes_ui.platform.tracing.page_span",
+    # Then: every later middleware's log records carry the id, and every answer is timed.
     "hermes_ui.platform.request_id.request_id_middleware",
     "hermes_ui.monitoring.timing.request_timing",
     "django.middleware.security.SecurityMiddleware",

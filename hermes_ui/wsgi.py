@@ -8,5 +8,5 @@ from hermes_ui.platform import tracing
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hermes_ui.settings")
 
-tracing.setup()  # before the handler loads the middleware: it adds its own
+tracing.setup()  # before the handler loads the middleware, which holds its span
 application = get_wsgi_application()

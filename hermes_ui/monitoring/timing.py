@@ -19,9 +19,17 @@ def view_label(request) -> str:
     return "static" if request.path.startswith(settings.STATIC_URL) else "unmatched"
 
 
+# (view, status class) -> its histogram child: ``labels()`` validates and locks on every
+# call; the pairs are bounded by the URL patterns.
+_children: dict = {}
+
+
 def _observe(request, response, started: float) -> None:
-    status = f"{response.status_code // 100}xx"
-    REQUEST_SECONDS.labels(view_label(request), status).observe(time.perf_counter() - started)
+    key = (view_label(request), response.status_code // 100)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = REQUEST_SECONDS.labels(key[0], f"{key[1]}xx")
+    child.observe(time.perf_counter() - started)
 
 
 @sync_and_async_middleware
