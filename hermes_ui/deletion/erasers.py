@@ -133,6 +133,13 @@ ERASERS = (
         held="hermes_ui.live.erase.held",
     ),
     Eraser(
+        "shares",
+        "share links and their snapshots",
+        "hermes_ui.shares.erase.erase",
+        models=("shares.Share",),
+        held="hermes_ui.shares.erase.held",
+    ),
+    Eraser(
         "notices",
         "notifications waiting to be mailed",
         "hermes_ui.notifications.erase.erase",
