@@ -160,6 +160,17 @@ def visible_to(user):
     return Share.objects.filter(Q(created_by=user) | access.session_q(ADMIN))
 
 
+def reachable(user, pk: int) -> Share | None:
+    """The share ``pk`` if ``user`` may see its session (else None, as for no share): a
+    person who may see the session may know that it was shared, not more."""
+    share = Share.objects.filter(pk=pk).first()
+    if share is None or not (
+        share.created_by_id == user.pk or access_of(user).sees(share.endpoint, share.source)
+    ):
+        return None
+    return share
+
+
 def may_revoke(user, share: Share) -> bool:
     return share.created_by_id == user.pk or access_of(user).has(
         ADMIN, share.endpoint, share.source

@@ -6,14 +6,12 @@ or sight of its session, an outside link not yet approved) answers the very
 bytes of an unknown token, so a 404 never tells whether a link exists.
 """
 
-from datetime import UTC, datetime
-
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
 
-from hermes_ui.shares import links
+from hermes_ui.shares import links, snapshot
 
 _PRIVATE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow, noarchive",
@@ -33,22 +31,13 @@ def share_open(request, token: str) -> HttpResponse:
         reason = links.gone_reason(share) or "This link is no longer available."
     if reason is not None:
         return _plain("shares/public_410.html", {"reason": reason}, 410)
-    context = {"share": share, "messages": _messages(share.snapshot)}
+    context = {"share": share, "messages": snapshot.shown(share.snapshot)}
     return _plain("shares/public.html", context, 200)
 
 
 def _client(request) -> str:
     # REMOTE_ADDR is the client's behind the configured proxy (settings: forwarded headers).
     return request.META.get("REMOTE_ADDR") or ""
-
-
-def _messages(body) -> list[dict]:
-    shown = []
-    for message in (body or {}).get("messages", []):
-        at = message.get("at")
-        when = datetime.fromtimestamp(at, UTC) if isinstance(at, int | float) else None
-        shown.append({"role": message.get("role") or "", "text": message.get("text"), "at": when})
-    return shown
 
 
 def _plain(template: str, context: dict, status: int) -> HttpResponse:

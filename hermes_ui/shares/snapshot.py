@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from hermes_ui.hermes.transcript import plain_text
 from hermes_ui.platform import redaction as redact
@@ -64,3 +65,14 @@ def take(client, session_id: str) -> Snapshot:
 
 def _number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def shown(body) -> list[dict]:
+    """The stored messages as the templates show them: times as datetimes (UTC)."""
+    messages = []
+    for message in (body or {}).get("messages", []):
+        at = message.get("at")
+        when = datetime.fromtimestamp(at, UTC) if _number(at) else None
+        role, text = message.get("role") or "", message.get("text")
+        messages.append({"role": role, "text": text, "at": when})
+    return messages

@@ -65,7 +65,7 @@ def share_new(request, endpoint) -> HttpResponse:
                 return _made(request, share, token)
     elif posted:
         status = 400
-    context.update(form=form, snap=snap)
+    context.update(form=form, snap=snap, shown=snapshot.shown(snap.body))
     return render(request, "shares/new.html", context, status=status)
 
 
@@ -120,8 +120,8 @@ def share_revoke(request, pk: int) -> HttpResponse:
 
 
 def _visible(request, pk: int) -> Share:
-    """The share, if this person may list it; else the 404 of a share that does not exist."""
-    share = links.visible_to(request.user).filter(pk=pk).first()
+    """The share, if this person may see its session; else the 404 of no share at all."""
+    share = links.reachable(request.user, pk)
     if share is None:
         raise Http404("No such share link.")
     return share

@@ -386,6 +386,7 @@ KWARGS = {
     "rule": "retention_rule",
     "run": "retention_run",
     "delivery": "delivery",
+    "share_id": "share",
     "provider_id": "literal:keycloak",
     "uid": "literal:MQ",
     "token": "literal:set-password",

@@ -7,6 +7,8 @@ from django.test import Client
 from django.utils import timezone
 
 from hermes_ui.audit.models import AuditEvent
+from hermes_ui.notifications import compose, kinds
+from hermes_ui.notifications.models import Notice
 from hermes_ui.platform import events
 from hermes_ui.shares import links
 from hermes_ui.shares.models import Share
@@ -86,6 +88,10 @@ def test_an_outside_link_opens_without_a_session_only_after_a_second_admin_appro
     made, path = share(support, kind="outside")
     assert made.status_code == 200 and 'id="share-pending"' in made.content.decode()
     assert [e.name for e in heard] == [events.SHARE_CREATED, events.SHARE_APPROVAL_NEEDED]
+    # Every admin but the sharer is told, as for a deletion awaiting approval.
+    assert {u.username for u in kinds.audience(heard[1])} == {"admin", "admin2"}
+    notice = Notice(kind=kinds.SHARE_APPROVAL_NEEDED.key, ids={"share_id": newest().pk})
+    assert compose.subject(notice).endswith(f"share link #{newest().pk} awaits your approval")
     anonymous = Client()
     unknown = anonymous.get(UNKNOWN).content
     assert anonymous.get(path).content == unknown and anonymous.get(path).status_code == 404
@@ -93,7 +99,8 @@ def test_an_outside_link_opens_without_a_session_only_after_a_second_admin_appro
 
     row = newest()
     listed = admin.get("/shares/").content.decode()
-    assert f'id="share-{row.pk}" data-state="pending"' in listed and "Approve" in listed
+    assert f'id="share-{row.pk}" data-kind="outside" data-state="pending"' in listed
+    assert "Approve" in listed
     # The sharer may not approve their own link, even as an admin.
     admin2 = login("admin2")
     _, own_path = share(admin2, kind="outside")
@@ -124,7 +131,7 @@ def test_expiry_revocation_and_the_view_limit_answer_410(login, colleague, share
     _, revoking = share(support)
     row = newest()
     assert colleague.get(revoking).status_code == 200
-    assert colleague.post(f"/shares/{row.pk}/revoke/").status_code == 404  # not theirs
+    assert colleague.post(f"/shares/{row.pk}/revoke/").status_code == 403  # not theirs
     assert support.post(f"/shares/{row.pk}/revoke/").status_code == 302
     answer = colleague.get(revoking)
     assert answer.status_code == 410 and "revoked" in answer.content.decode()
@@ -194,6 +201,10 @@ def test_bad_input_is_a_clear_error_never_a_500(login, shared_session, stranger,
     assert support.post("/s/anything/").status_code == 405
     assert support.get("/shares/999/revoke/").status_code == 405
     assert support.post("/shares/999/revoke/").status_code == 404
+    share(support)
+    # A person who may not see the session is told no more than of a share that is not there.
+    assert stranger.post(f"/shares/{newest().pk}/revoke/").status_code == 404
+    assert stranger.post(f"/shares/{newest().pk}/approve/").status_code == 404
 
 
 def test_every_post_needs_its_csrf_token(users, shared_session):
