@@ -38,35 +38,38 @@ def share_new(request, endpoint) -> HttpResponse:
         snap = snapshot.take(client_for(ep), session_id)
     except HermesError as error:
         return error_page(request, error, ep)
-    posted = request.method == "POST"
-    form = ShareForm(request.POST if posted else None, initial={"preview": snap.digest})
+    form = ShareForm(request.POST or None, initial={"preview": snap.digest})
     status = 200
-    if posted and form.is_valid():
-        data = form.cleaned_data
-        if data["preview"] != snap.digest:
-            form = ShareForm(initial={**data, "preview": snap.digest})
-            context["changed"] = True
-            status = 409
-        else:
-            try:
-                share, token = links.create(
-                    ep,
-                    session_id,
-                    request.user,
-                    snap,
-                    kind=data["kind"],
-                    days=data["days"],
-                    max_views=data["max_views"],
-                )
-            except links.Refused as refused:
-                form.add_error(None, str(refused))
-                status = refused.status
-            else:
-                return _made(request, share, token)
-    elif posted:
-        status = 400
+    if request.method == "POST":
+        made, form, status = _submit(request, ep, session_id, snap, form, context)
+        if made is not None:
+            return made
     context.update(form=form, snap=snap, shown=snapshot.shown(snap.body))
     return render(request, "shares/new.html", context, status=status)
+
+
+def _submit(request, ep, session_id: str, snap, form, context: dict):
+    """(the made page, None, 200), or (None, the form to show again, its status)."""
+    if not form.is_valid():
+        return None, form, 400
+    data = form.cleaned_data
+    if data["preview"] != snap.digest:
+        context["changed"] = True
+        return None, ShareForm(initial={**data, "preview": snap.digest}), 409
+    try:
+        share, token = links.create(
+            ep,
+            session_id,
+            request.user,
+            snap,
+            kind=data["kind"],
+            days=data["days"],
+            max_views=data["max_views"],
+        )
+    except links.Refused as refused:
+        form.add_error(None, str(refused))
+        return None, form, refused.status
+    return _made(request, share, token), None, 200
 
 
 def _made(request, share: Share, token: str) -> HttpResponse:
@@ -87,7 +90,7 @@ def share_list(request) -> HttpResponse:
         .order_by("-created_at", "-id")[:LIST_LIMIT]
     )
     for row in rows:
-        row.can_approve = row.pending and links.may_approve(request.user, row)  # type: ignore[attr-defined]
+        row.can_approve = row.pending and links.may_approve(request.user, row)
     context = {"rows": rows, "limit": LIST_LIMIT, "kinds": links.allowed_kinds()}
     return render(request, "shares/list.html", context)
 
