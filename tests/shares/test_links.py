@@ -214,3 +214,9 @@ def test_every_post_needs_its_csrf_token(users, shared_session):
         f"/e/local/shares/new/?session={SID}", {"session": SID, "kind": "inside", "days": 7}
     )
     assert answer.status_code == 403 and not Share.objects.exists()
+
+
+def test_a_view_is_audited_with_the_clients_network_never_its_address():
+    assert links.truncated("203.0.113.77") == "203.0.113.0/24"
+    assert links.truncated("2001:db8:1234:5678::1") == "2001:db8:1234::/48"
+    assert links.truncated("not an address") == "unknown" and links.truncated("") == "unknown"
