@@ -137,6 +137,7 @@ ERASERS = (
         "share links and their snapshots",
         "hermes_ui.shares.erase.erase",
         models=("shares.Share",),
+        also={"share_lineage_entries": "lineage entries in other share links"},
         held="hermes_ui.shares.erase.held",
     ),
     Eraser(

@@ -17,6 +17,12 @@ class ShareForm(forms.Form):
         max_value=links.MAX_VIEWS,
         help_text="Optional. Empty: as many as happen before it expires.",
     )
+    lineage = forms.BooleanField(
+        label="Also share its lineage",
+        required=False,
+        help_text="The ids and masked titles of the sessions around it that you may see, "
+        "from the index; never their messages.",
+    )
     # The digest of the preview the person saw: a POST that finds another snapshot
     # (the session changed meanwhile) shows the new preview instead of sharing it.
     preview = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)

@@ -1,9 +1,11 @@
 """Taking a share's snapshot: one session's transcript read once, masked, projected.
 
-What is kept is only what the shared page shows: the masked title, and each
-message's role, time and masked plain text (what the export writes too). Every
-string goes through the export redactor (``platform.redaction``) after it is
-projected, so whatever the page shows was masked.
+What is kept is only what the shared page shows: the masked title, each
+message's role, time and masked plain text (what the export writes too), and,
+if asked, the lineage as the index knows it (ids, masked titles, kinds and
+depths of the sessions the sharer may see). Every string goes through the
+export redactor (``platform.redaction``) after it is projected, so whatever
+the page shows was masked.
 """
 
 from __future__ import annotations
@@ -13,12 +15,18 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from hermes_ui.access.rules import access_of
 from hermes_ui.hermes.transcript import plain_text
+from hermes_ui.index.forks import forked_child_ids
+from hermes_ui.lineage.graph.classify import kinds_of
+from hermes_ui.lineage.graph.tree import Tree
 from hermes_ui.platform import redaction as redact
 from hermes_ui.platform.redaction import Redactor
+from hermes_ui.search import queries
 
 MAX_MESSAGES = 2000  # a longer transcript is shared from its start, with a note
 MAX_CHARS = 100_000  # per message
+MAX_LINEAGE = 300  # sessions of a shared lineage, from its root
 
 
 @dataclass
@@ -36,8 +44,9 @@ class Snapshot:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def take(client, session_id: str) -> Snapshot:
-    """Read the session and its whole active transcript; raises ``HermesError``."""
+def take(client, session_id: str, *, lineage_for=None) -> Snapshot:
+    """Read the session and its whole active transcript; raises ``HermesError``.
+    ``lineage_for``: ``(endpoint, user)`` to add the lineage that person may see."""
     row = client.get_session(session_id).as_row()
     rows = client.get_messages(session_id)["data"]
     redactor = Redactor(enabled=True)
@@ -54,6 +63,9 @@ def take(client, session_id: str) -> Snapshot:
             }
         )
     body = {"messages": messages, "total": len(rows), "cut": len(rows) > MAX_MESSAGES}
+    if lineage_for is not None:
+        ep, user = lineage_for
+        body["lineage"] = _lineage(ep, user, session_id, redactor)
     return Snapshot(
         title=str(title),
         source=str(row.get("source") or ""),
@@ -61,6 +73,35 @@ def take(client, session_id: str) -> Snapshot:
         masked=redactor.count,
         by_kind=dict(sorted(redactor.by_kind.items())),
     )
+
+
+def _lineage(ep, user, session_id: str, redactor: Redactor) -> list[dict]:
+    """The indexed lineage around ``session_id``, root first, without what ``user`` may
+    not see; [] when the index does not know the session yet."""
+    found = queries.lineage(ep, session_id)
+    if found is None:
+        return []
+    access = access_of(user)
+    hidden = {r["id"] for r in found.rows if not access.sees(ep.id, r.get("source") or "")}
+    tree = Tree(found.rows)
+    kinds = kinds_of(found.rows, forked_ids=forked_child_ids(ep))
+    shown = []
+    for sid, depth in tree.walk(found.root_id):
+        if sid in hidden:
+            continue  # its descendants keep their depth: the gap is not explained
+        title = (tree.get(sid) or {}).get("title") or ""
+        shown.append(
+            {
+                "id": sid,
+                "title": redactor.text(str(title)),
+                "kind": kinds.get(sid) or "",
+                "depth": depth,
+                "here": sid == session_id,
+            }
+        )
+        if len(shown) >= MAX_LINEAGE:
+            break
+    return shown
 
 
 def _number(value) -> bool:

@@ -34,17 +34,21 @@ def share_new(request, endpoint) -> HttpResponse:
     context = {"endpoint": ep, "session_id": session_id, "off": not links.allowed_kinds()}
     if context["off"]:
         return render(request, "shares/new.html", context, status=403)
+    asked = request.POST if request.method == "POST" else request.GET
+    lineage = asked.get("lineage", "") in ("1", "on", "true")
     try:
-        snap = snapshot.take(client_for(ep), session_id)
+        snap = snapshot.take(
+            client_for(ep), session_id, lineage_for=(ep, request.user) if lineage else None
+        )
     except HermesError as error:
         return error_page(request, error, ep)
-    form = ShareForm(request.POST or None, initial={"preview": snap.digest})
+    form = ShareForm(request.POST or None, initial={"preview": snap.digest, "lineage": lineage})
     status = 200
     if request.method == "POST":
         made, form, status = _submit(request, ep, session_id, snap, form, context)
         if made is not None:
             return made
-    context.update(form=form, snap=snap, shown=snapshot.shown(snap.body))
+    context.update(form=form, snap=snap, shown=snapshot.shown(snap.body), lineage=lineage)
     return render(request, "shares/new.html", context, status=status)
 
 

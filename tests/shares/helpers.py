@@ -31,6 +31,7 @@ def share(client, kind="inside", days=7, max_views="", session_id: str = SID, **
         "days": days,
         "max_views": max_views,
         "preview": extra.pop("preview", None) or preview_digest(client, session_id),
+        **extra,
     }
     answer = client.post(reverse("share_new", kwargs={"endpoint": "local"}), data)
     found = re.search(r'id="share-url"[^>]*value="([^"]+)"', answer.content.decode())

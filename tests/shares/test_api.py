@@ -31,7 +31,7 @@ def bearer(users):
 def test_a_token_creates_lists_and_revokes_a_link(bearer, colleague, shared_session):
     support = bearer("support")
     key = mint_key()
-    made = post(support, CREATE, {"kind": "inside", "max_views": 5}, key=key)
+    made = post(support, CREATE, {"kind": "inside", "max_views": 5, "lineage": True}, key=key)
     assert made.status_code == 201, made.content
     body = made.json()
     assert body["kind"] == "inside" and body["state"] == "live" and body["max_views"] == 5
@@ -40,8 +40,9 @@ def test_a_token_creates_lists_and_revokes_a_link(bearer, colleague, shared_sess
     assert token not in str(list(IdempotencyRecord.objects.values()))  # only the answer has it
     opened = colleague.get(f"/s/{token}/").content.decode()
     assert "[redacted:email]" in opened and EMAIL not in opened and API_KEY not in opened
+    assert 'id="share-lineage"' in opened  # asked for; the index does not know it yet
 
-    again = post(support, CREATE, {"kind": "inside", "max_views": 5}, key=key)
+    again = post(support, CREATE, {"kind": "inside", "max_views": 5, "lineage": True}, key=key)
     assert again.status_code == 201 and again.json()["replayed"] is True
     assert again.json()["url"] is None and Share.objects.count() == 1
 

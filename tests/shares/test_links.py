@@ -1,5 +1,6 @@
 """Share links through the views (fake Hermes): who may open which link, and until when."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -14,7 +15,7 @@ from hermes_ui.shares import links
 from hermes_ui.shares.models import Share
 from hermes_ui.web.links import session_url
 from tests.shares.conftest import API_KEY, EMAIL, HOSTILE_TEXT, SID
-from tests.shares.helpers import form_url, newest, share
+from tests.shares.helpers import form_url, newest, preview_digest, share
 
 pytestmark = pytest.mark.django_db
 
@@ -220,3 +221,35 @@ def test_a_view_is_audited_with_the_clients_network_never_its_address():
     assert links.truncated("203.0.113.77") == "203.0.113.0/24"
     assert links.truncated("2001:db8:1234:5678::1") == "2001:db8:1234::/48"
     assert links.truncated("not an address") == "unknown" and links.truncated("") == "unknown"
+
+
+def test_a_shared_lineage_is_masked_previewed_first_and_loses_an_erased_member(
+    login, colleague, shared_session, mock_endpoint
+):
+    from hermes_ui.index import sync
+    from hermes_ui.shares import erase
+
+    kid = "share-me-kid"
+    shared_session.add(kid, parent=SID, marker="branch", title=f"Follow-up for {EMAIL}")
+    sync.sync(mock_endpoint, full=True)
+    support = login("support")
+    plain = support.get(form_url()).content.decode()
+    assert 'id="share-lineage"' not in plain and 'id="preview-with-lineage"' in plain
+    # Ticking the box after a preview without it shows the new preview first.
+    refused, _ = share(support, lineage="on", preview=preview_digest(support))
+    assert refused.status_code == 409 and 'id="share-lineage"' in refused.content.decode()
+
+    with_lineage = support.get(form_url() + "&lineage=1").content.decode()
+    assert 'id="share-lineage"' in with_lineage and kid in with_lineage
+    assert EMAIL not in with_lineage and "Follow-up for [redacted:email]" in with_lineage
+    digest = re.search(r'name="preview" value="([0-9a-f]+)"', with_lineage).group(1)
+    made, path = share(support, lineage="on", preview=digest)
+    assert made.status_code == 200 and path
+    page = colleague.get(path).content.decode()
+    assert kid in page and "Follow-up for [redacted:email]" in page and EMAIL not in page
+    assert "this transcript" in page
+
+    # The member's deletion takes its entry (id and title) out of this share's lineage.
+    assert erase.erase(mock_endpoint, [kid]) == {"shares": 0, "share_lineage_entries": 1}
+    assert kid not in colleague.get(path).content.decode()
+    assert [e["id"] for e in newest().snapshot["lineage"]] == [SID]

@@ -30,6 +30,7 @@ class ShareAsk(Schema):
     kind: str = "inside"  # "inside" or "outside"
     days: int | None = None  # default 7, at most HERMES_UI_SHARE_MAX_DAYS
     max_views: int | None = None
+    lineage: bool = False  # also the lineage's ids and masked titles, from the index
 
 
 def _out(share: Share) -> dict:
@@ -63,7 +64,8 @@ def share_create(request, endpoint: str, session_id: str, body: ShareAsk):
     made: dict = {}
 
     def perform():
-        snap = snapshot.take(client_for(ep), session_id)
+        whose = (ep, request.user) if body.lineage else None
+        snap = snapshot.take(client_for(ep), session_id, lineage_for=whose)
         try:
             share, token = links.create(
                 ep,
@@ -83,7 +85,13 @@ def share_create(request, endpoint: str, session_id: str, body: ShareAsk):
         made["share"] = out = _out(share)
         return idempotency.Result(Outcome.SUCCESS, http_status=201, result=out, evidence=out)
 
-    inputs = {"session_id": session_id, "kind": body.kind, "days": days, "max": body.max_views}
+    inputs = {
+        "session_id": session_id,
+        "kind": body.kind,
+        "days": days,
+        "max": body.max_views,
+        "lineage": body.lineage,
+    }
     answer = _replayed(request, "api.share_create", ep, inputs, perform, session_id)
     # A replay answers what was recorded (ids, kind, state, expiry) and no link.
     return Status(201, {**answer, **made.get("share", {}), "url": made.get("url")})
