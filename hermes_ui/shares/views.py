@@ -31,7 +31,9 @@ def share_new(request, endpoint) -> HttpResponse:
         return bad_id(request, ep, str(exc))
     # The session is named in the query, so the door did not see it: asked here.
     scope.check(request, endpoint, session_id)
-    context = {"endpoint": ep, "session_id": session_id, "off": not links.allowed_kinds()}
+    kinds = links.allowed_kinds()
+    context = {"endpoint": ep, "session_id": session_id, "off": not kinds}
+    context["outside"] = len(kinds) > 1
     if context["off"]:
         return render(request, "shares/new.html", context, status=403)
     asked = request.POST if request.method == "POST" else request.GET
