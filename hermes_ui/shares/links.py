@@ -76,6 +76,7 @@ def create(
         raise Refused(f"A link lasts 1 to {max_days()} days.", status=400)
     if max_views is not None and not 1 <= max_views <= MAX_VIEWS:
         raise Refused(f"A view limit is 1 to {MAX_VIEWS}.", status=400)
+    purge_ended()
     token = secrets.token_urlsafe(32)
     now = timezone.now()
     with transaction.atomic():
@@ -211,13 +212,21 @@ def revoke(share: Share, user) -> bool:
         raise Refused("Only the sharer or an admin of this session's endpoint revokes it.")
     with transaction.atomic():
         done = Share.objects.filter(pk=share.pk, revoked_at__isnull=True).update(
-            revoked_at=timezone.now(), revoked_by=user
+            revoked_at=timezone.now(), revoked_by=user, snapshot={}, title=""
         )
         if done:
             _audit(user, share, "share_revoke")
     if done:
         _announce(events.SHARE_REVOKED, share, user)
     return bool(done)
+
+
+def purge_ended(now=None) -> int:
+    """Blank the snapshots of links that can no longer open (revoked, expired, used up):
+    the row stays for the list and the audit trail, the transcript goes. Called where
+    shares are listed or made, as the deletion queue expires its requests."""
+    ended = Share.objects.exclude(live_q(now)).exclude(title="", snapshot={})
+    return ended.update(snapshot={}, title="")
 
 
 def _audit(user, share: Share, capability: str, **more) -> None:

@@ -89,6 +89,7 @@ def _made(request, share: Share, token: str) -> HttpResponse:
 @role_required(SUPPORT)
 def share_list(request) -> HttpResponse:
     """Live links: an admin's of every session they administer, everyone's own."""
+    links.purge_ended()
     rows = list(
         links.visible_to(request.user)
         .filter(live_q())

@@ -144,6 +144,14 @@ def test_expiry_revocation_and_the_view_limit_answer_410(login, colleague, share
     assert used.status_code == 410 and "as many times" in used.content.decode()
     assert newest().views == 1
 
+    # A link that can no longer open keeps no transcript: revoked at once, the others
+    # when shares are next listed or made (the expired one went when the next was made).
+    assert Share.objects.get(pk=row.pk).snapshot == {}
+    assert list(Share.objects.exclude(snapshot={})) == [newest()]  # used up just now
+    support.get("/shares/")
+    assert not Share.objects.exclude(snapshot={}).exists()
+    assert not Share.objects.exclude(title="").exists()
+
 
 def test_the_instance_switch_stops_existing_links_at_once(
     login, colleague, shared_session, settings

@@ -102,6 +102,7 @@ def share_list(request):
     """Yours, and every one of the sessions you are admin of (as ``/shares/``)."""
     if not access_of(request.user).has_somewhere(SUPPORT):
         raise ApiError(403, "forbidden", "This needs the support role.")
+    links.purge_ended()
     rows = links.visible_to(request.user).filter(live_q()).order_by("-created_at", "-id")
     return {"data": [_out(share) for share in rows[:LIST_LIMIT]]}
 
