@@ -28,6 +28,7 @@ from tests.support.browser import (
     DashboardServer,
     assert_no_csp_violations,
     log_in,
+    screenshot,
     watched_context,
 )
 
@@ -115,8 +116,10 @@ def _person(chromium, server, name, ran, **options):
     return context, tab
 
 
-def _share(tab, base: str, sid: str, kind: str) -> str:
+def _share(tab, base: str, sid: str, kind: str, artifact: str = "") -> str:
     tab.goto(base + session_url("local", sid))
+    if artifact:
+        screenshot(tab, artifact)  # the session page with its Share action
     tab.click("#share-session")
     tab.wait_for_selector("#share-preview")
     preview = tab.inner_text("#share-preview")
@@ -141,7 +144,7 @@ def test_inside_and_outside_links_from_share_to_revocation(chromium, sharing_das
 
     try:
         support = person("support")
-        inside = _share(support, base, sid, "inside")
+        inside = _share(support, base, sid, "inside", artifact="sharing-0-session-page")
         _shot(support, "sharing-link-made")
 
         # A colleague on the same endpoint opens it, on a phone.
