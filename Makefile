@@ -118,7 +118,8 @@ docs-serve: venv
 
 # The docs' pictures (docs/images/), taken in Chromium over the demo seed.
 screenshots: venv peer-venv system-test
-	HERMES_UI_SCREENSHOTS=docs/images $(BIN)/python -m pytest -q tests/docs/test_screenshots.py
+	HERMES_UI_SCREENSHOTS=docs/images $(BIN)/python -m pytest -q tests/docs/test_screenshots.py \
+		tests/shares/test_browser_shares.py
 
 bench: venv peer-venv system-run
 	$(BIN)/python manage.py bench

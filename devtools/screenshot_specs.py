@@ -59,6 +59,13 @@ SHOTS = [
     ),
     Shot("login", "support", "/accounts/login/", ".login-box"),
     Shot("deletion", "admin", "/deletions/", "#queue"),
+    Shot(
+        "sharing",
+        "support",
+        "/e/{ep}/shares/new/?session=" + demo_ids.TOOL_SESSION,
+        "#share-form",
+        height=900,
+    ),
     Shot("endpoints", "admin", "/endpoints/", "#endpoints"),
     Shot("retention", "admin", "/retention/", "#keep-h"),
     Shot("webhooks", "admin", "/webhooks/", "#new-webhook-form"),
@@ -73,3 +80,15 @@ SHOTS = [
         "session-page-phone", "support", _session(demo_ids.TOOL_SESSION), "#session-title", 390, 844
     ),
 ]
+
+# Pictures no fixed page shows (a link made in the test, a second person's view): the
+# browser test of each journey writes them, under HERMES_UI_SCREENSHOTS as above.
+JOURNEY_SHOTS = {
+    "tests/shares/test_browser_shares.py": (
+        "sharing-link-made",
+        "sharing-page-phone",
+        "sharing-list-approve",
+        "sharing-page-outside",
+        "sharing-revoked-410",
+    ),
+}

@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "hermes_ui.observed",
     "hermes_ui.retention",
     "hermes_ui.live",
+    "hermes_ui.shares",
 ]
 INSTALLED_APPS += ["hermes_ui.notifications", "hermes_ui.webhooks"]
 # The demo peer and benchmarks live beside the app, not in it: present in a
@@ -524,6 +525,11 @@ HERMES_ALLOW_CHAT_ON_CLOSED = env_bool("HERMES_ALLOW_CHAT_ON_CLOSED", False)
 # (each holds a thread for the whole download; see hermes_ui/web/download_limits.py).
 HERMES_UI_EXPORTS_PER_USER = env_int("HERMES_UI_EXPORTS_PER_USER", 2, minimum=1, maximum=100)
 HERMES_UI_EXPORTS_PER_PROCESS = env_int("HERMES_UI_EXPORTS_PER_PROCESS", 8, minimum=1, maximum=1000)
+# Share links (hermes_ui/shares): which kinds may exist ("off", "inside": signed-in people
+# who may see the session, "outside": also anyone with the link once a second admin
+# approves), checked at every view; and the longest a link may last, in days.
+HERMES_UI_SHARING = env_choice("HERMES_UI_SHARING", "inside", ("off", "inside", "outside"))
+HERMES_UI_SHARE_MAX_DAYS = env_int("HERMES_UI_SHARE_MAX_DAYS", 30, minimum=1, maximum=365)
 # Days a chat turn keeps its text (message, system message, answer, event
 # payloads); older turns keep only their metadata (see hermes_ui/chat/retention.py).
 HERMES_UI_TURN_RETENTION_DAYS = env_int("HERMES_UI_TURN_RETENTION_DAYS", 30, minimum=1)

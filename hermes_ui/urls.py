@@ -35,6 +35,7 @@ FEATURES = (
     "live",
     "monitoring",
     "scim",
+    "shares",
 )
 
 urlpatterns = [path("", include(f"hermes_ui.{feature}.urls")) for feature in FEATURES]

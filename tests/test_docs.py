@@ -45,9 +45,10 @@ def test_readme_is_a_short_front_page_linking_the_manual():
 def test_every_guide_page_shows_a_picture_that_make_screenshots_takes():
     import re
 
-    from devtools.screenshot_specs import SHOTS
+    from devtools.screenshot_specs import JOURNEY_SHOTS, SHOTS
 
     taken = {f"{shot.name}.png" for shot in SHOTS}
+    taken |= {f"{name}.png" for names in JOURNEY_SHOTS.values() for name in names}
     for page in sorted((REPO / "docs").glob("*/*.md")):
         if page.parent.name not in {"support", "reviewers", "admins"}:
             continue

@@ -112,6 +112,12 @@ SAFE_KEYS = {
     "sources",
     "taken",
     "ended_because",
+    # share links: the share's id, expiry and view limit, and a viewer's network (a /24 or
+    # /48, never the address).
+    "share_id",
+    "expires_at",
+    "max_views",
+    "client",
 }
 TEXT_KEYS = {"title", "child_title", "comment", "reason", "message"}
 # Prompts are longer-lived secrets than a title: not even a digest is kept,

@@ -133,6 +133,14 @@ ERASERS = (
         held="hermes_ui.live.erase.held",
     ),
     Eraser(
+        "shares",
+        "share links and their snapshots",
+        "hermes_ui.shares.erase.erase",
+        models=("shares.Share",),
+        also={"share_lineage_entries": "lineage entries in other share links"},
+        held="hermes_ui.shares.erase.held",
+    ),
+    Eraser(
         "notices",
         "notifications waiting to be mailed",
         "hermes_ui.notifications.erase.erase",

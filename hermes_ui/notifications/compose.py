@@ -51,6 +51,8 @@ def subject(notice: Notice) -> str:
         text = f"You were assigned to review queue #{ids.get('queue_id')}"
     elif kind == kinds.QUEUE_WAITING.key:
         text = f"Review queue #{ids.get('queue_id')} has items waiting over a day"
+    elif kind == kinds.SHARE_APPROVAL_NEEDED.key:
+        text = f"Outside share link #{ids.get('share_id')} awaits your approval"
     elif kind == kinds.TOKEN_EXPIRING.key:
         text = "Your API token expires in 7 days"
     else:
@@ -92,6 +94,8 @@ def link(notice: Notice) -> str:
                 "review_queue", kwargs={"endpoint": notice.endpoint, "queue_id": ids["queue_id"]}
             )
         )
+    if "share_id" in ids:
+        return absolute(reverse("share_list"))
     if "webhook_id" in ids:
         return absolute(reverse("webhook_detail", kwargs={"pk": ids["webhook_id"]}))
     return absolute(reverse("notification_preferences"))

@@ -39,6 +39,9 @@ QUEUE_WAITING = Kind(
 )
 TOKEN_EXPIRING = Kind("token_expiring", "Your API token expires in 7 days", DIGEST)
 WEBHOOK_DISABLED = Kind("webhook_disabled", "A failing webhook was disabled (admins)", DIGEST)
+SHARE_APPROVAL_NEEDED = Kind(
+    "share_approval_needed", "An outside share link awaits your approval", IMMEDIATE
+)
 KINDS = {
     k.key: k
     for k in (
@@ -50,6 +53,7 @@ KINDS = {
         QUEUE_WAITING,
         TOKEN_EXPIRING,
         WEBHOOK_DISABLED,
+        SHARE_APPROVAL_NEEDED,
     )
 }
 
@@ -63,9 +67,10 @@ BY_EVENT = {
     events.REVIEW_ITEMS_WAITING: QUEUE_WAITING,
     events.TOKEN_EXPIRING: TOKEN_EXPIRING,
     events.WEBHOOK_DISABLED: WEBHOOK_DISABLED,
+    events.SHARE_APPROVAL_NEEDED: SHARE_APPROVAL_NEEDED,
 }
 # Told to every active admin but the one who caused it; the rest to the people named.
-TO_ADMINS = {events.DELETION_REQUESTED, events.WEBHOOK_DISABLED}
+TO_ADMINS = {events.DELETION_REQUESTED, events.WEBHOOK_DISABLED, events.SHARE_APPROVAL_NEEDED}
 
 
 ADMIN_KINDS = {BY_EVENT[name].key for name in TO_ADMINS}

@@ -27,6 +27,9 @@ REVIEW_QUEUE_COMPLETED = "review.queue_completed"
 SESSION_TAGGED = "session.tagged"
 ENDPOINT_DOWN = "endpoint.down"
 ENDPOINT_UP = "endpoint.up"
+SHARE_CREATED = "share.created"
+SHARE_APPROVED = "share.approved"
+SHARE_REVOKED = "share.revoked"
 PUBLIC = (
     DELETION_REQUESTED,
     DELETION_APPROVED,
@@ -37,11 +40,16 @@ PUBLIC = (
     SESSION_TAGGED,
     ENDPOINT_DOWN,
     ENDPOINT_UP,
+    SHARE_CREATED,
+    SHARE_APPROVED,
+    SHARE_REVOKED,
 )
 # Events only people are told about (by mail).
 REVIEW_MENTIONED = "review.mentioned"
 REVIEW_QUEUE_ASSIGNED = "review.queue_assigned"
 REVIEW_ITEMS_WAITING = "review.items_waiting"
+# An outside share link awaits a second admin's approval (admins are told, by mail).
+SHARE_APPROVAL_NEEDED = "share.approval_needed"
 # Told to no one: open pages follow it (``live``): a queue's items changed (labelled,
 # skipped, added) without an item completing.
 REVIEW_QUEUE_CHANGED = "review.queue_changed"
@@ -55,6 +63,7 @@ ALL = (
     REVIEW_MENTIONED,
     REVIEW_QUEUE_ASSIGNED,
     REVIEW_ITEMS_WAITING,
+    SHARE_APPROVAL_NEEDED,
     REVIEW_QUEUE_CHANGED,
     TOKEN_EXPIRING,
     WEBHOOK_DISABLED,

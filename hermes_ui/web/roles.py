@@ -120,7 +120,8 @@ class RoleRequiredMiddleware:
     of an account that exists but was never given a role.
     """
 
-    OPEN_PATHS = ("/accounts/", "/healthz", "/readyz", "/static/", "/scim/")
+    # "/s/": a share link decides itself who may open it (hermes_ui/shares/public.py).
+    OPEN_PATHS = ("/accounts/", "/healthz", "/readyz", "/static/", "/scim/", "/s/")
 
     def __init__(self, get_response):
         self.get_response = get_response

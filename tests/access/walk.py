@@ -171,6 +171,7 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
     from hermes_ui.notifications.models import Notice
     from hermes_ui.retention.models import RetentionRule, RetentionRun
     from hermes_ui.review.models import Correction, Item, Mention, Note, Queue, Rubric
+    from hermes_ui.shares.models import Share
     from hermes_ui.tags.models import SessionTag, Tag
     from hermes_ui.usage.models import Booking, DayTotal
     from hermes_ui.watermarks.models import Watermark
@@ -290,6 +291,19 @@ def plant(endpoint: str, owner, walker, planted: Planted) -> None:
         user=walker, endpoint=endpoint, session_id=sid, message_count=1, seen_at=now
     )
     KnownFork.objects.create(endpoint=endpoint, parent_id=sid, child_id=CANARY_CHILD, user=owner)
+    share = Share.objects.create(
+        endpoint=endpoint,
+        session_id=sid,
+        source=CANARY_SOURCE,
+        kind="outside",
+        digest=f"{MARK}-{endpoint}",
+        created_by=owner,
+        created_by_name=owner.username,
+        expires_at=now + dt.timedelta(days=1),
+        title=CANARY_TITLE,
+        snapshot={"messages": [{"role": "user", "text": words, "at": None}]},
+    )
+    keep("share", share.pk)
     LiveEvent.objects.create(
         endpoint=endpoint, created_at=now, changes=[{"id": sid, "title": CANARY_TITLE}]
     )
@@ -372,6 +386,7 @@ KWARGS = {
     "rule": "retention_rule",
     "run": "retention_run",
     "delivery": "delivery",
+    "share_id": "share",
     "provider_id": "literal:keycloak",
     "uid": "literal:MQ",
     "token": "literal:set-password",
@@ -398,6 +413,8 @@ PK_OF = {
     "webhook_ping": "webhook",
     "webhook_delete": "webhook",
     "webhook_redeliver": "webhook",
+    "share_approve": "share",
+    "share_revoke": "share",
 }
 # Regex routes cannot be filled from converters: the URL each is walked at.
 REGEX_URLS = {

@@ -6,14 +6,17 @@ until it gets one."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.api import urls
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.review.models import Queue, Rubric
+from hermes_ui.shares.models import Share
 from hermes_ui.tags.models import Tag
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
@@ -59,6 +62,10 @@ MATRIX = [
         {"session_ids": [SID]},
     ),
     Row("deletion_ask", "POST", f"/api/v1/e/local/deletion/{SID}", ANY, {"reason": "matrix"}),
+    Row("share_create", "POST", f"/api/v1/e/local/shares/{SID}", ANY, {"kind": "inside"}),
+    Row("share_list", "GET", "/api/v1/shares", ANY),
+    # admin2's link: its sharer or an admin of the endpoint revokes it.
+    Row("share_revoke", "POST", "/api/v1/shares/{share}/revoke", ADMIN),
 ]
 
 
@@ -73,7 +80,16 @@ def api_world(peer_endpoint, users):
         owner=users["admin"],
         any_reviewer=True,
     )
-    return {"queue": queue.pk}
+    share = Share.objects.create(
+        **peer_endpoint.scope(),
+        session_id=SID,
+        source="cli",
+        digest="matrix",
+        created_by=users["admin2"],
+        created_by_name="admin2",
+        expires_at=timezone.now() + timedelta(days=1),
+    )
+    return {"queue": queue.pk, "share": share.pk}
 
 
 def call(client: Client, row: Row, api_world: dict):

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import httpx
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
@@ -33,6 +35,7 @@ from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.retention.models import RetentionRule, RetentionRun
 from hermes_ui.review.models import Note
 from hermes_ui.saved_views.models import SavedView
+from hermes_ui.shares.models import Share
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.links import session_url
 from tests.support.samples import response
@@ -403,6 +406,15 @@ MATRIX = [
     Row("openapi-json", "GET", lambda w: "/api/v1/openapi.json", ANY),
     Row("openapi-view", "GET", lambda w: "/api/v1/docs", ANY),
     Row("api_not_found", "GET", lambda w: "/api/v1/nowhere", ANY, open=True),
+    # -- share links: admin2's outside link of SID (the world turns outside links on) -------
+    Row("share_new", "GET", lambda w: f"/e/local/shares/new/?session={SID}", ANY),
+    Row("share_new", "POST", lambda w: "/e/local/shares/new/", ANY, data={"session": SID}),
+    Row("share_list", "GET", lambda w: "/shares/", ANY),
+    Row("share_approve", "POST", lambda w: f"/shares/{w['share']}/approve/", ADMIN),
+    Row("share_revoke", "POST", lambda w: f"/shares/{w['share']}/revoke/", ADMIN,
+        label="someone else's share"),
+    # The link decides itself (tests/shares): an unknown one is a 404 for everyone.
+    Row("share_open", "GET", lambda w: "/s/no-such-link/", ANY, open=True),
 ]
 # fmt: on
 # The API's routes answer a Bearer token only (a session is a 401, not the login page):
@@ -495,7 +507,18 @@ def world(users, recorder, monkeypatch):
         body="matrix",
     )
     token, _ = tokens.issue(users["admin2"], "matrix")
+    monkeypatch.setattr(settings, "HERMES_UI_SHARING", "outside")
+    share = Share.objects.create(
+        **get_endpoint("local").scope(),
+        session_id=SID,
+        kind="outside",
+        digest="matrix",
+        created_by=users["admin2"],
+        created_by_name="admin2",
+        expires_at=timezone.now() + timedelta(days=1),
+    )
     return {
+        "share": share.pk,
         "token": token.pk,
         "deletion": case.pk,
         "turn": turn_row.pk,

@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.peer]
 AXE = REPO / "devtools" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 SESSION = ids.TOOL_SESSION
+SHARE = "a11y-share-token-0123456789abcdef0123456789a"  # an inside link of SESSION
 
 # Rows the pages show, made in the dashboard's own database (``manage.py shell``):
 # each state a list draws differently at least once. Their ids are printed as JSON.
@@ -115,6 +116,12 @@ made["retention_run"] = RetentionRun.objects.create(
 ).pk
 ApiToken.objects.create(user=admin, name="CI export", key_id="a11ya11ya11y",
                         digest="0" * 64, created_at=now, expires_at=now + timedelta(days=30))
+from hermes_ui.shares.links import digest as share_digest
+from hermes_ui.shares.models import Share
+Share.objects.create(**here, session_id=sid, source="cli", digest=share_digest({SHARE!r}),
+                     created_by=admin, created_by_name="admin", title="Disk usage",
+                     expires_at=now + timedelta(days=7),
+                     snapshot={{"messages": [{{"role": "user", "text": "How much disk?"}}]}})
 print(json.dumps(made))
 """
 
@@ -176,6 +183,9 @@ def pages(made: dict) -> dict[str, str]:
         "retention_rule": f"{e}/retention/{rule}/",
         "retention_preview": f"{e}/retention/{rule}/preview/",
         "retention_run": f"{e}/retention/runs/{made['retention_run']}/",
+        "share_new": f"{e}/shares/new/?session={_s()}",
+        "share_list": "/shares/",
+        "share_open": f"/s/{SHARE}/",
     }
 
 
@@ -227,6 +237,8 @@ SKIPPED = {
     "view_default": POST_ONLY,
     "view_delete": POST_ONLY,
     "token_revoke": POST_ONLY,
+    "share_approve": POST_ONLY,
+    "share_revoke": POST_ONLY,
     "webhook_ping": POST_ONLY,
     "webhook_delete": POST_ONLY,
     "webhook_redeliver": POST_ONLY,
