@@ -28,6 +28,7 @@ from hermes_ui.platform.endpoints import all_endpoints
 from hermes_ui.platform.outages import DATABASE, database_unreachable, log_failure
 from hermes_ui.retention import runs as retention_runs
 from hermes_ui.review import rules_task, waiting
+from hermes_ui.shares import links as share_links
 from hermes_ui.sso import revalidation as sso_revalidation
 from hermes_ui.webhooks import rounds as webhook_rounds
 
@@ -81,6 +82,8 @@ SCHEDULE = (
     Periodic("task-records", lambda: task_records.PRUNE_EVERY, task_records.prune),
     # Each SSO person's refresh token, once they are due (HERMES_UI_SSO_REVALIDATE_MINUTES).
     Periodic("sso-revalidate", sso_revalidation.round_seconds, sso_revalidation.revalidate_round),
+    # An expired or used-up share link keeps no transcript even if nobody lists shares.
+    Periodic("share-purge", lambda: settings.HERMES_UI_ROUND_SECONDS, share_links.purge_ended),
 )
 BY_NAME = {each.name: each for each in SCHEDULE}
 

@@ -223,8 +223,8 @@ def revoke(share: Share, user) -> bool:
 
 def purge_ended(now=None) -> int:
     """Blank the snapshots of links that can no longer open (revoked, expired, used up):
-    the row stays for the list and the audit trail, the transcript goes. Called where
-    shares are listed or made, as the deletion queue expires its requests."""
+    the row stays for the list and the audit trail, the transcript goes. The
+    ``share-purge`` round runs it every minute, and lists and new shares call it too."""
     ended = Share.objects.exclude(live_q(now)).exclude(title="", snapshot={})
     return ended.update(snapshot={}, title="")
 

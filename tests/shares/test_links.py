@@ -153,6 +153,17 @@ def test_expiry_revocation_and_the_view_limit_answer_410(login, colleague, share
     assert not Share.objects.exclude(title="").exists()
 
 
+def test_the_periodic_round_blanks_an_expired_link_nobody_lists(login, shared_session):
+    from hermes_ui.background import schedule
+
+    share(login("support"))
+    row = newest()
+    assert schedule.run_now("share-purge") == 0 and newest().snapshot  # live: kept
+    Share.objects.filter(pk=row.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert schedule.run_now("share-purge") == 1
+    assert Share.objects.get(pk=row.pk).snapshot == {} and Share.objects.get(pk=row.pk).title == ""
+
+
 def test_the_instance_switch_stops_existing_links_at_once(
     login, colleague, shared_session, settings
 ):
