@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from devtools.services import Postgres, Redis
-from tests.support.browser import PASSWORD, REPO, DashboardServer
+from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, prepare_script
+from tests.support.servers import new_database
 
 pytestmark = pytest.mark.scale
 
@@ -32,13 +33,45 @@ def scale_env(backends, tmp_path_factory):
 
 
 @pytest.fixture(scope="package")
+def migrated_template(backends, hermes_peer, tmp_path_factory):
+    """The name of a database migrated and holding ``USERS``, made once for the package.
+
+    ``migrated_database`` copies it (``CREATE DATABASE ... TEMPLATE``) in a fraction of
+    a second; running every migration again cost each test seconds of CPU. Only
+    ``test_postgres.py``'s migration test starts from an empty database.
+    """
+    url = new_database(backends["DATABASE_URL"], prefix="migrated_template")
+    env = {
+        **backends,
+        "DATABASE_URL": url,
+        "HERMES_UI_DATA_DIR": str(tmp_path_factory.mktemp("tpl")),
+    }
+    done = manage(env, hermes_peer, "shell", "-c", SCRIPT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return url.rsplit("/", 1)[1]
+
+
+SCRIPT = prepare_script(USERS, PASSWORD)
+
+
+@pytest.fixture
+def migrated_database(backends, migrated_template, tmp_path):
+    """``backends`` with ``DATABASE_URL`` of a new database copied from the template, and
+    a data folder of the test's own."""
+    url = new_database(backends["DATABASE_URL"], template=migrated_template, prefix="migrated")
+    return {**backends, "DATABASE_URL": url, "HERMES_UI_DATA_DIR": str(tmp_path)}
+
+
+@pytest.fixture(scope="package")
 def workers(scale_env, hermes_peer, tmp_path_factory):
     """Two dashboard worker processes sharing one PostgreSQL and one Redis."""
     started = []
     try:
         for name in ("a", "b"):
             folder = tmp_path_factory.mktemp(f"worker-{name}")
-            started.append(DashboardServer(folder, hermes_peer, extra_env=scale_env).start())
+            server = DashboardServer(folder, hermes_peer, extra_env=scale_env)
+            # One database: a has migrated it and made the users, b finds them there.
+            started.append(server.start(prepare=not started))
         yield started
     finally:
         for server in started:

@@ -180,18 +180,18 @@ def own_redis():
 @pytest.mark.peer
 @pytest.mark.scale
 def test_redis_stopped_mid_run_costs_speed_not_pages_or_turns(
-    backends, own_redis, hermes_peer, tmp_path
+    backends, migrated_template, own_redis, hermes_peer, tmp_path
 ):
     # One data folder (the secret key) for both workers; a log folder each.
     env = {
-        "DATABASE_URL": new_database(backends["DATABASE_URL"]),
+        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=migrated_template),
         "REDIS_URL": own_redis.url,
         "HERMES_UI_DATA_DIR": str(tmp_path),
         "HERMES_INDEX_REFRESH_SECONDS": "0",
     }
     a, b = (DashboardServer(_folder(tmp_path, n), hermes_peer, extra_env=env) for n in "ab")
     try:
-        a.start()
+        a.start(prepare=False)  # a copy of the migrated template, users included
         b.start(prepare=False)
         synced = manage(env, hermes_peer, "run_periodic", "index")
         assert synced.returncode == 0, synced.stderr[-2000:]
@@ -360,14 +360,15 @@ def _database_outage(server, postgres) -> None:
 @pytest.mark.peer
 @pytest.mark.scale
 def test_a_worker_killed_under_load_is_replaced_and_the_other_serves_on(
-    backends, hermes_peer, tmp_path
+    backends, migrated_template, hermes_peer, tmp_path
 ):
     env = {
-        "DATABASE_URL": new_database(backends["DATABASE_URL"]),
+        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=migrated_template),
         "REDIS_URL": backends["REDIS_URL"],
         "HERMES_INDEX_REFRESH_SECONDS": "0",
     }
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env, workers=2).start()
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env, workers=2)
+    server.start(prepare=False)
     try:
         _kill_a_worker(server)
     finally:

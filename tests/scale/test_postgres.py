@@ -1,4 +1,8 @@
-"""Migrations and queries on PostgreSQL: the throwaway cluster, a fresh database per test."""
+"""Migrations and queries on PostgreSQL: the throwaway cluster, a fresh database per test.
+
+Only the migration test starts from an empty database; the others get a copy of the
+package's migrated template (``migrated_database``, tests/scale/conftest.py).
+"""
 
 import secrets
 
@@ -56,9 +60,8 @@ print("zero:", *labels)
 """
 
 
-def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, hermes_peer):
-    env = fresh_database
-    assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
+def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(migrated_database, hermes_peer):
+    env = migrated_database
     done = manage(env, hermes_peer, "shell", "-c", "from tests.scale.pg_probe import main; main()")
     assert done.returncode == 0, done.stderr[-3000:]
     checks = (
@@ -81,10 +84,10 @@ def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, herme
 
 
 @pytest.fixture
-def fresh_worker(fresh_database, hermes_peer, tmp_path):
+def fresh_worker(migrated_database, hermes_peer, tmp_path):
     """A worker on its own database, so its index sync leaves the shared one untouched."""
-    env = {**fresh_database, "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    env = {**migrated_database, "HERMES_INDEX_REFRESH_SECONDS": "0"}
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start(prepare=False)
     try:
         yield server, env
     finally:
@@ -150,11 +153,10 @@ def test_a_worker_reuses_pooled_connections_across_requests(fresh_worker, hermes
     assert len(later) <= 8
 
 
-def test_statistics_after_a_large_sync_vacuum_and_analyze_the_index(fresh_database, hermes_peer):
+def test_statistics_after_a_large_sync_vacuum_and_analyze_the_index(migrated_database, hermes_peer):
     """VACUUM sets the visibility map, so counting present sessions (every index
     page) reads the index alone; ANALYZE gives the planner real row counts."""
-    env = fresh_database
-    assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
+    env = migrated_database
     code = "from hermes_ui.index.sync import refresh_statistics; refresh_statistics()"
     done = manage(env, hermes_peer, "shell", "-c", code)
     assert done.returncode == 0, done.stderr[-2000:]
