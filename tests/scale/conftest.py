@@ -13,7 +13,7 @@ import sys
 import httpx
 import pytest
 
-from devtools.services import Postgres, Redis
+from devtools.services import Postgres, Redis, postgres_bindir
 from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, prepare_script
 from tests.support.servers import new_database
 
@@ -52,6 +52,26 @@ def migrated_template(backends, hermes_peer, tmp_path_factory):
 
 
 SCRIPT = prepare_script(USERS, PASSWORD)
+
+
+@pytest.fixture(scope="package")
+def migrated_dump(backends, migrated_template, tmp_path_factory):
+    """A SQL dump of the migrated template: what ``restore`` loads into a test's own
+    cluster (a template copies only within its cluster)."""
+    path = tmp_path_factory.mktemp("dump") / "migrated.sql"
+    url = backends["DATABASE_URL"].rsplit("/", 1)[0] + "/" + migrated_template
+    subprocess.run(
+        [str(postgres_bindir() / "pg_dump"), "--no-owner", "--no-privileges", "-f", str(path), url],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def restore(dump, database_url: str) -> None:
+    """Load ``migrated_dump`` into the empty database of ``database_url``."""
+    psql = [str(postgres_bindir() / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-X"]
+    subprocess.run([*psql, "-f", str(dump), database_url], check=True, capture_output=True)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from devtools.services import Postgres, Redis
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
-from tests.scale.conftest import logged_in, manage, on_worker
+from tests.scale.conftest import logged_in, manage, on_worker, restore
 from tests.scale.test_workers import answer_text, final_state, read_stream, start_turn
 from tests.support.browser import DashboardServer
 from tests.support.servers import (
@@ -290,10 +290,11 @@ def own_postgres():
 @pytest.mark.peer
 @pytest.mark.scale
 def test_postgresql_stopped_is_a_prompt_503_and_a_restart_costs_no_restart(
-    own_postgres, hermes_peer, tmp_path
+    own_postgres, migrated_dump, hermes_peer, tmp_path
 ):
     env = {"DATABASE_URL": own_postgres.url, "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    restore(migrated_dump, own_postgres.url)
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start(prepare=False)
     try:
         _database_outage(server, own_postgres)
     finally:
