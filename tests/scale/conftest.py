@@ -27,9 +27,16 @@ def backends():
 
 
 @pytest.fixture(scope="package")
-def scale_env(backends, tmp_path_factory):
+def scale_env(backends, migrated_template, tmp_path_factory):
+    """The workers' settings: their one database is a copy of the migrated template."""
     folder = tmp_path_factory.mktemp("scale")
-    return {**backends, "HERMES_UI_DATA_DIR": str(folder), "HERMES_INDEX_REFRESH_SECONDS": "0"}
+    url = new_database(backends["DATABASE_URL"], template=migrated_template, prefix="workers")
+    return {
+        **backends,
+        "DATABASE_URL": url,
+        "HERMES_UI_DATA_DIR": str(folder),
+        "HERMES_INDEX_REFRESH_SECONDS": "0",
+    }
 
 
 @pytest.fixture(scope="package")
@@ -90,8 +97,7 @@ def workers(scale_env, hermes_peer, tmp_path_factory):
         for name in ("a", "b"):
             folder = tmp_path_factory.mktemp(f"worker-{name}")
             server = DashboardServer(folder, hermes_peer, extra_env=scale_env)
-            # One database: a has migrated it and made the users, b finds them there.
-            started.append(server.start(prepare=not started))
+            started.append(server.start(prepare=False))  # migrated, with the users
         yield started
     finally:
         for server in started:
