@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from devtools.screenshot_specs import SHOTS, Shot
-from tests.support.browser import ARTIFACTS, REPO, log_in
+from tests.support.browser import ARTIFACTS, REPO, Logins
 
 pytestmark = [pytest.mark.peer, pytest.mark.browser]
 OUT = os.environ.get("HERMES_UI_SCREENSHOTS")
@@ -39,22 +39,9 @@ def _clip(page, shot: Shot, box) -> dict:
 
 
 @pytest.fixture(scope="module")
-def signed_in(chromium, screenshot_server):
-    """Each role's cookies (Playwright's storage state), from one form login per role
-    in this module rather than one per picture."""
-    states: dict[str, dict] = {}
-
-    def state(role: str) -> dict:
-        if role not in states:
-            context = chromium.new_context()
-            try:
-                log_in(context.new_page(), screenshot_server.base_url, role)
-                states[role] = context.storage_state()
-            finally:
-                context.close()
-        return states[role]
-
-    return state
+def logins(chromium, screenshot_server):
+    """One form login per role for the module's 25 pictures."""
+    return Logins(chromium, screenshot_server.base_url)
 
 
 def _save(png: bytes, path: Path) -> None:
@@ -68,11 +55,11 @@ def _save(png: bytes, path: Path) -> None:
 
 
 @pytest.mark.parametrize("shot", SHOTS, ids=[s.name for s in SHOTS])
-def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, signed_in, shot):
+def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, logins, shot):
     from tests.support.browser import assert_no_csp_violations, watched_context
 
     # The login page is shown signed out.
-    state = None if shot.path == "/accounts/login/" else signed_in(shot.role)
+    state = None if shot.path == "/accounts/login/" else logins.state(shot.role)
     viewport = {"width": shot.width, "height": shot.height}
     context = watched_context(chromium, viewport=viewport, storage_state=state)
     page = context.new_page()
