@@ -1,3 +1,6 @@
+import os
+import time
+
 import pytest
 from django.test import Client
 
@@ -260,6 +263,10 @@ def xdist_groups(items) -> list[str]:
 def pytest_configure(config):
     """The run's shared folder (``tests/support/shared.py``), named before any worker starts."""
     shared.start_run()
+    # An xdist controller hears its workers' tests again: only the process running them
+    # writes the timeline.
+    global _timeline_here
+    _timeline_here = hasattr(config, "workerinput") or not config.getoption("numprocesses", 0)
 
 
 def pytest_unconfigure(config):
@@ -278,3 +285,26 @@ def pytest_unconfigure(config):
         return  # kept (--reuse-db): its WAL holds committed pages
     for suffix in ("-wal", "-shm"):
         Path(name + suffix).unlink(missing_ok=True)
+
+
+# -- the opt-in timeline (devtools/timeline.py reads it) ----------------------------
+
+_started: dict[str, float] = {}
+_timeline_here = True
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if _timeline_here and os.environ.get("HERMES_UI_TIMELINE"):
+        _started[nodeid] = time.time()
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    """With ``HERMES_UI_TIMELINE=path``, append ``worker start end nodeid`` per test: the
+    wall clock, so the workers' lines compare and show who sits idle at the end."""
+    path = os.environ.get("HERMES_UI_TIMELINE")
+    if not path or nodeid not in _started:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    line = f"{worker} {_started.pop(nodeid):.3f} {time.time():.3f} {nodeid}\n"
+    with open(path, "a") as timeline:  # one short write: lines of two workers never mix
+        timeline.write(line)

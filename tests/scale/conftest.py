@@ -13,8 +13,9 @@ import sys
 import httpx
 import pytest
 
-from devtools.services import Postgres, Redis
-from tests.support.browser import PASSWORD, REPO, DashboardServer
+from devtools.services import Postgres, Redis, postgres_bindir
+from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, prepare_script
+from tests.support.servers import new_database
 
 pytestmark = pytest.mark.scale
 
@@ -26,9 +27,66 @@ def backends():
 
 
 @pytest.fixture(scope="package")
-def scale_env(backends, tmp_path_factory):
+def scale_env(backends, migrated_template, tmp_path_factory):
+    """The workers' settings: their one database is a copy of the migrated template."""
     folder = tmp_path_factory.mktemp("scale")
-    return {**backends, "HERMES_UI_DATA_DIR": str(folder), "HERMES_INDEX_REFRESH_SECONDS": "0"}
+    url = new_database(backends["DATABASE_URL"], template=migrated_template, prefix="workers")
+    return {
+        **backends,
+        "DATABASE_URL": url,
+        "HERMES_UI_DATA_DIR": str(folder),
+        "HERMES_INDEX_REFRESH_SECONDS": "0",
+    }
+
+
+@pytest.fixture(scope="package")
+def migrated_template(backends, hermes_peer, tmp_path_factory):
+    """The name of a database migrated and holding ``USERS``, made once for the package.
+
+    ``migrated_database`` copies it (``CREATE DATABASE ... TEMPLATE``) in a fraction of
+    a second; running every migration again cost each test seconds of CPU. Only
+    ``test_postgres.py``'s migration test starts from an empty database.
+    """
+    url = new_database(backends["DATABASE_URL"], prefix="migrated_template")
+    env = {
+        **backends,
+        "DATABASE_URL": url,
+        "HERMES_UI_DATA_DIR": str(tmp_path_factory.mktemp("tpl")),
+    }
+    done = manage(env, hermes_peer, "shell", "-c", SCRIPT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return url.rsplit("/", 1)[1]
+
+
+SCRIPT = prepare_script(USERS, PASSWORD)
+
+
+@pytest.fixture(scope="package")
+def migrated_dump(backends, migrated_template, tmp_path_factory):
+    """A SQL dump of the migrated template: what ``restore`` loads into a test's own
+    cluster (a template copies only within its cluster)."""
+    path = tmp_path_factory.mktemp("dump") / "migrated.sql"
+    url = backends["DATABASE_URL"].rsplit("/", 1)[0] + "/" + migrated_template
+    subprocess.run(
+        [str(postgres_bindir() / "pg_dump"), "--no-owner", "--no-privileges", "-f", str(path), url],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def restore(dump, database_url: str) -> None:
+    """Load ``migrated_dump`` into the empty database of ``database_url``."""
+    psql = [str(postgres_bindir() / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-X"]
+    subprocess.run([*psql, "-f", str(dump), database_url], check=True, capture_output=True)
+
+
+@pytest.fixture
+def migrated_database(backends, migrated_template, tmp_path):
+    """``backends`` with ``DATABASE_URL`` of a new database copied from the template, and
+    a data folder of the test's own."""
+    url = new_database(backends["DATABASE_URL"], template=migrated_template, prefix="migrated")
+    return {**backends, "DATABASE_URL": url, "HERMES_UI_DATA_DIR": str(tmp_path)}
 
 
 @pytest.fixture(scope="package")
@@ -38,7 +96,8 @@ def workers(scale_env, hermes_peer, tmp_path_factory):
     try:
         for name in ("a", "b"):
             folder = tmp_path_factory.mktemp(f"worker-{name}")
-            started.append(DashboardServer(folder, hermes_peer, extra_env=scale_env).start())
+            server = DashboardServer(folder, hermes_peer, extra_env=scale_env)
+            started.append(server.start(prepare=False))  # migrated, with the users
         yield started
     finally:
         for server in started:

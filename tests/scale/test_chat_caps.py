@@ -7,9 +7,7 @@ twenty threads, each with its own connection, through ``admit`` at once.
 """
 
 import re
-import secrets
 
-import psycopg
 import pytest
 
 from tests.scale.conftest import manage
@@ -18,26 +16,14 @@ pytestmark = pytest.mark.scale
 
 
 @pytest.fixture
-def caps_database(backends, tmp_path):
-    """``DATABASE_URL`` of a new, empty database in the suite's cluster."""
-    name = f"caps_{secrets.token_hex(4)}"
-    base = backends["DATABASE_URL"].rsplit("/", 1)[0]
-    admin_url = base.replace("postgres://", "postgresql://") + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return {
-        **backends,
-        "DATABASE_URL": f"{base}/{name}",
-        "HERMES_UI_DATA_DIR": str(tmp_path),
-        # A pool connection for every thread at once, so all twenty really run in parallel.
-        "HERMES_UI_DB_POOL_SIZE": "24",
-    }
+def caps_database(migrated_database):
+    """A migrated database of this test's own (a copy of the package's template)."""
+    # A pool connection for every thread at once, so all twenty really run in parallel.
+    return {**migrated_database, "HERMES_UI_DB_POOL_SIZE": "24"}
 
 
 def test_twenty_parallel_admissions_never_pass_the_caps(caps_database, hermes_peer):
     env = caps_database
-    done = manage(env, hermes_peer, "migrate", "-v", "0")
-    assert done.returncode == 0, done.stderr[-2000:]
     probe = manage(
         env, hermes_peer, "shell", "-c", "from tests.scale.caps_probe import main; main()"
     )

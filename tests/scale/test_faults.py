@@ -22,7 +22,7 @@ from devtools.services import Postgres, Redis
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
-from tests.scale.conftest import logged_in, manage, on_worker
+from tests.scale.conftest import logged_in, manage, on_worker, restore
 from tests.scale.test_workers import answer_text, final_state, read_stream, start_turn
 from tests.support.browser import DashboardServer
 from tests.support.servers import (
@@ -180,18 +180,18 @@ def own_redis():
 @pytest.mark.peer
 @pytest.mark.scale
 def test_redis_stopped_mid_run_costs_speed_not_pages_or_turns(
-    backends, own_redis, hermes_peer, tmp_path
+    backends, migrated_template, own_redis, hermes_peer, tmp_path
 ):
     # One data folder (the secret key) for both workers; a log folder each.
     env = {
-        "DATABASE_URL": new_database(backends["DATABASE_URL"]),
+        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=migrated_template),
         "REDIS_URL": own_redis.url,
         "HERMES_UI_DATA_DIR": str(tmp_path),
         "HERMES_INDEX_REFRESH_SECONDS": "0",
     }
     a, b = (DashboardServer(_folder(tmp_path, n), hermes_peer, extra_env=env) for n in "ab")
     try:
-        a.start()
+        a.start(prepare=False)  # a copy of the migrated template, users included
         b.start(prepare=False)
         synced = manage(env, hermes_peer, "run_periodic", "index")
         assert synced.returncode == 0, synced.stderr[-2000:]
@@ -290,10 +290,11 @@ def own_postgres():
 @pytest.mark.peer
 @pytest.mark.scale
 def test_postgresql_stopped_is_a_prompt_503_and_a_restart_costs_no_restart(
-    own_postgres, hermes_peer, tmp_path
+    own_postgres, migrated_dump, hermes_peer, tmp_path
 ):
     env = {"DATABASE_URL": own_postgres.url, "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    restore(migrated_dump, own_postgres.url)
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start(prepare=False)
     try:
         _database_outage(server, own_postgres)
     finally:
@@ -360,14 +361,15 @@ def _database_outage(server, postgres) -> None:
 @pytest.mark.peer
 @pytest.mark.scale
 def test_a_worker_killed_under_load_is_replaced_and_the_other_serves_on(
-    backends, hermes_peer, tmp_path
+    backends, migrated_template, hermes_peer, tmp_path
 ):
     env = {
-        "DATABASE_URL": new_database(backends["DATABASE_URL"]),
+        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=migrated_template),
         "REDIS_URL": backends["REDIS_URL"],
         "HERMES_INDEX_REFRESH_SECONDS": "0",
     }
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env, workers=2).start()
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env, workers=2)
+    server.start(prepare=False)
     try:
         _kill_a_worker(server)
     finally:

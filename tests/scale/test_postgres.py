@@ -1,4 +1,8 @@
-"""Migrations and queries on PostgreSQL: the throwaway cluster, a fresh database per test."""
+"""Migrations and queries on PostgreSQL: the throwaway cluster, a fresh database per test.
+
+Only the migration test starts from an empty database; the others get a copy of the
+package's migrated template (``migrated_database``, tests/scale/conftest.py).
+"""
 
 import secrets
 
@@ -24,41 +28,45 @@ def fresh_database(backends, tmp_path):
 
 
 def test_migrations_apply_reverse_and_match_the_models(fresh_database, hermes_peer):
-    env = fresh_database
-    done = manage(env, hermes_peer, "migrate", "-v", "0")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert manage(env, hermes_peer, "migrate", "--check").returncode == 0  # nothing left
-    drift = manage(env, hermes_peer, "makemigrations", "--check", "--dry-run")
-    assert drift.returncode == 0, drift.stdout  # the models need no new migration
-    # Every project app back to zero, one after another, in one process (a
-    # process per app spent most of this test starting Django).
-    back = manage(env, hermes_peer, "shell", "-c", _REVERSE_EACH_APP)
-    assert back.returncode == 0, back.stderr[-2000:]
-    reversed_apps = next(x for x in back.stdout.splitlines() if x.startswith("zero:")).split()[1:]
-    assert {"audit", "chat", "deletion", "index"} <= set(reversed_apps), back.stdout
-    again = manage(env, hermes_peer, "migrate", "-v", "0")
-    assert again.returncode == 0, again.stderr[-2000:]
+    # Every step in one process: a process per step spent much of this test starting Django.
+    done = manage(fresh_database, hermes_peer, "shell", "-c", _MIGRATIONS_EACH_WAY)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    steps = [line.split()[-1] for line in done.stdout.splitlines() if line.endswith(":ok")]
+    # Applied; nothing left unapplied; no model change without its migration; every
+    # project app back to zero, one after another; and applied again.
+    assert steps == ["migrate:ok", "check:ok", "drift:ok", "zero:ok", "again:ok"], done.stdout
+    reversed_apps = next(x for x in done.stdout.splitlines() if x.startswith("zero:")).split()[1:-1]
+    assert {"audit", "chat", "deletion", "index"} <= set(reversed_apps), done.stdout
 
 
-_REVERSE_EACH_APP = """
+# ``migrate --check`` and ``makemigrations --check`` exit with status 1 (SystemExit) on
+# unapplied migrations or model drift, which ends the script before its next line.
+_MIGRATIONS_EACH_WAY = """
 import importlib.util as u
 from django.apps import apps
 from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
+call_command("migrate", verbosity=0)
+print("migrate:ok")
+call_command("migrate", check_unapplied=True, verbosity=0)
+print("check:ok")
+call_command("makemigrations", check_changes=True, dry_run=True, verbosity=0)
+print("drift:ok")
 labels = [a.label for a in apps.get_app_configs()
           if a.name.startswith("hermes_ui") and u.find_spec(a.name + ".migrations")]
 for label in labels:
     call_command("migrate", label, "zero", verbosity=0)
     left = MigrationRecorder(connection).migration_qs.filter(app=label).count()
     assert left == 0, (label, left)
-print("zero:", *labels)
+print("zero:", *labels, "zero:ok")
+call_command("migrate", verbosity=0)
+print("again:ok")
 """
 
 
-def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, hermes_peer):
-    env = fresh_database
-    assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
+def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(migrated_database, hermes_peer):
+    env = migrated_database
     done = manage(env, hermes_peer, "shell", "-c", "from tests.scale.pg_probe import main; main()")
     assert done.returncode == 0, done.stderr[-3000:]
     checks = (
@@ -81,10 +89,10 @@ def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(fresh_database, herme
 
 
 @pytest.fixture
-def fresh_worker(fresh_database, hermes_peer, tmp_path):
+def fresh_worker(migrated_database, hermes_peer, tmp_path):
     """A worker on its own database, so its index sync leaves the shared one untouched."""
-    env = {**fresh_database, "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    env = {**migrated_database, "HERMES_INDEX_REFRESH_SECONDS": "0"}
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start(prepare=False)
     try:
         yield server, env
     finally:
@@ -150,11 +158,10 @@ def test_a_worker_reuses_pooled_connections_across_requests(fresh_worker, hermes
     assert len(later) <= 8
 
 
-def test_statistics_after_a_large_sync_vacuum_and_analyze_the_index(fresh_database, hermes_peer):
+def test_statistics_after_a_large_sync_vacuum_and_analyze_the_index(migrated_database, hermes_peer):
     """VACUUM sets the visibility map, so counting present sessions (every index
     page) reads the index alone; ANALYZE gives the planner real row counts."""
-    env = fresh_database
-    assert manage(env, hermes_peer, "migrate", "-v", "0").returncode == 0
+    env = migrated_database
     code = "from hermes_ui.index.sync import refresh_statistics; refresh_statistics()"
     done = manage(env, hermes_peer, "shell", "-c", code)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -28,8 +27,7 @@ from devtools.peer.launcher import free_port
 from devtools.services import Postgres
 from hermes_ui.index.models import IndexSyncState
 from tests.platform.test_shutdown import children, cmdline
-from tests.scale.conftest import logged_in
-from tests.support.browser import PASSWORD, USERS, prepare_script
+from tests.scale.conftest import logged_in, restore
 from tests.support.tasks import manage
 from tests.support.waiting import until
 
@@ -96,7 +94,7 @@ class Served:
 
 
 @pytest.fixture
-def served(backends, hermes_peer, tmp_path):
+def served(backends, migrated_dump, hermes_peer, tmp_path):
     with Postgres() as postgres:
         port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
@@ -113,13 +111,9 @@ def served(backends, hermes_peer, tmp_path):
             WEB_CONCURRENCY="2",
             PYTHONUNBUFFERED="1",
         )
-        subprocess.run(
-            [sys.executable, "manage.py", "shell", "-c", prepare_script(USERS, PASSWORD)],
-            cwd=REPO,
-            env={**env, "DJANGO_SETTINGS_MODULE": "hermes_ui.settings"},
-            check=True,
-            capture_output=True,
-        )
+        # Migrated, with the users (serve's own migrate then finds nothing to do; the
+        # first start on an empty database is tests/platform/test_shutdown.py's).
+        restore(migrated_dump, postgres.url)
         server = Served(env, port)
         try:
             until(lambda: _status(server, "/healthz") == 200, 120, "make serve never answered")

@@ -105,7 +105,7 @@ def test_killing_the_owner_makes_the_turn_uncertain_and_never_resends(
         assert "state-uncertain" in page
     finally:
         a.stop()  # its task worker is still running: a restart would orphan it
-        a.start()  # later tests get two workers again
+        a.start(prepare=False)  # later tests get two workers again (the database is ready)
 
 
 def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):

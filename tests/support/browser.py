@@ -232,6 +232,34 @@ def log_in(page, base_url: str, username: str) -> None:
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 
+class Logins:
+    """One form login per person on the server at ``base_url``; later contexts start
+    from its cookies (Playwright's storage state).
+
+    For tests that need someone signed in, not a sign-in: a reused session keeps its
+    first sign-in time (API tokens ask for a recent one). A page whose cookies were
+    refused lands on the login page, so a test that looks for its own page fails.
+    """
+
+    def __init__(self, chromium, base_url: str):
+        self.chromium, self.base_url = chromium, base_url
+        self._states: dict[str, dict] = {}
+
+    def state(self, username: str) -> dict:
+        if username not in self._states:
+            context = self.chromium.new_context()
+            try:
+                log_in(context.new_page(), self.base_url, username)
+                self._states[username] = context.storage_state()
+            finally:
+                context.close()
+        return self._states[username]
+
+    def sign_in(self, page, username: str) -> None:
+        """``page``'s context gets ``username``'s cookies; the test opens its page next."""
+        page.context.add_cookies(self.state(username)["cookies"])
+
+
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

@@ -438,17 +438,19 @@ def report(name: str, samples: list[Sample], **extra) -> str:
     return line
 
 
-def new_database(database_url: str) -> str:
-    """A new, empty database in the cluster of ``database_url``; its URL."""
+def new_database(database_url: str, template: str = "", prefix: str = "faults") -> str:
+    """A new database in the cluster of ``database_url``, empty or a copy of ``template``
+    (a database of that cluster no one is connected to); its URL."""
     import secrets
 
     import psycopg
 
-    name = f"faults_{secrets.token_hex(4)}"
+    name = f"{prefix}_{secrets.token_hex(4)}"
     base = database_url.rsplit("/", 1)[0]
     admin = base.replace("postgres://", "postgresql://") + "/postgres"
+    copy = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
     return f"{base}/{name}"
 
 
