@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from contextlib import contextmanager, nullcontext
+from http import HTTPMethod
 from urllib.parse import urlsplit
 
 from asgiref.sync import iscoroutinefunction
@@ -114,8 +115,9 @@ def scrubbed_url(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{path}"
 
 
-# Methods a span name may carry; any other (the client chose it) is named "HTTP".
-_METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
+# Methods a span name may carry (the standard ones); any other (the client chose it)
+# is named "HTTP".
+_METHODS = frozenset(method.value for method in HTTPMethod)
 
 
 class _MetaGetter:

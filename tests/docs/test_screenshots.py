@@ -39,7 +39,7 @@ def _clip(page, shot: Shot, box) -> dict:
 
 
 @pytest.fixture(scope="module")
-def logins(chromium, screenshot_server):
+def shot_logins(chromium, screenshot_server):
     """One form login per role for the module's 25 pictures."""
     return Logins(chromium, screenshot_server.base_url)
 
@@ -55,11 +55,11 @@ def _save(png: bytes, path: Path) -> None:
 
 
 @pytest.mark.parametrize("shot", SHOTS, ids=[s.name for s in SHOTS])
-def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, logins, shot):
+def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, shot_logins, shot):
     from tests.support.browser import assert_no_csp_violations, watched_context
 
     # The login page is shown signed out.
-    state = None if shot.path == "/accounts/login/" else logins.state(shot.role)
+    state = None if shot.path == "/accounts/login/" else shot_logins.state(shot.role)
     viewport = {"width": shot.width, "height": shot.height}
     context = watched_context(chromium, viewport=viewport, storage_state=state)
     page = context.new_page()

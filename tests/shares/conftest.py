@@ -39,7 +39,7 @@ def stranger(db, django_user_model, mock_endpoint, settings):
 
 
 @pytest.fixture
-def clock(monkeypatch):
+def share_clock(monkeypatch):
     fake = FakeClock()
     monkeypatch.setattr(deletion_clock, "now", fake)
     return fake

@@ -18,7 +18,7 @@ def post(client, url, body=None, key=None):
 
 
 @pytest.fixture
-def bearer(users):
+def share_bearer(users):
     from hermes_ui.api_tokens import tokens
 
     def make(name: str, *, write: bool = True) -> Client:
@@ -28,8 +28,8 @@ def bearer(users):
     return make
 
 
-def test_a_token_creates_lists_and_revokes_a_link(bearer, colleague, shared_session):
-    support = bearer("support")
+def test_a_token_creates_lists_and_revokes_a_link(share_bearer, colleague, shared_session):
+    support = share_bearer("support")
     key = mint_key()
     made = post(support, CREATE, {"kind": "inside", "max_views": 5, "lineage": True}, key=key)
     assert made.status_code == 201, made.content
@@ -48,10 +48,10 @@ def test_a_token_creates_lists_and_revokes_a_link(bearer, colleague, shared_sess
 
     listed = support.get("/api/v1/shares").json()["data"]
     assert [row["share_id"] for row in listed] == [body["share_id"]]
-    assert bearer("reviewer").get("/api/v1/shares").json()["data"] == []
+    assert share_bearer("reviewer").get("/api/v1/shares").json()["data"] == []
 
     share_id = body["share_id"]
-    refused = post(bearer("reviewer"), f"/api/v1/shares/{share_id}/revoke")
+    refused = post(share_bearer("reviewer"), f"/api/v1/shares/{share_id}/revoke")
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
     revoked = post(support, f"/api/v1/shares/{share_id}/revoke")
     assert revoked.status_code == 200 and revoked.json()["state"] == "revoked"
@@ -59,8 +59,8 @@ def test_a_token_creates_lists_and_revokes_a_link(bearer, colleague, shared_sess
     assert support.get("/api/v1/shares").json()["data"] == []
 
 
-def test_the_api_refuses_what_the_form_refuses(bearer, shared_session, settings):
-    support = bearer("support")
+def test_the_api_refuses_what_the_form_refuses(share_bearer, shared_session, settings):
+    support = share_bearer("support")
     assert post(support, CREATE, {"kind": "outside"}).status_code == 403  # the switch
     assert post(support, CREATE, {"kind": "sideways"}).status_code == 400
     assert post(support, CREATE, {"days": 0}).status_code == 400
@@ -68,7 +68,7 @@ def test_the_api_refuses_what_the_form_refuses(bearer, shared_session, settings)
     assert post(support, CREATE, {"max_views": 0}).status_code == 400
     no_key = support.post(CREATE, {}, content_type="application/json")
     assert no_key.status_code == 400 and no_key.json()["code"] == "idempotency_key_required"
-    read_only = post(bearer("support", write=False), CREATE)
+    read_only = post(share_bearer("support", write=False), CREATE)
     assert read_only.status_code == 403 and read_only.json()["code"] == "read_only_token"
     assert post(support, "/api/v1/shares/999/revoke").status_code == 404
     assert not Share.objects.exists()

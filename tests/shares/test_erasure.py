@@ -46,7 +46,7 @@ def _file_hits(canary: str) -> list[str]:
 
 
 def test_the_sessions_deletion_erases_its_shares_from_tables_and_files(
-    login, colleague, shared_session, clock
+    login, colleague, shared_session, share_clock
 ):
     canary = f"CANARYSHARE{uuid.uuid4().hex[:12]}"
     shared_session.messages[SID][0]["content"] = f"the words {canary} stay here"

@@ -23,14 +23,14 @@ UNKNOWN = "/s/no-such-token-0123456789abcdef0123456789abcdef0/"
 
 
 @pytest.fixture
-def heard(monkeypatch):
+def share_events(monkeypatch):
     got: list[events.Event] = []
     monkeypatch.setitem(events.receivers(), "test-shares", got.append)
     return got
 
 
 def test_the_form_previews_the_masked_snapshot_and_the_link_shows_it_to_a_colleague(
-    login, colleague, stranger, shared_session, heard
+    login, colleague, stranger, shared_session, share_events
 ):
     support = login("support")
     preview = support.get(form_url()).content.decode()
@@ -77,20 +77,20 @@ def test_the_form_previews_the_masked_snapshot_and_the_link_shows_it_to_a_collea
     view = audit.last()
     assert view.username == "colleague" and view.evidence["client"] == "127.0.0.0/24"
     assert "cookie" not in str(view.evidence).lower() and EMAIL not in str(view.evidence)
-    assert [e.name for e in heard] == [events.SHARE_CREATED]
-    assert heard[0].ids == {"share_id": row.pk, "session_id": SID, "kind": "inside"}
+    assert [e.name for e in share_events] == [events.SHARE_CREATED]
+    assert share_events[0].ids == {"share_id": row.pk, "session_id": SID, "kind": "inside"}
 
 
 def test_an_outside_link_opens_without_a_session_only_after_a_second_admin_approves(
-    login, users, shared_session, settings, heard
+    login, users, shared_session, settings, share_events
 ):
     settings.HERMES_UI_SHARING = "outside"
     support, admin = login("support"), login("admin")
     made, path = share(support, kind="outside")
     assert made.status_code == 200 and 'id="share-pending"' in made.content.decode()
-    assert [e.name for e in heard] == [events.SHARE_CREATED, events.SHARE_APPROVAL_NEEDED]
+    assert [e.name for e in share_events] == [events.SHARE_CREATED, events.SHARE_APPROVAL_NEEDED]
     # Every admin but the sharer is told, as for a deletion awaiting approval.
-    assert {u.username for u in kinds.audience(heard[1])} == {"admin", "admin2"}
+    assert {u.username for u in kinds.audience(share_events[1])} == {"admin", "admin2"}
     notice = Notice(kind=kinds.SHARE_APPROVAL_NEEDED.key, ids={"share_id": newest().pk})
     assert compose.subject(notice).endswith(f"share link #{newest().pk} awaits your approval")
     anonymous = Client()
@@ -116,12 +116,14 @@ def test_an_outside_link_opens_without_a_session_only_after_a_second_admin_appro
     assert opened.status_code == 200 and "[redacted:api-key]" in opened.content.decode()
     view = AuditEvent.objects.filter(capability="share_view").get()
     assert view.username == "(system)" and view.evidence["client"] == "127.0.0.0/24"
-    assert events.SHARE_APPROVED in [e.name for e in heard]
+    assert events.SHARE_APPROVED in [e.name for e in share_events]
     # Approving twice is refused, plainly.
     assert admin.post(f"/shares/{row.pk}/approve/").status_code == 409
 
 
-def test_expiry_revocation_and_the_view_limit_answer_410(login, colleague, shared_session, heard):
+def test_expiry_revocation_and_the_view_limit_answer_410(
+    login, colleague, shared_session, share_events
+):
     support = login("support")
     _, expiring = share(support)
     Share.objects.filter(pk=newest().pk).update(expires_at=timezone.now() - timedelta(seconds=1))
@@ -136,7 +138,7 @@ def test_expiry_revocation_and_the_view_limit_answer_410(login, colleague, share
     assert support.post(f"/shares/{row.pk}/revoke/").status_code == 302
     answer = colleague.get(revoking)
     assert answer.status_code == 410 and "revoked" in answer.content.decode()
-    assert events.SHARE_REVOKED in [e.name for e in heard]
+    assert events.SHARE_REVOKED in [e.name for e in share_events]
 
     _, once = share(support, max_views=1)
     assert colleague.get(once).status_code == 200
