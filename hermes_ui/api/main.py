@@ -12,7 +12,16 @@ from ninja.openapi.docs import Swagger
 
 from hermes_ui.api import errors
 from hermes_ui.api.auth import TokenAuth
-from hermes_ui.api.routes import audit, endpoints, review, sessions, usage, writes
+from hermes_ui.api.routes import (
+    audit,
+    changes,
+    chat,
+    endpoints,
+    review,
+    sessions,
+    usage,
+    writes,
+)
 
 api = NinjaAPI(
     title="Hermes UI API",
@@ -23,5 +32,5 @@ api = NinjaAPI(
     docs=Swagger(settings={"persistAuthorization": False}),
 )
 errors.install(api)
-for router in (endpoints, sessions, review, usage, audit, writes):
+for router in (endpoints, sessions, review, usage, audit, writes, changes, chat):
     api.add_router("", router.router)
