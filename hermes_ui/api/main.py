@@ -16,7 +16,11 @@ from hermes_ui.api.routes import (
     audit,
     changes,
     chat,
+    deletions,
     endpoints,
+    jobs,
+    notes,
+    outcomes,
     review,
     sessions,
     usage,
@@ -32,5 +36,18 @@ api = NinjaAPI(
     docs=Swagger(settings={"persistAuthorization": False}),
 )
 errors.install(api)
-for router in (endpoints, sessions, review, usage, audit, writes, changes, chat):
+for router in (
+    endpoints,
+    sessions,
+    review,
+    usage,
+    audit,
+    writes,
+    changes,
+    chat,
+    deletions,
+    notes,
+    jobs,
+    outcomes,
+):
     api.add_router("", router.router)

@@ -347,7 +347,7 @@ def test_a_deletion_request_is_filed_once_and_never_executed(secret_session, bea
     client = bearer("support", write=True)
     url, key = f"/api/v1/e/local/deletion/{q(secret_session)}", mint_key()
     first = _post(client, url, {"reason": "ticket 42"}, key)
-    assert first.status_code == 200 and first.json()["created"] is True
+    assert first.status_code == 201 and first.json()["created"] is True
     assert first.json()["state"] == "pending"
     assert _post(client, url, {"reason": "ticket 42"}, key).json() == {
         **first.json(),

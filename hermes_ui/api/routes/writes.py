@@ -8,7 +8,7 @@ another request is refused (422, ``keys.refuse_reuse``). The other writes are in
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
@@ -40,6 +40,14 @@ class QueueItems(Schema):
 
 class DeletionAsk(Schema):
     reason: str
+
+
+class DeletionAsked(Schema):
+    request_id: int
+    created: bool
+    session_id: str
+    state: str
+    replayed: bool
 
 
 def _replayed(request, capability: str, ep, inputs: dict, perform, session_id: str = ""):
@@ -157,7 +165,11 @@ def queue_add(request, endpoint: str, queue_id: int, body: QueueItems):
     )
 
 
-@router.post("/e/{endpoint}/deletion/{path:session_id}", summary="Request a deletion")
+@router.post(
+    "/e/{endpoint}/deletion/{path:session_id}",
+    response={200: DeletionAsked, 201: DeletionAsked},
+    summary="Request a deletion",
+)
 def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
     """Files a request (or answers the open one); an admin other than you approves it
     (``deletions/{id}/approve``), in the browser or with their own token."""
@@ -182,4 +194,6 @@ def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
         )
 
     inputs = {"reason": reason, "session_id": session_id}
-    return _replayed(request, "api.deletion_request", ep, inputs, perform, session_id)
+    answer = _replayed(request, "api.deletion_request", ep, inputs, perform, session_id)
+    # 201 when this request filed it; 200 when an open request already existed.
+    return Status(201 if answer["created"] else 200, answer)

@@ -21,10 +21,6 @@ def _item(request, ep, queue_id: int, item_id: int, needed: str = REVIEWER):
     return queue, items.visible(request.user, ep, queue, item_id, needed)
 
 
-def _version(item, own):
-    return own.version if own else rubrics.current(item.queue.rubric)
-
-
 @require_GET
 @role_required(REVIEWER)
 def review_next(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
@@ -43,7 +39,7 @@ def review_next(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
 
 
 def _page(request, ep, queue, item, own, form, at, status=200):
-    version = _version(item, own)
+    version = labelling.version_for(item, own)
     try:
         window = item_page.read(ep, item, at)
     except HermesError as error:
@@ -96,7 +92,7 @@ def _label(request, ep, queue, item, own, action):
         )
     except HermesError as error:
         return error_page(request, error, ep)
-    version = _version(item, own)
+    version = labelling.version_for(item, own)
     form = labelling.LabelForm(version, ids, request.POST)
     if not form.is_valid():
         return _page(request, ep, queue, item, own, form, action["at"], status=400)
