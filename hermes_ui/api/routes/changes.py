@@ -100,14 +100,15 @@ def outcome_url(key: str) -> str:
 def pending(claim: keys.Claim, response: HttpResponse, message: str, **ids):
     """202 with ``Location``: the outcome is not known, and is not guessed."""
     claim.done(ids, Outcome.UNCERTAIN)
-    url = outcome_url(claim.key)
+    url = outcome_url(claim.sent)
     response["Location"] = url
     return Status(202, {"state": "uncertain", "message": message, "location": url, **ids})
 
 
 def _answer(request, response, ep, claim: keys.Claim, applied: apply.Applied, made_id):
     result = applied.result
-    ids = {"event_id": result.event_id}
+    # A replay answers with the first request's event, not the replay's own.
+    ids = {"event_id": claim.pointer.get("event_id") or result.event_id}
     if result.outcome in {Outcome.UNCERTAIN, Outcome.RUNNING}:
         return pending(claim, response, apply.UNCERTAIN_WORDS, **ids)
     if result.outcome != Outcome.SUCCESS:
@@ -130,7 +131,7 @@ def _answer(request, response, ep, claim: keys.Claim, applied: apply.Applied, ma
         "id": session.id,
         "masked": redactor.enabled,
         "replayed": applied.replayed or not claim.fresh,
-        "event_id": result.event_id,
+        "event_id": ids["event_id"],
     }
     return Status(status, body)
 

@@ -12,6 +12,9 @@ the person's id, so two people's keys never meet.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -47,11 +50,21 @@ def refuse_reuse(user, key: str, capability: str, endpoint_id: str, inputs: dict
         raise reused()
 
 
-class Claim:
-    """A claimed key: ``fresh`` when this request is its first use."""
+def personal(key: str, user) -> str:
+    """The form key the domain code gets for ``key``: the person's own, so that two
+    people who happen to send the same key never meet in the pages' replay records
+    (a form key is minted per page, an API key chosen by its client)."""
+    digest = hashlib.sha256(f"{user.pk}:{key}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:43].replace("=", "")
 
-    def __init__(self, record: IdempotencyRecord, fresh: bool, key: str):
-        self.record, self.fresh, self.key = record, fresh, key
+
+class Claim:
+    """A claimed key: ``fresh`` when this request is its first use; ``key`` is the form
+    key to hand to the domain code (``personal``), ``sent`` the client's."""
+
+    def __init__(self, record: IdempotencyRecord, fresh: bool, sent: str, user):
+        self.record, self.fresh, self.sent = record, fresh, sent
+        self.key = personal(sent, user)
 
     @property
     def pointer(self) -> dict:
@@ -87,10 +100,10 @@ def claim(request, op: str, ep, inputs: dict, session_id: str = "") -> Claim:
                 user=user,
                 session_id=session_id[:300],
             )
-        return Claim(record, True, key)
+        return Claim(record, True, key, user)
     except IntegrityError:
         record = IdempotencyRecord.objects.get(capability=capability, endpoint=ep.id, key=effective)
-        return Claim(record, False, key)
+        return Claim(record, False, key, user)
 
 
 def _used_otherwise(user, key: str, capability: str, endpoint_id: str, effective: str) -> bool:
