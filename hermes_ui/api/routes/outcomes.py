@@ -53,12 +53,11 @@ class OutcomeOut(Schema):
     operation_id="outcome_get",
 )
 def outcome_get(request, response: HttpResponse, key: str):
-    record = keys.find(request.user, key)
-    if record is None:
+    found = keys.find(request.user, key)
+    if found is None:
         raise Http404("You sent no write with this key (or it is older than 24 hours).")
+    record, operation, pointer = found
     common.endpoint(request, record.endpoint, SUPPORT)
-    operation = record.capability.removeprefix(keys.PREFIX)
-    pointer = (record.result or {}).get("pointer") or {}
     if "event_id" in pointer:
         found = _change(request, pointer["event_id"], record.endpoint)
     elif "turn_id" in pointer:
