@@ -177,6 +177,7 @@ def patch_session(request, response: HttpResponse, endpoint: str, session_id: st
         keys.write_key(request)
         raise bad_request("Send exactly one of title or end_reason.")
     key = keys.personal(keys.write_key(request), request.user)
+    form: RenameForm | CloseForm
     if "title" in given:
         op, form = "rename", RenameForm({"key": key, "title": body.title or ""})
     else:
