@@ -12,7 +12,21 @@ from ninja.openapi.docs import Swagger
 
 from hermes_ui.api import errors
 from hermes_ui.api.auth import TokenAuth
-from hermes_ui.api.routes import audit, endpoints, review, sessions, shares, usage, writes
+from hermes_ui.api.routes import (
+    audit,
+    changes,
+    chat,
+    deletions,
+    endpoints,
+    jobs,
+    notes,
+    outcomes,
+    review,
+    sessions,
+    shares,
+    usage,
+    writes,
+)
 
 api = NinjaAPI(
     title="Hermes UI API",
@@ -23,5 +37,19 @@ api = NinjaAPI(
     docs=Swagger(settings={"persistAuthorization": False}),
 )
 errors.install(api)
-for router in (endpoints, sessions, review, usage, audit, writes, shares):
+for router in (
+    endpoints,
+    sessions,
+    review,
+    usage,
+    audit,
+    writes,
+    changes,
+    chat,
+    deletions,
+    notes,
+    jobs,
+    outcomes,
+    shares,
+):
     api.add_router("", router.router)
