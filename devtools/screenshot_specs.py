@@ -6,6 +6,7 @@ element a screenshot is centred on is gone (``tests/docs/test_screenshots.py``).
 """
 
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from devtools.peer import demo_ids
 
@@ -62,7 +63,7 @@ SHOTS = [
     Shot(
         "sharing",
         "support",
-        "/e/{ep}/shares/new/?session=" + demo_ids.TOOL_SESSION,
+        "/e/{ep}/share/" + quote(demo_ids.TOOL_SESSION, safe="") + "/",
         "#share-form",
         height=900,
     ),

@@ -21,15 +21,14 @@ LIST_LIMIT = 500
 
 @require_http_methods(["GET", "POST"])
 @role_required(SUPPORT)
-def share_new(request, endpoint) -> HttpResponse:
-    """The form and the masked preview (GET), and the new link (POST), for ``?session=``."""
+def share_new(request, endpoint, session_id) -> HttpResponse:
+    """The form and the masked preview (GET), and the new link (POST), of one session."""
     ep = get_endpoint(endpoint)
-    session_id = request.POST.get("session") or request.GET.get("session") or ""
     try:
         check_path_id(session_id)
     except IdError as exc:
         return bad_id(request, ep, str(exc))
-    # The session is named in the query, so the door did not see it: asked here.
+    # A dot id comes in the query string (``?id=``), past the door: asked here.
     scope.check(request, endpoint, session_id)
     kinds = links.allowed_kinds()
     context = {"endpoint": ep, "session_id": session_id, "off": not kinds}

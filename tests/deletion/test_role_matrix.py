@@ -407,8 +407,9 @@ MATRIX = [
     Row("openapi-view", "GET", lambda w: "/api/v1/docs", ANY),
     Row("api_not_found", "GET", lambda w: "/api/v1/nowhere", ANY, open=True),
     # -- share links: admin2's outside link of SID (the world turns outside links on) -------
-    Row("share_new", "GET", lambda w: f"/e/local/shares/new/?session={SID}", ANY),
-    Row("share_new", "POST", lambda w: "/e/local/shares/new/", ANY, data={"session": SID}),
+    Row("share_new", "GET", lambda w: session_url("local", SID, "share_new"), ANY),
+    Row("share_new", "POST", lambda w: session_url("local", SID, "share_new"), ANY),
+    Row("share_new_q", "GET", lambda w: session_url("local", DOT, "share_new"), ANY),
     Row("share_list", "GET", lambda w: "/shares/", ANY),
     Row("share_approve", "POST", lambda w: f"/shares/{w['share']}/approve/", ADMIN),
     Row("share_revoke", "POST", lambda w: f"/shares/{w['share']}/revoke/", ADMIN,

@@ -1,20 +1,15 @@
 """Walking the share pages as a person would: the form, its POST, the link."""
 
 import re
-from urllib.parse import urlencode, urlsplit
-
-from django.urls import reverse
+from urllib.parse import urlsplit
 
 from hermes_ui.shares.models import Share
+from hermes_ui.web.links import session_url
 from tests.shares.conftest import SID
 
 
 def form_url(session_id: str = SID, endpoint: str = "local") -> str:
-    return (
-        reverse("share_new", kwargs={"endpoint": endpoint})
-        + "?"
-        + urlencode({"session": session_id})
-    )
+    return session_url(endpoint, session_id, "share_new")
 
 
 def preview_digest(client, session_id: str = SID) -> str:
@@ -26,14 +21,13 @@ def preview_digest(client, session_id: str = SID) -> str:
 def share(client, kind="inside", days=7, max_views="", session_id: str = SID, **extra):
     """POST the form after its preview; returns (answer, the link's path or None)."""
     data = {
-        "session": session_id,
         "kind": kind,
         "days": days,
         "max_views": max_views,
         "preview": extra.pop("preview", None) or preview_digest(client, session_id),
         **extra,
     }
-    answer = client.post(reverse("share_new", kwargs={"endpoint": "local"}), data)
+    answer = client.post(form_url(session_id), data)
     found = re.search(r'id="share-url"[^>]*value="([^"]+)"', answer.content.decode())
     found = found or re.search(r'value="([^"]+)" id="share-url"', answer.content.decode())
     path = urlsplit(found.group(1)).path if found else None

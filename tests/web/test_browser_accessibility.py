@@ -183,7 +183,7 @@ def pages(made: dict) -> dict[str, str]:
         "retention_rule": f"{e}/retention/{rule}/",
         "retention_preview": f"{e}/retention/{rule}/preview/",
         "retention_run": f"{e}/retention/runs/{made['retention_run']}/",
-        "share_new": f"{e}/shares/new/?session={_s()}",
+        "share_new": f"{e}/share/{_s()}/",
         "share_list": "/shares/",
         "share_open": f"/s/{SHARE}/",
     }

@@ -1,18 +1,15 @@
-from urllib.parse import urlencode
-
 from django import template
-from django.urls import reverse
 
 from hermes_ui.shares import links
+from hermes_ui.web.links import session_url
 
 register = template.Library()
 
 
 @register.simple_tag
-def share_new_url(endpoint_id: str, session_id: str) -> str:
-    """The share form of one session; the id travels in the query string, as any id may."""
-    url = reverse("share_new", kwargs={"endpoint": endpoint_id})
-    return url + "?" + urlencode({"session": session_id})
+def share_new_url(endpoint_id: str, session_id: str, lineage: bool = False) -> str:
+    """The share form of one session, ``/e/<endpoint>/share/<id>/``, with its lineage."""
+    return session_url(endpoint_id, session_id, "share_new", **({"lineage": 1} if lineage else {}))
 
 
 @register.simple_tag
