@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
@@ -28,8 +29,10 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+@csrf_exempt
 def not_found(request, rest: str = ""):
-    """Any other path under /api/v1/: a JSON 404 rather than the dashboard's page."""
+    """Any other path under /api/v1/: a JSON 404 rather than the dashboard's page (for a
+    POST too: no CSRF check, whose refusal would be an HTML 403 in a JSON API)."""
     body = {"code": "not_found", "message": "No such API route; see /api/v1/docs."}
     return JsonResponse(body, status=404)
 
@@ -80,6 +83,12 @@ def install(api) -> None:
     @api.exception_handler(Http404)
     def _not_found(request, exc):
         return _answer(api, request, 404, "not_found", str(exc) or "Not found.")
+
+    @api.exception_handler(SuspiciousOperation)
+    def _suspicious(request, exc):
+        if isinstance(exc, RequestDataTooBig):
+            return _answer(api, request, 413, "too_large", "The request body is too large.")
+        return _answer(api, request, 400, "bad_request", "The request is not valid.")
 
     @api.exception_handler(IdError)
     def _bad_id(request, exc):

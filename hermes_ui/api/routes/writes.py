@@ -8,7 +8,7 @@ executing it stays in the browser, with a second admin."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 
 from hermes_ui.api.auth import require_write
 from hermes_ui.api.errors import ApiError, bad_request
@@ -16,7 +16,7 @@ from hermes_ui.api.routes import common
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion import request as deletion_request
-from hermes_ui.deletion.forms import RequestForm
+from hermes_ui.deletion.forms import MAX_TEXT, RequestForm
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.review import items, queues
@@ -39,7 +39,7 @@ class QueueItems(Schema):
 
 
 class DeletionAsk(Schema):
-    reason: str
+    reason: str = Field(max_length=MAX_TEXT, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
 
 
 def _write_key(request) -> str:
