@@ -20,6 +20,7 @@ from devtools.peer import demo_ids
 
 pytestmark = [pytest.mark.peer]
 
+REPO = str(Path(__file__).resolve().parents[2])
 SEED = 49
 # Reads name a seeded session with `%`, `#`, `?`, `+` and spaces in its id, so they reach
 # Hermes and back; writes draw their ids (a drawn id is a session nobody has: nothing of
@@ -61,8 +62,13 @@ def test_schemathesis_finds_no_failure(api_dashboard, tmp_path):
             "--header",
             f"Authorization: Bearer {token}",
         ],
-        env={**os.environ, "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks"},
-        cwd=Path(__file__).resolve().parents[2],
+        # From tmp_path: Schemathesis keeps a cache folder where it runs.
+        env={
+            **os.environ,
+            "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks",
+            "PYTHONPATH": REPO,
+        },
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=240,
