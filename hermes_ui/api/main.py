@@ -13,7 +13,20 @@ from ninja.openapi.docs import Swagger
 from hermes_ui.api import errors
 from hermes_ui.api.auth import TokenAuth
 from hermes_ui.api.document import DocumentedApi
-from hermes_ui.api.routes import audit, endpoints, review, sessions, usage, writes
+from hermes_ui.api.routes import (
+    audit,
+    changes,
+    chat,
+    deletions,
+    endpoints,
+    jobs,
+    notes,
+    outcomes,
+    review,
+    sessions,
+    usage,
+    writes,
+)
 
 api = DocumentedApi(
     title="Hermes UI API",
@@ -24,5 +37,18 @@ api = DocumentedApi(
     docs=Swagger(settings={"persistAuthorization": False}),
 )
 errors.install(api)
-for router in (endpoints, sessions, review, usage, audit, writes):
+for router in (
+    endpoints,
+    sessions,
+    review,
+    usage,
+    audit,
+    writes,
+    changes,
+    chat,
+    deletions,
+    notes,
+    jobs,
+    outcomes,
+):
     api.add_router("", router.router)

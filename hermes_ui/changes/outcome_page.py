@@ -38,7 +38,7 @@ def respond(request, ep, applied: apply.Applied):
             # fork's child is looked for and remembered here, in the POST.
             event = get_object_or_404(AuditEvent, pk=event_id, **ep.scope())
             if event.capability == apply.FORK:
-                _remember_child(ep, event, _report(client_for(ep), event))
+                _remember_child(ep, event, report_of(client_for(ep), event))
         return HttpResponseClientRedirect(url)
     if applied.outcome == Outcome.SUCCESS:
         return redirect(url)
@@ -49,13 +49,13 @@ def respond(request, ep, applied: apply.Applied):
 def render_outcome(request, ep, event_id, *, status=200, applied=None, check=False, record=False):
     """The outcome page; ``record`` (POSTs only) remembers a fork child the check finds."""
     event = get_object_or_404(AuditEvent, pk=event_id, **ep.scope(), capability__in=ROLE_FOR)
-    _require_viewer(request.user, event)
+    require_viewer(request.user, event)
     client = client_for(ep)
     uncertain = event.outcome in {Outcome.UNCERTAIN, Outcome.RUNNING}
     fork = event.capability == apply.FORK
     report = created = read_error = None
     if check or (fork and event.outcome != Outcome.REFUSED):
-        report = _report(client, event)
+        report = report_of(client, event)
         if record:
             _remember_child(ep, event, report)
     elif event.capability == apply.CREATE and event.outcome == Outcome.SUCCESS:
@@ -80,7 +80,7 @@ def render_outcome(request, ep, event_id, *, status=200, applied=None, check=Fal
     return render(request, template, context, status=status)
 
 
-def _require_viewer(user, event: AuditEvent) -> None:
+def require_viewer(user, event: AuditEvent) -> None:
     """The change's own actor (with the capability's role) or an admin, on its endpoint;
     a change of a session the person may not see is as missing (the one rule)."""
     if event.session_id and not seen.may_see(user, event.endpoint, event.session_id):
@@ -98,7 +98,7 @@ def _remember_child(ep, event: AuditEvent, report: reconcile.Report) -> None:
         remember_fork(ep, event.session_id, report.child.id, event.user)  # type: ignore[union-attr]
 
 
-def _report(client, event: AuditEvent) -> reconcile.Report:
+def report_of(client, event: AuditEvent) -> reconcile.Report:
     if event.capability == apply.FORK:
         return reconcile.reconcile_fork(client, event.session_id, event.evidence)
     if event.capability == apply.PATCH:

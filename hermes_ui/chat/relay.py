@@ -123,6 +123,27 @@ def start(job: Job, view) -> concurrent.futures.Future:
     return opened
 
 
+# How long sending waits for Hermes to accept the stream, so that a refusal
+# (missing message, bad part, 403 memory scope) reaches the sender.
+OPEN_WAIT_SECONDS = 10.0
+
+
+def send(turn, client, user) -> HermesError | None:
+    """Start relaying an admitted turn (the page's stream and the API's turn alike); the
+    provider's refusal when it rejected it outright, None once it runs or still connects.
+
+    Raises ``turn_streams.LeaseError`` when the turn could not be claimed (nothing sent).
+    """
+    job = Job.for_turn(
+        turn, client, user, settings.HERMES_CHAT_MAX_EVENTS, settings.HERMES_STREAM_TIMEOUT
+    )
+    opened = start(job, store.view_of(turn, with_events=False))
+    try:
+        return opened.result(OPEN_WAIT_SECONDS)
+    except TimeoutError:
+        return None  # still connecting: the page follows the turn's state
+
+
 def cancel(turn_id: int, user=None) -> bool:
     """Ask the relay to stop a live turn; False when it is not live in this process."""
     live = hub.get(turn_id)

@@ -198,6 +198,16 @@ def approval_refusal(request: DeletionRequest, user) -> Refusal | None:
     return None
 
 
+def batch_refusal(request: DeletionRequest) -> Refusal | None:
+    """One approval covers a bulk request: its members are not decided one by one."""
+    if request.batch_id is None:
+        return None
+    return Refusal(
+        "in_batch",
+        "This session is part of a bulk deletion request: decide the request as a whole.",
+    )
+
+
 def expire_if_due(request: DeletionRequest) -> bool:
     """Move an approved request past its validity to ``expired``. True if it expired now."""
     if request.status != Status.APPROVED or request.expires_at is None:

@@ -10,12 +10,15 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Q
+from django.http import Http404
 from django.utils import timezone
 
 from hermes_ui.access import rows as seen
 from hermes_ui.access.models import REVIEWER
+from hermes_ui.access.rules import access_of
 from hermes_ui.audit import trail
 from hermes_ui.audit.models import Outcome
 from hermes_ui.platform import events
@@ -184,3 +187,18 @@ def make_authoritative(user, ep: Endpoint, review: Review) -> None:
             session_id=review.item.session_id,
             evidence={"item_id": review.item_id, "review_id": review.pk},
         )
+
+
+def visible(user, ep: Endpoint, queue: Queue, item_id: int, needed: str = REVIEWER) -> Item:
+    """The queue's item; 404 for an item of a session the person may not see (as for a
+    missing one), 403 when they see it but lack ``needed`` on its source."""
+    try:
+        item = queue.items.select_related("reserved_by").get(pk=item_id)
+    except Item.DoesNotExist:
+        raise Http404("No such item in this queue.") from None
+    access = access_of(user)
+    if not seen.may_see(access, ep.id, item.session_id):
+        raise Http404("No such item in this queue.")
+    if not seen.may_see(access, ep.id, item.session_id, needed):
+        raise PermissionDenied(f"This needs the {needed} role.")
+    return item

@@ -143,6 +143,11 @@ def initial_for(review: Review | None) -> dict:
     return initial
 
 
+def version_for(item: Item, own: Review | None):
+    """The rubric version a reviewer labels with: their review's, else the queue's current."""
+    return own.version if own else rubrics.current(item.queue.rubric)
+
+
 def own_review(item: Item, user) -> Review | None:
     return item.reviews.select_related("version").filter(reviewer=user).first()
 

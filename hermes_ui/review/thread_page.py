@@ -15,6 +15,17 @@ def find_row(messages: dict, message_id: int) -> dict | None:
     return None
 
 
+def note_target(ep: Endpoint, session_id: str, message_id: int | None) -> str | None:
+    """The session a note is kept on: the session itself, or, for a message, the
+    session whose transcript holds it (a compression root's messages are its tip's);
+    None for a message the transcript lacks. Raises ``HermesError``."""
+    client = client_for(ep)
+    if message_id is None:
+        return client.get_session(session_id).id
+    found = client.get_messages(session_id)
+    return found["session_id"] if find_row(found, message_id) is not None else None
+
+
 def page_context(request, ep: Endpoint, session_id: str, message_id: int | None) -> dict:
     """The thread and what it is about; raises ``HermesError`` when Hermes cannot say."""
     client = client_for(ep)

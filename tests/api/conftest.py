@@ -4,6 +4,7 @@ import pytest
 from django.test import Client
 
 from hermes_ui.api_tokens import tokens
+from tests.chat.conftest import chat_db, on_peer  # noqa: F401 (fixtures of the chat tests)
 
 
 @pytest.fixture

@@ -347,7 +347,7 @@ def test_a_deletion_request_is_filed_once_and_never_executed(secret_session, bea
     client = bearer("support", write=True)
     url, key = f"/api/v1/e/local/deletion/{q(secret_session)}", mint_key()
     first = _post(client, url, {"reason": "ticket 42"}, key)
-    assert first.status_code == 200 and first.json()["created"] is True
+    assert first.status_code == 201 and first.json()["created"] is True
     assert first.json()["state"] == "pending"
     assert _post(client, url, {"reason": "ticket 42"}, key).json() == {
         **first.json(),
@@ -505,3 +505,31 @@ def _everything(client, sid, tag, queue) -> dict[str, str]:
         body = b"".join(answer.streaming_content) if answer.streaming else answer.content
         found[name] = body.decode() if answer.status_code == 200 else ""
     return found
+
+
+def test_a_script_creates_renames_forks_chats_and_two_admins_delete(chat_db, peer_endpoint, bearer):
+    """Issue 49's journey with two tokens: everything a page can write, by a script."""
+    script, second = bearer("admin", write=True), bearer("admin2", write=True)
+    sid = f"journey {secrets.token_hex(4)} %41 #x"
+    made = _post(script, "/api/v1/e/local/sessions", {"session_id": sid}, mint_key())
+    assert made.status_code == 201 and made.json()["id"] == sid
+    title = f"Journey {sid[8:16]}"
+    url = f"/api/v1/e/local/session/{q(sid)}"
+    renamed = _post(script, url, {"title": title}, mint_key(), "patch")
+    assert renamed.status_code == 200 and renamed.json()["title"] == title
+    child = _post(script, f"/api/v1/e/local/fork/{q(sid)}", {}, mint_key())
+    assert child.status_code == 201 and child.json()["parent_session_id"] == sid
+    cid = child.json()["id"]
+    turn = _post(script, f"/api/v1/e/local/chat/{q(cid)}", {"message": "hello script"}, mint_key())
+    assert turn.status_code == 200, turn.content
+    assert turn.json()["reply"]["content"] == "Echo: hello script"
+    filed = _post(script, f"/api/v1/e/local/deletion/{q(cid)}", {"reason": "done"}, mint_key())
+    assert filed.status_code == 201
+    steps = f"/api/v1/e/local/deletions/{filed.json()['request_id']}"
+    rule = {"policy_rule": "test_or_duplicate", "comment": "The script's own test session"}
+    assert _post(script, steps + "/approve", rule, mint_key()).status_code == 403  # four eyes
+    approved = _post(second, steps + "/approve", rule, mint_key())
+    assert approved.status_code == 200 and approved.json()["state"] == "approved"
+    executed = _post(second, steps + "/execute", {}, mint_key())
+    assert executed.status_code == 200 and executed.json()["state"] == "executed"
+    assert script.get(f"/api/v1/e/local/session/{q(cid)}").status_code == 404

@@ -31,7 +31,7 @@ def test_a_deletion_key_reused_for_another_session_is_422_and_files_nothing(peer
     first_id, second_id = two_sessions(peer_endpoint)
     client, key = bearer("support", write=True), mint_key()
     first = _send(client, f"/api/v1/e/local/deletion/{first_id}", {"reason": "ticket 1"}, key)
-    assert first.status_code == 200 and first.json()["session_id"] == first_id
+    assert first.status_code == 201 and first.json()["session_id"] == first_id
     reused = _send(client, f"/api/v1/e/local/deletion/{second_id}", {"reason": "ticket 1"}, key)
     assert reused.status_code == 422, reused.content.decode()
     assert reused.json()["code"] == "idempotency_key_reused"

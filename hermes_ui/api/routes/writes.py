@@ -2,17 +2,17 @@
 and an ``Idempotency-Key`` header (checked before anything the body names), and runs
 through ``audit.idempotency.run_once`` as the pages' forms do: a repeat of (key, body) by
 the same person returns the first outcome and changes nothing again; a key reused for
-another session is refused (422). A deletion is only *requested* here; approving and
-executing it stays in the browser, with a second admin."""
+another request is refused (422, ``keys.refuse_reuse``). The other writes are in
+``changes``, ``chat``, ``deletions``, ``notes`` and ``jobs``."""
 
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
-from hermes_ui.api.auth import require_write
 from hermes_ui.api.errors import ApiError, bad_request
-from hermes_ui.api.routes import common
+from hermes_ui.api.routes import common, keys
+from hermes_ui.api.routes.keys import write_key as _write_key
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion import request as deletion_request
@@ -42,33 +42,19 @@ class DeletionAsk(Schema):
     reason: str = Field(max_length=MAX_TEXT, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
 
 
-def _write_key(request) -> str:
-    """The write's ``Idempotency-Key``, once the token may write: checked before anything
-    the body names, so a token that may not write learns nothing (whether a tag exists)."""
-    require_write(request)
-    key = request.headers.get("Idempotency-Key", "")
-    if not key:
-        raise bad_request(
-            "Writes need an Idempotency-Key header (16-64 letters, digits, - or _).",
-            "idempotency_key_required",
-        )
-    if not idempotency.valid_key(key):
-        raise bad_request(
-            "The Idempotency-Key must be 16-64 letters, digits, - or _.", "bad_idempotency_key"
-        )
-    return key
+class DeletionAsked(Schema):
+    request_id: int
+    created: bool
+    session_id: str
+    state: str
+    replayed: bool
 
 
 def _replayed(request, capability: str, ep, inputs: dict, perform, session_id: str = ""):
     """Run ``perform()`` once per (person, key, inputs); answer its result as JSON."""
     key = _write_key(request)
-    if idempotency.used_for_another(capability, ep.id, key, request.user, session_id):
-        raise ApiError(
-            422,
-            "idempotency_key_reused",
-            "This Idempotency-Key was already used for another session; send a new key "
-            "for each intended change. Nothing was done.",
-        )
+    full = {**inputs, "user": request.user.pk, "via": "api"}
+    keys.refuse_reuse(request.user, key, capability, ep.id, full)
 
     def run(_effective_key):
         try:
@@ -85,7 +71,7 @@ def _replayed(request, capability: str, ep, inputs: dict, perform, session_id: s
         capability=capability,
         endpoint_id=ep.id,
         form_key=key,
-        inputs={**inputs, "user": request.user.pk, "via": "api"},
+        inputs=full,
         user=request.user,
         perform=run,
         session_id=session_id,
@@ -179,10 +165,14 @@ def queue_add(request, endpoint: str, queue_id: int, body: QueueItems):
     )
 
 
-@router.post("/e/{endpoint}/deletion/{path:session_id}", summary="Request a deletion")
+@router.post(
+    "/e/{endpoint}/deletion/{path:session_id}",
+    response={200: DeletionAsked, 201: DeletionAsked},
+    summary="Request a deletion",
+)
 def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
-    """Files a request (or answers the open one); an admin other than you approves it in
-    the browser. The API never executes a deletion."""
+    """Files a request (or answers the open one); an admin other than you approves it
+    (``deletions/{id}/approve``), in the browser or with their own token."""
     ep = common.endpoint(request, endpoint, SUPPORT, session_id)
     _write_key(request)
     form = RequestForm({"reason": body.reason})
@@ -204,4 +194,6 @@ def deletion_ask(request, endpoint: str, session_id: str, body: DeletionAsk):
         )
 
     inputs = {"reason": reason, "session_id": session_id}
-    return _replayed(request, "api.deletion_request", ep, inputs, perform, session_id)
+    answer = _replayed(request, "api.deletion_request", ep, inputs, perform, session_id)
+    # 201 when this request filed it; 200 when an open request already existed.
+    return Status(201 if answer["created"] else 200, answer)

@@ -7,10 +7,9 @@ from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.changes import apply
+from hermes_ui.changes import apply, perform
 from hermes_ui.changes.forms import CreateForm
 from hermes_ui.changes.outcome_page import respond
-from hermes_ui.hermes import client_for
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.web import links
 from hermes_ui.web.htmx import HtmxHttpRequest
@@ -38,35 +37,12 @@ def session_create(request: HtmxHttpRequest, endpoint) -> HttpResponse:
     form = CreateForm(request.POST)
     if not form.is_valid():
         return _again(request, ep, form, status=400)
-    applied = _create(request, ep, form.cleaned_data)
+    applied = perform.create(ep, request.user, form.cleaned_data)
     if applied.outcome in {Outcome.REJECTED, Outcome.REFUSED}:
         code = applied.result.error_code
         form.add_error(FIELD_FOR.get(code), applied.provider_message or applied.result.message)
         return _again(request, ep, form, applied=applied, status=apply.status_for(applied))
     return respond(request, ep, applied)
-
-
-def _create(request, ep, data) -> apply.Applied:
-    return apply.attempt(
-        apply.CREATE,
-        ep,
-        request.user,
-        form_key=data["key"],
-        inputs={
-            "requested_id": data["session_id"],
-            "title": data["title"],
-            "model": data["model"],
-            "system_prompt": data["system_prompt"],
-        },
-        session_id=data["session_id"] or "",
-        call=lambda key, evidence: client_for(ep).create_session(
-            idempotency_key=key,
-            session_id=data["session_id"],
-            title=data["title"],
-            model=data["model"],
-            system_prompt=data["system_prompt"],
-        ),
-    )
 
 
 def _again(request, ep, form, *, applied=None, status):

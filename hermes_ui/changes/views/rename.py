@@ -10,7 +10,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.audit.models import Outcome
-from hermes_ui.changes import apply
+from hermes_ui.changes import apply, perform
 from hermes_ui.changes.forms import CloseForm, RenameForm
 from hermes_ui.changes.outcome_page import render_outcome
 from hermes_ui.hermes import HermesError, Session, client_for
@@ -44,8 +44,6 @@ def session_rename(request: HtmxHttpRequest, endpoint, session_id) -> HttpRespon
 
 
 def _submit(request, ep, session_id):
-    # No read before the PATCH: the change goes out as submitted, and a
-    # failure to read afterwards never turns into a failure to change.
     op = request.POST.get("op")
     form = FORMS[op](request.POST) if op in FORMS else None
     if form is None or not form.is_valid():
@@ -54,17 +52,7 @@ def _submit(request, ep, session_id):
         fields = {"title": form.cleaned_data["title"]}
     else:
         fields = {"end_reason": form.cleaned_data["end_reason"]}
-    applied = apply.attempt(
-        apply.PATCH,
-        ep,
-        request.user,
-        form_key=form.cleaned_data["key"],
-        inputs={"op": op, **fields},
-        session_id=session_id,
-        call=lambda key, evidence: client_for(ep).patch_session(
-            session_id, idempotency_key=key, **fields
-        ),
-    )
+    applied = perform.patch(ep, request.user, session_id, op, form.cleaned_data["key"], fields)
     if applied.outcome == Outcome.SUCCESS:
         return _saved(request, ep, session_id, op, applied)
     status = apply.status_for(applied)

@@ -29,7 +29,7 @@ async def turn_stream(request: HttpRequest, endpoint, turn_id) -> HttpResponseBa
     if not exists:
         raise Http404("No such chat turn on this endpoint.")
     try:
-        after = _last_event_id(request)
+        after = last_event_id(request)
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
     response = StreamingHttpResponse(
@@ -51,7 +51,7 @@ def _admit(request, ep, turn_id: int):
 MAX_CURSOR_DIGITS = 9
 
 
-def _last_event_id(request) -> int | None:
+def last_event_id(request) -> int | None:
     """The browser's Last-Event-ID on an automatic reconnect (the seq it had), or ``?after=``.
 
     Only ASCII digits: ``str.isdigit()`` also accepts ``"²"`` and other digits

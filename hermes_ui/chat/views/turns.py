@@ -1,6 +1,5 @@
 """Chat turns: send one (streamed with htmx, a background job without JS), show it, cancel it."""
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -20,10 +19,6 @@ from hermes_ui.web.errors import unavailable
 from hermes_ui.web.failures import error_context
 from hermes_ui.web.htmx import HtmxHttpRequest
 from hermes_ui.web.roles import SUPPORT, role_required
-
-# How long sending waits for Hermes to accept the stream, so that a refusal
-# (missing message, bad part, 403 memory scope) lands on the form.
-OPEN_WAIT_SECONDS = 10.0
 
 
 @require_http_methods(["GET", "POST"])
@@ -95,15 +90,7 @@ def _not_sent(request, ep, session_id, form, turn: Turn, mode: str):
 
 def _stream(request, ep, turn: Turn) -> HermesError | None:
     """Start the streamed turn; the provider's refusal when it rejected it outright."""
-    client = client_for(ep)
-    job = relay.Job.for_turn(
-        turn, client, request.user, settings.HERMES_CHAT_MAX_EVENTS, settings.HERMES_STREAM_TIMEOUT
-    )
-    opened = relay.start(job, store.view_of(turn, with_events=False))
-    try:
-        return opened.result(OPEN_WAIT_SECONDS)
-    except TimeoutError:
-        return None  # still connecting: the page follows the turn's state
+    return relay.send(turn, client_for(ep), request.user)
 
 
 def _box(request, ep, session_id, *, status=200, **kwargs):

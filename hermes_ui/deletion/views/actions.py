@@ -57,12 +57,8 @@ def _step(request, case, action, notice=lambda outcome: ""):
 @role_required(ADMIN, on_refusal=_audit_refusal("deletion_approval"))
 def deletion_decide(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     case = case_or_403(request, pk)
-    if case.batch_id is not None:
-        # One approval covers a bulk request: its members are not decided one by one.
-        refusal = policy.Refusal(
-            "in_batch",
-            "This session is part of a bulk deletion request: decide the request as a whole.",
-        )
+    refusal = policy.batch_refusal(case)
+    if refusal is not None:
         return render_case(request, case, status=409, refusal=refusal)
     form = DecisionForm(request.POST)
     if not form.is_valid():

@@ -12,13 +12,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from hermes_ui.access import rows as seen
-from hermes_ui.hermes import HermesError, client_for
+from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import mentions, note_marks, notes
 from hermes_ui.review.models import Note
 from hermes_ui.review.note_forms import MessageQuery
-from hermes_ui.review.thread_page import find_row, page_context
+from hermes_ui.review.thread_page import note_target, page_context
 from hermes_ui.web.errors import whole_page
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.htmx import HtmxHttpRequest
@@ -57,7 +57,7 @@ def session_notes(request: HtmxHttpRequest, endpoint, session_id) -> HttpRespons
 def _add(request, ep, session_id: str, message_id: int | None):
     form = note_marks.note_form(request.POST, message_id)
     try:
-        target = _target(ep, session_id, message_id)
+        target = note_target(ep, session_id, message_id)
     except HermesError as error:
         return error_page(request, error, ep)
     if target is None:
@@ -74,16 +74,6 @@ def _add(request, ep, session_id: str, message_id: int | None):
         return _thread(request, ep, target, message_id)
     messages.success(request, "Your note was added.")
     return redirect(note_marks.back_url(ep, target, message_id))  # type: ignore[arg-type]
-
-
-def _target(ep, session_id: str, message_id: int | None) -> str | None:
-    """The session the note is kept on: the session itself, or, for a message, the
-    session whose transcript holds it (a compression root's messages are its tip's)."""
-    client = client_for(ep)
-    if message_id is None:
-        return client.get_session(session_id).id
-    found = client.get_messages(session_id)
-    return found["session_id"] if find_row(found, message_id) is not None else None
 
 
 @require_POST

@@ -2,41 +2,23 @@
 admin's pick of the authoritative review."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from hermes_ui.access import rows as seen
-from hermes_ui.access.rules import access_of
 from hermes_ui.hermes import HermesError
 from hermes_ui.platform.endpoints import get_endpoint
 from hermes_ui.review import item_page, items, labelling, queues, rubrics
 from hermes_ui.review.forms import ActionForm
-from hermes_ui.review.models import Item, Review
+from hermes_ui.review.models import Review
 from hermes_ui.web import params
 from hermes_ui.web.failures import bad_id, error_page
 from hermes_ui.web.roles import ADMIN, REVIEWER, role_required
 
 
 def _item(request, ep, queue_id: int, item_id: int, needed: str = REVIEWER):
-    """The queue and its item; 404 for an item of a session the person may not see (as
-    for a missing one), 403 when they see it but lack ``needed`` on its source."""
     queue = queues.get(ep, queue_id)
-    try:
-        item = queue.items.select_related("reserved_by").get(pk=item_id)
-    except Item.DoesNotExist:
-        raise Http404("No such item in this queue.") from None
-    access = access_of(request.user)
-    if not seen.may_see(access, ep.id, item.session_id):
-        raise Http404("No such item in this queue.")
-    if not seen.may_see(access, ep.id, item.session_id, needed):
-        raise PermissionDenied(f"This needs the {needed} role.")
-    return queue, item
-
-
-def _version(item, own):
-    return own.version if own else rubrics.current(item.queue.rubric)
+    return queue, items.visible(request.user, ep, queue, item_id, needed)
 
 
 @require_GET
@@ -57,7 +39,7 @@ def review_next(request: HttpRequest, endpoint, queue_id) -> HttpResponse:
 
 
 def _page(request, ep, queue, item, own, form, at, status=200):
-    version = _version(item, own)
+    version = labelling.version_for(item, own)
     try:
         window = item_page.read(ep, item, at)
     except HermesError as error:
@@ -110,7 +92,7 @@ def _label(request, ep, queue, item, own, action):
         )
     except HermesError as error:
         return error_page(request, error, ep)
-    version = _version(item, own)
+    version = labelling.version_for(item, own)
     form = labelling.LabelForm(version, ids, request.POST)
     if not form.is_valid():
         return _page(request, ep, queue, item, own, form, action["at"], status=400)
