@@ -17,7 +17,7 @@ from datetime import date
 from typing import Annotated
 
 from ninja import NinjaAPI
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
 
 from hermes_ui.hermes.ids import MAX_ID_LENGTH
 
@@ -76,7 +76,7 @@ _ERRORS = {
     ),
     502: ("Hermes failed or answered something unexpected; `code` is its code.",),
     503: (
-        "Hermes is busy, unavailable or has no session API.",
+        "Hermes is busy, unavailable or has no session API, or the dashboard's database is.",
         {"Retry-After": {**_RETRY_AFTER, "required": False}},
     ),
     504: ("Hermes did not answer in time.",),
@@ -102,11 +102,30 @@ IDEMPOTENCY_KEY = {
     ),
     "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,64}$"},
 }
+# One Server-Sent Event, as Schemathesis and clients parse it: every event has an id to
+# resume after (``Last-Event-ID``); ``data`` is the page's fragment or JSON text.
+SSE_EVENT = {
+    "type": "object",
+    "required": ["id", "data"],
+    "properties": {
+        "id": {"type": "string"},
+        "event": {"type": "string"},
+        "data": {"type": "string"},
+        "retry": {"type": "integer"},
+    },
+}
 _PARAMETER_HELP = {
     "cursor": "Opaque: the `next_cursor` of the previous page; empty for the first page.",
     "limit": "Rows per page.",
 }
 _PATH_PARAM = re.compile(r"{([^}]+)}")
+# Outside an endpoint's paths, what reads Hermes: an uncertain write's reconcile.
+_RECONCILES = "/outcomes/{"
+LOCATION = {
+    "description": "Where to ask next: the write's outcome, or the job.",
+    "required": True,
+    "schema": {"type": "string"},
+}
 
 
 def _iso_only(value):
@@ -120,8 +139,28 @@ def _iso_only(value):
 IsoDate = Annotated[date, BeforeValidator(_iso_only)]
 
 
+# Text a form requires: not empty, not only whitespace (its ``strip`` would leave nothing);
+# a ``Comment`` holds no NUL either, a ``Line`` no control character at all.
+Text = Annotated[str, Field(pattern=r"\S")]
+Comment = Annotated[str, Field(pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")]
+_CC = r"\x00-\x1f\x7f-\x9f"
+Line = Annotated[str, Field(pattern=rf"^[^{_CC}]*[^\s{_CC}][^{_CC}]*$")]
+# What travels on as an HTTP header value (printable ASCII).
+HeaderText = Annotated[str, Field(pattern=r"^[\x20-\x7e]*$")]
+# A session id named in a body, held to the rules of one in a path (and not blank: a
+# selection drops what is only spaces).
+SessionId = Annotated[
+    str, Field(max_length=MAX_ID_LENGTH, pattern=r"^[^{}\r\n\x00]*[^{}\s\x00][^{}\r\n\x00]*$")
+]
+
+
 class DocumentedApi(NinjaAPI):
     """A NinjaAPI whose document declares what its shared code answers (made once)."""
+
+    def get_openapi_operation_id(self, operation) -> str:
+        """The view's name (``search``, ``tag_add``), not its module path: a generated
+        client's method names."""
+        return operation.view_func.__name__
 
     def get_openapi_schema(self, *, path_prefix=None, path_params=None):
         made = getattr(self, "_documents", None)
@@ -172,13 +211,18 @@ def _operation(path: str, method: str, operation: dict) -> None:
         )
     for status in _statuses(path, method, operation):
         responses.setdefault(str(status), _error(status))
+    for answer in responses.values():
+        if "text/event-stream" in answer.get("content", {}):
+            answer["content"]["text/event-stream"] = {"schema": copy.deepcopy(SSE_EVENT)}
+    if "202" in responses:  # an uncertain outcome or a job: where to ask next
+        responses["202"].setdefault("headers", {}).setdefault("Location", LOCATION)
 
 
 def _statuses(path: str, method: str, operation: dict) -> list[int]:
-    """What the shared code can answer here: the token (401, 429) and role (403) always;
-    400 to any input; 404 where the path names something; writes' key and conflicts;
-    Hermes' failures under an endpoint."""
-    found = {401, 403, 429}
+    """What the shared code can answer here: the token (401, 429), the role (403) and the
+    database (503) always; 400 to any input; 404 where the path names something; writes'
+    key and conflicts; Hermes' failures where Hermes is read."""
+    found = {401, 403, 429, 503}
     named = _PATH_PARAM.findall(path)
     if operation.get("parameters") or operation.get("requestBody") or method in WRITES:
         found.add(400)
@@ -186,8 +230,8 @@ def _statuses(path: str, method: str, operation: dict) -> list[int]:
         found.add(404)
     if method in WRITES:
         found |= {409, 413, 422}
-    if "endpoint" in named:
-        found |= {502, 503, 504}
+    if "endpoint" in named or _RECONCILES in path:
+        found |= {502, 504}
     return sorted(found)
 
 

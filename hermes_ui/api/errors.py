@@ -2,7 +2,8 @@
 
 Nothing a client sends becomes a 500 or a traceback: bad parameters are 400s
 (``bad_request``), refusals 401/403, missing things 404, Hermes failures the
-status the pages answer with (``web.failures.status_for``), with Hermes' code.
+status the pages answer with (``web.failures.status_for``), with Hermes' code; the
+dashboard's own database out of reach a 503 to retry, as for the pages.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError
+from hermes_ui.platform.outages import DATABASE, database_unreachable
 from hermes_ui.web.failures import retry_after, status_for, title_for
 
 log = logging.getLogger("hermes_ui.api")
@@ -113,6 +115,13 @@ def install(api) -> None:
 
     @api.exception_handler(Exception)
     def _bug(request, exc):
+        if database_unreachable(exc):  # as the pages answer it: a 503 to retry, no bug
+            DATABASE.failed(exc, "an API request")
+            response = _answer(
+                api, request, 503, "database_unavailable", "The dashboard's database is busy."
+            )
+            response["Retry-After"] = "5"
+            return response
         # The type only: a message may carry transcript text.
         log.error("api error type=%s path=%s", type(exc).__name__, request.path_info)
         return _answer(api, request, 500, "server_error", "The dashboard failed; it is logged.")

@@ -5,12 +5,19 @@ client does that OpenAPI cannot say, applied to the schema-valid cases only.
   keys again and again, and a key reused for another change is rightly a 422.
 - A ``cursor`` is one a previous page gave (opaque; a made-up one is a 400).
 - Rules between parameters: transcript search needs words in ``q``; custom usage
-  dates come as a pair, in order, at most 366 days apart.
+  dates come as a pair, in order, at most 366 days apart; a PATCH sends exactly one
+  of ``title`` and ``end_reason``.
+- A title no other session has: Hermes keeps titles unique (a taken one is a 400
+  ``invalid_title``), so each drawn title gets a random suffix.
+- A new session's id (create, fork) as the pages take one: no ``..``, no drive
+  prefix such as ``C:``, not only spaces (``hermes.ids.check_new_id``; the document
+  says the rest).
 
 The schema-violating cases keep what Schemathesis drew, and must be refused.
 """
 
 import re
+import unicodedata
 import uuid
 from datetime import date
 
@@ -25,6 +32,13 @@ def map_case(context, case):
         return case
     if case.method.upper() in WRITES and case.headers and "Idempotency-Key" in case.headers:
         case.headers["Idempotency-Key"] = uuid.uuid4().hex
+    body = case.body if isinstance(case.body, dict) else None
+    if body is not None:
+        _new_ids(body)
+        if isinstance(body.get("title"), str):  # Hermes' titles are unique per endpoint
+            body["title"] = f"{body['title'][:60]} {uuid.uuid4().hex[:8]}"
+        if case.method.upper() == "PATCH":
+            _exactly_one(body)
     query = case.query
     if not query:
         return case
@@ -44,3 +58,34 @@ def _day(value):
         return date.fromisoformat(str(value))
     except ValueError:
         return None
+
+
+def _exactly_one(body: dict) -> None:
+    given = [name for name in ("title", "end_reason") if body.get(name) is not None]
+    for name in ("title", "end_reason"):
+        if name not in given[:1]:
+            body.pop(name, None)
+    if not given:
+        body["title"] = f"Schemathesis {uuid.uuid4().hex[:8]}"
+
+
+def _new_ids(body: dict) -> None:
+    for name in ("session_id", "child_id", "model"):
+        value = body.get(name)
+        if isinstance(value, str) and not (_control_free if name == "model" else _new_id)(value):
+            body.pop(name)
+
+
+def _control_free(value: str) -> bool:
+    return not any(unicodedata.category(ch) == "Cc" for ch in value)
+
+
+def _new_id(value: str) -> bool:
+    value = value.strip() if value.strip() else value
+    if value == "":
+        return True  # Hermes makes one
+    if value.isspace() or len(value) > 256 or not _control_free(value):
+        return False
+    if any(part in value for part in ("..", "/", "\\", "{", "}")):
+        return False
+    return not (len(value) >= 2 and value[0].isalpha() and value[1] == ":")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from ninja import Field, Router, Schema, Status
 
+from hermes_ui.api.document import Comment
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.keys import write_key as _write_key
@@ -39,7 +40,7 @@ class QueueItems(Schema):
 
 
 class DeletionAsk(Schema):
-    reason: str = Field(max_length=MAX_TEXT, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
+    reason: Comment = Field(max_length=MAX_TEXT)
 
 
 class DeletionAsked(Schema):
