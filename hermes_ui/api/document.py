@@ -19,6 +19,7 @@ from typing import Annotated
 from ninja import NinjaAPI
 from pydantic import BeforeValidator, Field
 
+from hermes_ui.chat.views.stream import MAX_CURSOR_DIGITS
 from hermes_ui.hermes.ids import MAX_ID_LENGTH
 
 WRITES = frozenset({"post", "put", "patch", "delete"})
@@ -113,6 +114,13 @@ SSE_EVENT = {
         "data": {"type": "string"},
         "retry": {"type": "integer"},
     },
+}
+LAST_EVENT_ID = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "required": False,
+    "description": "Resume: only the events after this one, then the live ones.",
+    "schema": {"type": "string", "pattern": f"^[0-9]{{1,{MAX_CURSOR_DIGITS}}}$"},
 }
 _PARAMETER_HELP = {
     "cursor": "Opaque: the `next_cursor` of the previous page; empty for the first page.",
@@ -214,6 +222,8 @@ def _operation(path: str, method: str, operation: dict) -> None:
     for answer in responses.values():
         if "text/event-stream" in answer.get("content", {}):
             answer["content"]["text/event-stream"] = {"schema": copy.deepcopy(SSE_EVENT)}
+            if method == "get" and not any(p["name"] == "Last-Event-ID" for p in parameters):
+                parameters.append(copy.deepcopy(LAST_EVENT_ID))
     if "202" in responses:  # an uncertain outcome or a job: where to ask next
         responses["202"].setdefault("headers", {}).setdefault("Location", LOCATION)
 
