@@ -21,6 +21,7 @@ from hermes_ui_client.api.deletions import deletion_approve, deletion_get
 from hermes_ui_client.api.writes import deletion_ask
 from hermes_ui_client.models import (
     Approve,
+    ApprovePolicyRule,
     ChatBody,
     CreateBody,
     DeletionAsk,
@@ -90,7 +91,9 @@ def main(base_url: str, token: str, second_token: str) -> None:
         201,
     )
     assert filed.session_id == child.id and filed.created, filed
-    rule = Approve(policy_rule="test_or_duplicate", comment="A test session of the client")
+    rule = Approve(
+        policy_rule=ApprovePolicyRule.TEST_OR_DUPLICATE, comment="A test session of the client"
+    )
     own = deletion_approve.sync_detailed(
         ENDPOINT, filed.request_id, client=script, body=rule, idempotency_key=key()
     )
