@@ -215,11 +215,14 @@ def _body(operation: dict, schemas: dict, values: dict) -> dict:
     ref = content.get("schema", {}).get("$ref", "")
     schema = schemas.get(ref.rsplit("/", 1)[-1], {})
     plausible = {"string": "ordinary-tag", "integer": 1, "array": [values["session_id"]]}
-    return {
-        name: plausible[prop["type"]]
+    body = {
+        name: [1] if prop.get("items", {}).get("type") == "integer" else plausible[prop["type"]]
         for name, prop in schema.get("properties", {}).items()
         if prop.get("type") in plausible
     }
+    if "message" in body:  # a chat turn: refused after the rule, before a stream starts
+        body["message"] = ""
+    return body
 
 
 def test_no_api_route_shows_what_the_person_may_not_see(walk_world):

@@ -375,6 +375,9 @@ KWARGS = {
     "provider_id": "literal:keycloak",
     "uid": "literal:MQ",
     "token": "literal:set-password",
+    "request_id": "deletion",
+    "job_id": "job",
+    "key": "literal:walk-key-0123456789",  # an Idempotency-Key: only its sender's outcome
 }
 # ``pk`` means a different row on each route: the route's name decides which.
 PK_OF = {
