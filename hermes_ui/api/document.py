@@ -211,7 +211,10 @@ def _operation(path: str, method: str, operation: dict) -> None:
     if method in WRITES:
         parameters[:] = [p for p in parameters if p.get("name", "").lower() != "idempotency-key"]
         parameters.append(copy.deepcopy(IDEMPOTENCY_KEY))
-    responses = operation.setdefault("responses", {})
+    # ninja keys its responses by int; a second "200" beside 200 would be a duplicated
+    # key in the JSON (swagger-ui refuses the document).
+    responses = {str(status): answer for status, answer in operation.get("responses", {}).items()}
+    operation["responses"] = responses
     if any(p.get("name") == "cursor" and p.get("in") == "query" for p in parameters):
         ok = responses.setdefault("200", {"description": "OK"})
         ok.setdefault(

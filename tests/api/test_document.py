@@ -4,6 +4,7 @@ percent-encoded through the API to the real Hermes and back."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
@@ -39,6 +40,18 @@ def test_the_document_is_served_to_a_token_and_to_no_one_the_docs_page_is_not(be
     assert Client().get("/api/v1/openapi.json").json() == with_token.json()
     docs = Client().get("/api/v1/docs")
     assert docs.status_code == 302 and docs["Location"].startswith("/accounts/login/")
+
+
+def test_no_key_is_written_twice():
+    """ninja keys responses by int: a "200" beside 200 made a JSON object with a key twice,
+    which swagger-ui refuses to parse."""
+
+    def once(pairs):
+        keys = [name for name, _ in pairs]
+        assert len(keys) == len(set(keys)), keys
+        return dict(pairs)
+
+    json.loads(Client().get("/api/v1/openapi.json").content, object_pairs_hook=once)
 
 
 def test_every_operation_declares_its_failures_security_and_keys():
