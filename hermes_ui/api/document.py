@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
 from ninja import NinjaAPI
 from pydantic import BeforeValidator, Field
@@ -147,19 +147,26 @@ def _iso_only(value):
 IsoDate = Annotated[date, BeforeValidator(_iso_only)]
 
 
-# Text a form requires: not empty, not only whitespace (its ``strip`` would leave nothing);
-# a ``Comment`` holds no NUL either, a ``Line`` no control character at all.
-Text = Annotated[str, Field(pattern=r"\S")]
-Comment = Annotated[str, Field(pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")]
+# Rules a body's text meets, declared for clients and Schemathesis but checked by the
+# page's form, as before: after the door, so a person who may not see the endpoint
+# still learns nothing but its 404. ``Text``: not blank (the form strips it);
+# ``Comment``: no NUL either; ``Line``: no control character at all.
+def _declared(**rules) -> Any:
+    return Field(json_schema_extra=rules)
+
+
 _CC = r"\x00-\x1f\x7f-\x9f"
-Line = Annotated[str, Field(pattern=rf"^[^{_CC}]*[^\s{_CC}][^{_CC}]*$")]
-# What travels on as an HTTP header value (printable ASCII).
-HeaderText = Annotated[str, Field(pattern=r"^[\x20-\x7e]*$")]
-# A session id named in a body, held to the rules of one in a path (and not blank: a
-# selection drops what is only spaces).
+Text = Annotated[str, _declared(pattern=r"\S")]
+Comment = Annotated[str, _declared(pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")]
+Line = Annotated[str, _declared(pattern=rf"^[^{_CC}]*[^\s{_CC}][^{_CC}]*$")]
+# A session id named in a body, with the rules of one in a path (and not blank).
 SessionId = Annotated[
-    str, Field(max_length=MAX_ID_LENGTH, pattern=r"^[^{}\r\n\x00]*[^{}\s\x00][^{}\r\n\x00]*$")
+    str,
+    _declared(maxLength=MAX_ID_LENGTH, pattern=r"^[^{}\r\n\x00]*[^{}\s\x00][^{}\r\n\x00]*$"),
 ]
+# What travels on as an HTTP header value: printable ASCII, checked at once (anything
+# else broke the relay's request to Hermes).
+HeaderText = Annotated[str, Field(pattern=r"^[\x20-\x7e]*$")]
 
 
 class DocumentedApi(NinjaAPI):

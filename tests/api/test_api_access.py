@@ -109,14 +109,17 @@ def endpoint_routes() -> list[tuple[str, str, object]]:
 def call(client: Client, method: str, url: str, body=None):
     if method == "GET":
         return client.get(url)
-    send = {"POST": client.post, "DELETE": client.delete, "PUT": client.put}[method]
+    send = {"POST": client.post, "DELETE": client.delete, "PUT": client.put, "PATCH": client.patch}[
+        method
+    ]
     return send(
         url, body or {}, content_type="application/json", headers={"Idempotency-Key": mint_key()}
     )
 
 
 def url_of(path: str, endpoint: str, session_id: str = CRON) -> str:
-    return path.format(endpoint=endpoint, session_id=session_id, queue_id=1)
+    ids = {"queue_id": 1, "turn_id": 1, "request_id": 1, "item_id": 1}
+    return path.format(endpoint=endpoint, session_id=session_id, **ids)
 
 
 def test_the_walk_finds_every_endpoint_route():

@@ -271,4 +271,4 @@ def test_bulk_close_is_a_job_its_owner_and_admins_follow(jobs_db, peer_endpoint,
     assert bearer("admin").get(where).status_code == 200
     assert send(token, "post", api("bulk/close"), body, key).json()["job_id"] == job["job_id"]
     bad = send(token, "post", api("bulk/close"), {**body, "session_ids": ["a\nb"]}, mint_key())
-    assert (bad.status_code, bad.json()["code"]) == (400, "bad_request")  # its declared pattern
+    assert (bad.status_code, bad.json()["code"]) == (400, "bad_selection")

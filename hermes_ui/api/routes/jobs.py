@@ -28,7 +28,7 @@ _REASONS = {value for value, _ in COMMON_REASONS}
 
 
 class BulkClose(Schema):
-    session_ids: list[SessionId] = Field(min_length=1)
+    session_ids: list[SessionId] = Field(json_schema_extra={"minItems": 1})
     end_reason: Line
 
 

@@ -24,7 +24,7 @@ MAX_SHOWN = 2000  # message ids one rubric form may label, as on the page
 
 class NoteBody(Schema):
     text: Comment
-    message_id: int | None = Field(None, ge=0)
+    message_id: int | None = Field(None, json_schema_extra={"minimum": 0})
 
 
 class NoteOut(Schema):

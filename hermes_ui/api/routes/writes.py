@@ -40,7 +40,7 @@ class QueueItems(Schema):
 
 
 class DeletionAsk(Schema):
-    reason: Comment = Field(max_length=MAX_TEXT)
+    reason: Comment = Field(json_schema_extra={"maxLength": MAX_TEXT})
 
 
 class DeletionAsked(Schema):
