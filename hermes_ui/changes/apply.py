@@ -62,6 +62,11 @@ class Applied:
         return self.evidence.get("conflict_id")
 
 
+def submission_key(form_key: str, inputs: dict, session_id: str) -> str:
+    """The effective key ``attempt`` records a submission under (``inputs`` as it gets them)."""
+    return idempotency.effective_key(form_key, {**inputs, "session_id": session_id})
+
+
 def attempt(
     capability: str,
     endpoint: Endpoint,

@@ -15,6 +15,23 @@ from hermes_ui.index.forks import remember_fork
 from hermes_ui.platform.endpoints import Endpoint
 
 
+def create_inputs(data: dict) -> dict:
+    return {
+        "requested_id": data["session_id"],
+        "title": data["title"],
+        "model": data["model"],
+        "system_prompt": data["system_prompt"],
+    }
+
+
+def patch_inputs(op: str, fields: dict) -> dict:
+    return {"op": op, **fields}
+
+
+def fork_inputs(data: dict) -> dict:
+    return {"child_id": data["child_id"], "title": data["title"]}
+
+
 def create(ep: Endpoint, user, data: dict) -> apply.Applied:
     """``data``: ``key``, ``session_id``, ``title``, ``model``, ``system_prompt``."""
     return apply.attempt(
@@ -22,12 +39,7 @@ def create(ep: Endpoint, user, data: dict) -> apply.Applied:
         ep,
         user,
         form_key=data["key"],
-        inputs={
-            "requested_id": data["session_id"],
-            "title": data["title"],
-            "model": data["model"],
-            "system_prompt": data["system_prompt"],
-        },
+        inputs=create_inputs(data),
         session_id=data["session_id"] or "",
         call=lambda key, evidence: client_for(ep).create_session(
             idempotency_key=key,
@@ -50,7 +62,7 @@ def patch(ep: Endpoint, user, session_id: str, op: str, key: str, fields: dict) 
         ep,
         user,
         form_key=key,
-        inputs={"op": op, **fields},
+        inputs=patch_inputs(op, fields),
         session_id=session_id,
         call=lambda effective, evidence: client_for(ep).patch_session(
             session_id, idempotency_key=effective, **fields
@@ -89,7 +101,7 @@ def fork(ep: Endpoint, user, session_id: str, data: dict) -> apply.Applied:
         ep,
         user,
         form_key=data["key"],
-        inputs={"child_id": data["child_id"], "title": data["title"]},
+        inputs=fork_inputs(data),
         session_id=session_id,
         call=call,
     )

@@ -118,7 +118,7 @@ def call(client: Client, method: str, url: str, body=None):
 
 
 def url_of(path: str, endpoint: str, session_id: str = CRON) -> str:
-    ids = {"queue_id": 1, "turn_id": 1, "request_id": 1, "item_id": 1}
+    ids = dict(queue_id=1, turn_id=1, request_id=1, item_id=1)
     return path.format(endpoint=endpoint, session_id=session_id, **ids)
 
 

@@ -272,3 +272,26 @@ def test_bulk_close_is_a_job_its_owner_and_admins_follow(jobs_db, peer_endpoint,
     assert send(token, "post", api("bulk/close"), body, key).json()["job_id"] == job["job_id"]
     bad = send(token, "post", api("bulk/close"), {**body, "session_ids": ["a\nb"]}, mint_key())
     assert (bad.status_code, bad.json()["code"]) == (400, "bad_selection")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_delete_whose_answer_is_lost_is_202_then_done_once_checked(peer_endpoint, bearer):
+    (sid,) = sessions(peer_endpoint, 1)
+    asker = bearer("admin", write=True)
+    filed = send(asker, "post", api("deletion", sid), {"reason": "r"}, mint_key())
+    steps = f"/api/v1/e/local/deletions/{filed.json()['request_id']}"
+    approve = {"policy_rule": "owner_request", "comment": "Verified the owner's ticket"}
+    admin2, key = bearer("admin2", write=True), mint_key()
+    assert send(admin2, "post", steps + "/approve", approve, mint_key()).status_code == 200
+    faults = Faults({("DELETE", ""): "lost"})
+    with use_transport(faults.transport):
+        lost = send(admin2, "post", steps + "/execute", {}, key)
+        again = send(admin2, "post", steps + "/execute", {}, key)
+    assert lost.status_code == 202, lost.content
+    assert lost["Location"] == f"/api/v1/outcomes/{key}"
+    assert again.status_code == 202 and len(faults.sent("DELETE")) == 1  # never sent twice
+    assert admin2.get(steps).json()["state"] == "uncertain"
+    settled = admin2.get(lost["Location"])
+    assert settled.status_code == 200, settled.content
+    assert settled.json()["state"] == "done" and settled.json()["request_id"]
+    assert admin2.get(steps).json()["state"] == "executed"

@@ -105,6 +105,6 @@ def test_a_request_filed_through_the_api(peer_endpoint, login, users):
         content_type="application/json",
         headers={"Idempotency-Key": mint_key()},
     )
-    assert answer.status_code == 200 and answer.json()["created"], answer.content.decode()
+    assert answer.status_code == 201 and answer.json()["created"], answer.content.decode()
     case = DeletionRequest.objects.get(pk=answer.json()["request_id"])
     alone_on_case(login("admin"), case, peer_endpoint)

@@ -148,20 +148,17 @@ def create_session(request, response: HttpResponse, endpoint: str, body: CreateB
     """As the New session page: an optional id, title, model and system prompt (stored by
     Hermes, never shown back or recorded)."""
     ep = common.endpoint(request, endpoint, REVIEWER)
-    claim = keys.claim(request, "create_session", ep, body.dict(), body.session_id or "")
-    form = CreateForm(
-        {
-            "key": claim.key,
-            "session_id": body.session_id or "",
-            "title": body.title or "",
-            "model": body.model or "",
-            "system_prompt": body.system_prompt or "",
-        }
-    )
-    if not form.is_valid():
-        claim.release()
-        raise bad_request(form_errors(form))
-    applied = perform.create(ep, request.user, form.cleaned_data)
+    key = keys.personal(keys.write_key(request), request.user)
+    fields = {
+        "session_id": body.session_id or "",
+        "title": body.title or "",
+        "model": body.model or "",
+        "system_prompt": body.system_prompt or "",
+    }
+    data = cleaned(CreateForm({"key": key, **fields}))
+    made = apply.submission_key(key, perform.create_inputs(data), data["session_id"] or "")
+    claim = keys.checked(request, apply.CREATE, ep, made)
+    applied = perform.create(ep, request.user, data)
     return _answer(request, response, ep, claim, applied, applied.evidence.get("session_id"))
 
 
@@ -180,18 +177,18 @@ def patch_session(request, response: HttpResponse, endpoint: str, session_id: st
     if len(given) != 1:
         keys.write_key(request)
         raise bad_request("Send exactly one of title or end_reason.")
-    claim = keys.claim(request, "patch_session", ep, body.dict(), session_id)
+    key = keys.personal(keys.write_key(request), request.user)
+    form: RenameForm | CloseForm
     if "title" in given:
-        op, form = "rename", RenameForm({"key": claim.key, "title": body.title or ""})
+        op, form = "rename", RenameForm({"key": key, "title": body.title or ""})
     else:
         reason = body.end_reason or ""
         choice = {"reason": reason} if reason in _REASONS else {"reason": OTHER, "other": reason}
-        op, form = "close", CloseForm({"key": claim.key, **choice})
-    if not form.is_valid():
-        claim.release()
-        raise bad_request(form_errors(form))
-    data = form.cleaned_data
+        op, form = "close", CloseForm({"key": key, **choice})
+    data = cleaned(form)
     fields = {"title": data["title"]} if op == "rename" else {"end_reason": data["end_reason"]}
+    made = apply.submission_key(key, perform.patch_inputs(op, fields), session_id)
+    claim = keys.checked(request, apply.PATCH, ep, made)
     applied = perform.patch(ep, request.user, session_id, op, claim.key, fields)
     return _answer(request, response, ep, claim, applied, session_id)
 
@@ -206,10 +203,11 @@ def fork_session(request, response: HttpResponse, endpoint: str, session_id: str
     """A child holding a copy of the session's active messages; the answer is the child,
     with ``parent_session_id``."""
     ep = common.endpoint(request, endpoint, REVIEWER, session_id)
-    claim = keys.claim(request, "fork_session", ep, body.dict(), session_id)
-    form = ForkForm({"key": claim.key, "child_id": body.child_id or "", "title": body.title or ""})
-    if not form.is_valid():
-        claim.release()
-        raise bad_request(form_errors(form))
-    applied = perform.fork(ep, request.user, session_id, form.cleaned_data)
+    key = keys.personal(keys.write_key(request), request.user)
+    data = cleaned(
+        ForkForm({"key": key, "child_id": body.child_id or "", "title": body.title or ""})
+    )
+    made = apply.submission_key(key, perform.fork_inputs(data), session_id)
+    claim = keys.checked(request, apply.FORK, ep, made)
+    applied = perform.fork(ep, request.user, session_id, data)
     return _answer(request, response, ep, claim, applied, applied.evidence.get("child_id"))

@@ -139,7 +139,8 @@ def _start(request, ep, session_id: str, form, claim: keys.Claim) -> tuple[Turn,
         raise ApiError(503, code, store.NO_LEASE) from None
     claim.done({"turn_id": turn.pk})
     if refusal is not None:  # Hermes refused the turn before anything ran
-        status = refusal.status if 400 <= (refusal.status or 0) < 500 else 400
+        given = refusal.status or 0
+        status = given if 400 <= given < 500 else 400
         raise ApiError(status, refusal.code or "bad_request", refusal.message)
     return turn, admission.replayed
 

@@ -80,7 +80,7 @@ def bulk_close(request, response: HttpResponse, endpoint: str, body: BulkClose):
     if chosen.error:
         raise bad_request(chosen.error, "bad_selection")
     claim = keys.claim(request, "bulk_close", ep, body.dict())
-    first = Job.objects.filter(pk=claim.pointer.get("job_id"), user=request.user).first()
+    first = Job.objects.filter(pk=claim.pointer.get("job_id") or 0, user=request.user).first()
     if not claim.fresh and first is not None:  # the same request again: its own job
         response["Location"] = job_url(first)
         return Status(202, job_out(first, replayed=True))

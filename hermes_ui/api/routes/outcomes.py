@@ -53,26 +53,26 @@ class OutcomeOut(Schema):
     operation_id="outcome_get",
 )
 def outcome_get(request, response: HttpResponse, key: str):
-    record = keys.find(request.user, key)
-    if record is None:
-        raise Http404("You sent no write with this key (or it is older than 24 hours).")
-    common.endpoint(request, record.endpoint, SUPPORT)
-    operation = record.capability.removeprefix(keys.PREFIX)
-    pointer = (record.result or {}).get("pointer") or {}
-    if "event_id" in pointer:
-        found = _change(request, pointer["event_id"], record.endpoint)
-    elif "turn_id" in pointer:
-        found = _turn(request, pointer["turn_id"], record.endpoint)
-    elif "request_id" in pointer:
-        found = _deletion(request, pointer["request_id"])
-    else:
-        found = {"state": DONE if record.outcome == Outcome.SUCCESS else NOT_DONE}
+    found = keys.find(request.user, key)
     if found is None:
+        raise Http404("You sent no write with this key (or it is older than 24 hours).")
+    record, operation, pointer = found
+    common.endpoint(request, record.endpoint, SUPPORT)
+    answer: dict | None
+    if "event_id" in pointer:
+        answer = _change(request, pointer["event_id"], record.endpoint)
+    elif "turn_id" in pointer:
+        answer = _turn(request, pointer["turn_id"], record.endpoint)
+    elif "request_id" in pointer:
+        answer = _deletion(request, pointer["request_id"])
+    else:
+        answer = {"state": DONE if record.outcome == Outcome.SUCCESS else NOT_DONE}
+    if answer is None:
         url = outcome_url(key)
         response["Location"] = url
         words = "The outcome is not known yet: Hermes could not tell. Ask again later."
         return Status(202, {"state": "uncertain", "message": words, "location": url, **pointer})
-    return Status(200, {"operation": operation, **pointer, **found})
+    return Status(200, {"operation": operation, **pointer, **answer})
 
 
 def _change(request, event_id: int, endpoint: str) -> dict | None:
