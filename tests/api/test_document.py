@@ -113,7 +113,8 @@ def test_the_declared_date_format_is_all_a_date_parameter_takes(bearer):
 
 def test_an_unknown_api_path_answers_json_to_a_post_and_a_line_break(bearer):
     client = bearer("admin", write=True)
-    posted = client.post("/api/v1/e/local/review/queues/x/items", {}, "application/json")
+    checked = Client(enforce_csrf_checks=True, headers={"Authorization": f"Bearer {client.token}"})
+    posted = checked.post("/api/v1/e/local/review/queues/x/items", {}, "application/json")
     assert (posted.status_code, posted["Content-Type"]) == (404, "application/json")
     broken = client.get("/api/v1/e/local/session/a%0Ab")
     assert broken.status_code == 404 and broken.json()["code"] == "not_found"
@@ -148,3 +149,26 @@ def test_a_slash_in_an_id_reaches_hermes_as_one_id(peer_endpoint, bearer):
     answer = bearer("admin").get("/api/v1/e/local/session/" + quote("no/such id#1", safe=""))
     assert answer.status_code == 404
     assert answer.json()["code"] == "session_not_found"
+
+
+def test_a_database_outage_is_a_503_to_retry_and_a_large_body_a_413(bearer, monkeypatch, settings):
+    """The two answers the document adds for every route: not a 500 either time."""
+    from django.db import OperationalError
+
+    from hermes_ui.api.routes import endpoints
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(endpoints.probes, "recent", locked)
+    busy = bearer("admin").get("/api/v1/endpoints")
+    assert (busy.status_code, busy.json()["code"]) == (503, "database_unavailable")
+    assert busy["Retry-After"] == "5"
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    large = bearer("admin", write=True).post(
+        "/api/v1/e/local/tags/x",
+        {"tag": "x" * 2000},
+        "application/json",
+        headers={"Idempotency-Key": mint_key()},
+    )
+    assert (large.status_code, large.json()["code"]) == (413, "too_large")
