@@ -60,6 +60,9 @@ def test_a_turn_by_token_is_the_page_turn_and_replays_for_its_key(chat_db, on_pe
     assert stream_rows(by_api) == stream_rows(by_page) and stream_rows(by_api)
     again = post(token, by_api, {"message": "hello"}, key)
     assert again.status_code == 200 and again.json() == {**body, "replayed": True}
+    as_events = post(token, by_api, {"message": "hello"}, key, "?stream=1")  # the same turn
+    assert as_events["Content-Type"] == "text/event-stream"
+    assert [e["event"] for e in events(as_events)] == ["snapshot", "end"]
     assert Turn.objects.filter(requested_session_id=by_api).count() == 1
     reused = post(token, by_api, {"message": "something else"}, key)
     assert (reused.status_code, reused.json()["code"]) == (422, "idempotency_key_reused")

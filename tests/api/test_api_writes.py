@@ -86,18 +86,29 @@ def test_create_and_fork_by_token_write_what_the_pages_write(peer_endpoint, bear
         {"key": mint_key(), "session_id": by_page, "title": "", "model": "", "system_prompt": ""},
     )
     assert posted.status_code == 302, posted.content.decode()[:500]
-    made = send(token, "post", api("sessions"), {"session_id": by_api}, mint_key())
+    key = mint_key()
+    made = send(token, "post", api("sessions"), {"session_id": by_api}, key)
     assert made.status_code == 201, made.content
     assert made.json()["id"] == by_api and made.json()["event_id"]
     forked_page = page.post(
         session_url("local", by_page, "session_fork"), {"key": mint_key(), "child_id": ""}
     )
     assert forked_page.status_code == 302
-    child = send(token, "post", api("fork", by_api), {"title": None}, mint_key())
+    fork_key = mint_key()
+    child = send(token, "post", api("fork", by_api), {"title": None}, fork_key)
     assert child.status_code == 201, child.content
     assert child.json()["parent_session_id"] == by_api and child.json()["id"] != by_api
     assert trail(by_api) == trail(by_page)
     assert [row[0] for row in trail(by_api)] == ["session_create", "session_fork"]
+    # Each again with its key: the first answer (the session as it is now), nothing made.
+    again = send(token, "post", api("sessions"), {"session_id": by_api}, key).json()
+    assert (again["id"], again["event_id"], again["replayed"]) == (
+        by_api,
+        made.json()["event_id"],
+        True,
+    )
+    again = send(token, "post", api("fork", by_api), {"title": None}, fork_key)
+    assert again.json() == {**child.json(), "replayed": True}
     # The pages' role: support may rename and close, not create or fork.
     support = bearer("support", write=True)
     assert send(support, "post", api("sessions"), {}, mint_key()).status_code == 403
