@@ -2,20 +2,23 @@
 
 Nothing a client sends becomes a 500 or a traceback: bad parameters are 400s
 (``bad_request``), refusals 401/403, missing things 404, Hermes failures the
-status the pages answer with (``web.failures.status_for``), with Hermes' code.
+status the pages answer with (``web.failures.status_for``), with Hermes' code; the
+dashboard's own database out of reach a 503 to retry, as for the pages.
 """
 
 from __future__ import annotations
 
 import logging
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError
+from hermes_ui.platform.outages import DATABASE, database_unreachable
 from hermes_ui.web.failures import retry_after, status_for, title_for
 
 log = logging.getLogger("hermes_ui.api")
@@ -28,8 +31,10 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+@csrf_exempt
 def not_found(request, rest: str = ""):
-    """Any other path under /api/v1/: a JSON 404 rather than the dashboard's page."""
+    """Any other path under /api/v1/: a JSON 404 rather than the dashboard's page (for a
+    POST too: no CSRF check, whose refusal would be an HTML 403 in a JSON API)."""
     body = {"code": "not_found", "message": "No such API route; see /api/v1/docs."}
     return JsonResponse(body, status=404)
 
@@ -81,6 +86,12 @@ def install(api) -> None:
     def _not_found(request, exc):
         return _answer(api, request, 404, "not_found", str(exc) or "Not found.")
 
+    @api.exception_handler(SuspiciousOperation)
+    def _suspicious(request, exc):
+        if isinstance(exc, RequestDataTooBig):
+            return _answer(api, request, 413, "too_large", "The request body is too large.")
+        return _answer(api, request, 400, "bad_request", "The request is not valid.")
+
     @api.exception_handler(IdError)
     def _bad_id(request, exc):
         return _answer(api, request, 400, "invalid_session_id", str(exc))
@@ -104,6 +115,13 @@ def install(api) -> None:
 
     @api.exception_handler(Exception)
     def _bug(request, exc):
+        if database_unreachable(exc):  # as the pages answer it: a 503 to retry, no bug
+            DATABASE.failed(exc, "an API request")
+            response = _answer(
+                api, request, 503, "database_unavailable", "The dashboard's database is busy."
+            )
+            response["Retry-After"] = "5"
+            return response
         # The type only: a message may carry transcript text.
         log.error("api error type=%s path=%s", type(exc).__name__, request.path_info)
         return _answer(api, request, 500, "server_error", "The dashboard failed; it is logged.")

@@ -1,6 +1,7 @@
 """``/api/v1/``. The API's routes answer for themselves (a Bearer token, JSON errors), so
-the login redirect is lifted from them; the docs and the OpenAPI document stay pages
-behind the browser login."""
+the login redirect is lifted from them. The OpenAPI document is open to anyone: it holds
+no data, and client generators, Schemathesis and gateways read it with a token or none.
+The swagger page stays a page behind the browser login."""
 
 from functools import wraps
 
@@ -12,7 +13,7 @@ from django.urls import URLPattern, include, path, re_path
 from hermes_ui.api.errors import not_found
 from hermes_ui.api.main import api
 
-_PAGES = {"openapi-json", "openapi-view"}
+_PAGES = {"openapi-view"}
 
 
 def _json_405(response):
@@ -51,5 +52,6 @@ def _open(patterns):
 _patterns, _app, _namespace = api.urls
 urlpatterns = [
     path("api/v1/", include((_open(_patterns), _app), namespace=_namespace)),
-    re_path(r"^api/(?P<rest>.*)$", login_not_required(not_found), name="api_not_found"),
+    # [\s\S]: a path holding a line break (%0A) is an API path too, answered in JSON.
+    re_path(r"^api/(?P<rest>[\s\S]*)$", login_not_required(not_found), name="api_not_found"),
 ]

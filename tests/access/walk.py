@@ -421,7 +421,7 @@ PK_OF = {
 }
 # Regex routes cannot be filled from converters: the URL each is walked at.
 REGEX_URLS = {
-    "^api/(?P<rest>.*)$": "/api/no-such-route",
+    r"^api/(?P<rest>[\s\S]*)$": "/api/no-such-route",
     # SCIM answers a bearer secret, never a session: off (404) while HERMES_UI_SCIM_TOKEN
     # is empty, and no signed-in person's cookie counts there (tests/scim/).
     r"^scim/v2/$": "/scim/v2/",

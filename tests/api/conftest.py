@@ -19,3 +19,36 @@ def bearer(users):
         return client
 
     return make
+
+
+@pytest.fixture(scope="package")
+def api_dashboard(tmp_path_factory, hermes_peer):
+    """The dashboard under uvicorn over the shared demo peer, for the tools that speak HTTP
+    (Schemathesis, the generated client); its rate limit out of their way.
+    ``api_dashboard.token(name)`` makes a read + write token of one of its users."""
+    from tests.support.browser import DashboardServer
+
+    server = DashboardServer(
+        tmp_path_factory.mktemp("api-ui-data"), hermes_peer, {"HERMES_UI_API_RATE": "100000"}
+    ).start()
+    server.token = lambda name: _token(server, name)
+    yield server
+    server.stop()
+
+
+def _token(server, name: str) -> str:
+    import subprocess
+    import sys
+
+    from tests.support.browser import REPO
+
+    command = ["api_token", "create", name, "--write", "--name", "tools"]
+    made = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *command],
+        env=server.env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    return next(word for word in made.stdout.split() if word.startswith("hui_"))

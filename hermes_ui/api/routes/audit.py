@@ -6,11 +6,14 @@ session of their sources), and instance-level entries for instance admins (their
 own to everyone).
 """
 
+from typing import Literal
+
 from django.core.exceptions import PermissionDenied
-from ninja import Router
+from ninja import Query, Router
 
 from hermes_ui.access.rules import ADMIN, access_of
 from hermes_ui.api import paging
+from hermes_ui.api.document import IsoDate
 from hermes_ui.api.errors import bad_request
 from hermes_ui.audit.forms import AuditFilter, filtered
 
@@ -21,13 +24,13 @@ PAGE = 100
 @router.get("/audit", summary="The audit trail (admins)")
 def audit_events(
     request,
-    user: str = "",
-    capability: str = "",
-    endpoint: str = "",
-    outcome: str = "",
-    session: str = "",
-    since: str = "",
-    until: str = "",
+    user: str = Query("", max_length=150),
+    capability: str = Query("", max_length=60),
+    endpoint: str = Query("", max_length=40),
+    outcome: Literal["", "success", "rejected", "uncertain", "refused", "running"] = "",
+    session: str = Query("", max_length=300),
+    since: IsoDate | None = None,
+    until: IsoDate | None = None,
     cursor: str = "",
 ):
     access = access_of(request.user)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from ninja import Router, Schema, Status
 
+from hermes_ui.api.document import Line
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys, sessions
 from hermes_ui.audit.models import Outcome
@@ -75,7 +76,7 @@ class CreateBody(Schema):
 
 class PatchBody(Schema):
     title: str | None = None
-    end_reason: str | None = None
+    end_reason: Line | None = None
 
 
 class ForkBody(Schema):

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from ninja import Router, Schema, Status
 
+from hermes_ui.api.document import HeaderText, Text
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.changes import Pending, form_errors, pending
@@ -37,9 +38,9 @@ UNFINISHED = (
 
 
 class ChatBody(Schema):
-    message: str
+    message: Text
     system_message: str | None = None
-    session_key: str | None = None
+    session_key: HeaderText | None = None  # sent to Hermes as a header
 
 
 class Reply(Schema):

@@ -14,9 +14,10 @@ from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
 from hermes_ui.access.rules import access_of
+from hermes_ui.api.document import Comment
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.changes import Pending, form_errors, pending
@@ -25,6 +26,7 @@ from hermes_ui.deletion import approval, events, execute, policy
 from hermes_ui.deletion.case_page import case_or_403
 from hermes_ui.deletion.forms import DecisionForm
 from hermes_ui.deletion.models import DeletionRequest
+from hermes_ui.deletion.policy import APPROVE_RULES, REJECT_RULES
 from hermes_ui.hermes import HermesError
 from hermes_ui.web.roles import ADMIN, SUPPORT
 
@@ -45,13 +47,13 @@ class DeletionOut(Schema):
 
 
 class Approve(Schema):
-    policy_rule: str
-    comment: str
+    policy_rule: str = Field(json_schema_extra={"enum": [*APPROVE_RULES]})
+    comment: Comment
 
 
 class Reject(Schema):
-    reason: str
-    policy_rule: str = "insufficient_reason"
+    reason: Comment
+    policy_rule: str = Field("insufficient_reason", json_schema_extra={"enum": [*REJECT_RULES]})
 
 
 def case_out(case: DeletionRequest, replayed: bool = False) -> dict:

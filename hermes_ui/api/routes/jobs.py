@@ -10,8 +10,9 @@ endpoint (``background.jobs.views.may_see``), and by nobody else: a 404.
 from __future__ import annotations
 
 from django.http import Http404, HttpResponse, QueryDict
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
+from hermes_ui.api.document import Line, SessionId
 from hermes_ui.api.errors import bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.changes import form_errors
@@ -27,8 +28,8 @@ _REASONS = {value for value, _ in COMMON_REASONS}
 
 
 class BulkClose(Schema):
-    session_ids: list[str]
-    end_reason: str
+    session_ids: list[SessionId] = Field(json_schema_extra={"minItems": 1})
+    end_reason: Line
 
 
 class JobOut(Schema):

@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.http import Http404
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
+from hermes_ui.api.document import Comment
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.changes import form_errors
@@ -22,8 +23,8 @@ MAX_SHOWN = 2000  # message ids one rubric form may label, as on the page
 
 
 class NoteBody(Schema):
-    text: str
-    message_id: int | None = None
+    text: Comment
+    message_id: int | None = Field(None, json_schema_extra={"minimum": 0})
 
 
 class NoteOut(Schema):

@@ -8,8 +8,10 @@ the action comes before the id, which is the rest of the path.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from django.conf import settings
-from ninja import Router
+from ninja import Query, Router
 
 from hermes_ui.access.scope import seen_or_none
 from hermes_ui.api import paging
@@ -46,13 +48,13 @@ ROW_FIELDS = (
 def search(
     request,
     endpoint: str,
-    q: str = "",
-    source: str = "",
-    kind: str = "",
-    state: str = "",
+    q: str = Query("", max_length=200),
+    source: str = Query("", max_length=200),
+    kind: Literal["", "root", "branch", "continuation", "delegate", "orphan"] = "",
+    state: Literal["", "open", "closed"] = "",
     cursor: str = "",
-    limit: int = listing.PAGE_SIZE,
-    within: str = "titles",
+    limit: int = Query(listing.PAGE_SIZE, ge=1, le=200),
+    within: Literal["titles", "transcripts"] = "titles",
 ):
     """``q`` takes the search box's syntax (words, ``"phrases"``, ``prefix*``, ``source:``,
     ``kind:``, ``open:``, ``reason:``, ``tag:``, ``label:``, ``queue:``, ``new:`` …).

@@ -8,15 +8,16 @@ another request is refused (422, ``keys.refuse_reuse``). The other writes are in
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
+from hermes_ui.api.document import Comment
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.keys import write_key as _write_key
 from hermes_ui.audit import idempotency
 from hermes_ui.audit.models import Outcome
 from hermes_ui.deletion import request as deletion_request
-from hermes_ui.deletion.forms import RequestForm
+from hermes_ui.deletion.forms import MAX_TEXT, RequestForm
 from hermes_ui.hermes import HermesError
 from hermes_ui.hermes.ids import IdError, check_path_id
 from hermes_ui.review import items, queues
@@ -39,7 +40,7 @@ class QueueItems(Schema):
 
 
 class DeletionAsk(Schema):
-    reason: str
+    reason: Comment = Field(json_schema_extra={"maxLength": MAX_TEXT})
 
 
 class DeletionAsked(Schema):
