@@ -149,14 +149,13 @@ IsoDate = Annotated[date, BeforeValidator(_iso_only)]
 
 # Rules a body's text meets, declared for clients and Schemathesis but checked by the
 # page's form, as before: after the door, so a person who may not see the endpoint
-# still learns nothing but its 404. ``Text``: not blank (the form strips it);
-# ``Comment``: no NUL either; ``Line``: no control character at all.
+# still learns nothing but its 404. ``Comment``: not blank (the form strips it) and
+# no NUL; ``Line``: no control character at all.
 def _declared(**rules) -> Any:
     return Field(json_schema_extra=rules)
 
 
 _CC = r"\x00-\x1f\x7f-\x9f"
-Text = Annotated[str, _declared(pattern=r"\S")]
 Comment = Annotated[str, _declared(pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")]
 Line = Annotated[str, _declared(pattern=rf"^[^{_CC}]*[^\s{_CC}][^{_CC}]*$")]
 # A session id named in a body: the selection's rule (``hermes.ids.check_path_id``).

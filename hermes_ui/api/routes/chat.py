@@ -14,7 +14,7 @@ from django.conf import settings
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from ninja import Router, Schema, Status
 
-from hermes_ui.api.document import HeaderText, Text
+from hermes_ui.api.document import Comment, HeaderText
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.changes import Pending, form_errors, pending
@@ -38,7 +38,7 @@ UNFINISHED = (
 
 
 class ChatBody(Schema):
-    message: Text
+    message: Comment
     system_message: str | None = None
     session_key: HeaderText | None = None  # sent to Hermes as a header
 

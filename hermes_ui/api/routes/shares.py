@@ -5,10 +5,13 @@ the replay of a repeated request, like the database, holds no token."""
 
 from __future__ import annotations
 
+from typing import Literal
+
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.urls import reverse
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 from ninja.responses import Status
 
 from hermes_ui.access.rules import access_of
@@ -27,9 +30,10 @@ LIST_LIMIT = 500
 
 
 class ShareAsk(Schema):
-    kind: str = "inside"  # "inside" or "outside"
-    days: int | None = None  # default 7, at most HERMES_UI_SHARE_MAX_DAYS
-    max_views: int | None = None
+    kind: Literal["inside", "outside"] = "inside"
+    # Default 7; the bounds are the form's, declared so the document tells the truth.
+    days: int | None = Field(None, ge=1, le=settings.HERMES_UI_SHARE_MAX_DAYS)
+    max_views: int | None = Field(None, ge=1, le=links.MAX_VIEWS)
     lineage: bool = False  # also the lineage's ids and masked titles, from the index
 
 
