@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from datetime import date
+from http import HTTPMethod
 from typing import Annotated, Any
 
 from ninja import NinjaAPI
@@ -22,7 +23,8 @@ from pydantic import BeforeValidator, Field
 from hermes_ui.chat.views.stream import MAX_CURSOR_DIGITS
 from hermes_ui.hermes.ids import MAX_ID_LENGTH
 
-WRITES = frozenset({"post", "put", "patch", "delete"})
+# Every method but the safe ones (RFC 9110) writes.
+WRITES = frozenset(m.lower() for m in HTTPMethod) - {"get", "head", "options", "trace", "connect"}
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 SCHEME = "TokenAuth"  # ninja names the scheme after the auth class
 

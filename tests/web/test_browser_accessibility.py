@@ -290,6 +290,7 @@ SKIPPED.update(
             "review_notes_q",
             "review_correction_q",
             "session_tags_q",
+            "share_new_q",
         ]
     }
 )

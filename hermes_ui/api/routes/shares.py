@@ -5,8 +5,6 @@ the replay of a repeated request, like the database, holds no token."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -30,10 +28,15 @@ LIST_LIMIT = 500
 
 
 class ShareAsk(Schema):
-    kind: Literal["inside", "outside"] = "inside"
-    # Default 7; the bounds are the form's, declared so the document tells the truth.
-    days: int | None = Field(None, ge=1, le=settings.HERMES_UI_SHARE_MAX_DAYS)
-    max_views: int | None = Field(None, ge=1, le=links.MAX_VIEWS)
+    # The form's rules, declared for clients and checked after the door, as the other
+    # writes' bodies (hermes_ui.api.document): default 7 days.
+    kind: str = Field("inside", json_schema_extra={"enum": ["inside", "outside"]})
+    days: int | None = Field(
+        None, json_schema_extra={"minimum": 1, "maximum": settings.HERMES_UI_SHARE_MAX_DAYS}
+    )
+    max_views: int | None = Field(
+        None, json_schema_extra={"minimum": 1, "maximum": links.MAX_VIEWS}
+    )
     lineage: bool = False  # also the lineage's ids and masked titles, from the index
 
 
