@@ -82,6 +82,13 @@ class ChatForm(forms.Form):
                 raise forms.ValidationError(
                     "A memory scope cannot contain line breaks or NUL.", code="invalid_input"
                 ) from None
+            # It travels to Hermes as an HTTP header: anything else broke the turn.
+            if not (value.isascii() and value.isprintable()):
+                raise forms.ValidationError(
+                    "A memory scope may hold printable ASCII only (letters, digits, "
+                    "punctuation, spaces): Hermes receives it as a header.",
+                    code="invalid_input",
+                )
         return value
 
     def clean_image_urls(self):

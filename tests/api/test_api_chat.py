@@ -93,6 +93,9 @@ def test_a_streamed_turn_has_ids_and_resumes_after_last_event_id(chat_db, on_pee
     resumed = events(token.get(url, headers={"Last-Event-ID": "1"}))  # follows it live
     first.join(30)
     assert live["answer"]["Content-Type"] == "text/event-stream"
+    # The stream's answer names the turn and where to resume it.
+    assert live["answer"]["X-Turn-Id"] == str(turn.pk)
+    assert live["answer"]["Content-Location"] == url
     for got in (live["events"], resumed):
         assert got[-1]["event"] == "end"
         assert all(e["id"] and e["id"].isdigit() for e in got)  # every event has an id

@@ -36,6 +36,16 @@ def test_the_form_key_and_submitted_values_are_never_kept():
     assert str(ChatForm(initial={"form_key": "k"})["message"]).count("typed") == 0
 
 
+def test_a_memory_scope_is_printable_ascii_as_the_header_it_becomes():
+    def form(scope):
+        return ChatForm({"message": "hi", "session_key": scope, "form_key": "k" * 24})
+
+    assert form("team-eu/ticket 4711").is_valid()
+    for scope in ("équipe", "tab\there", "zero\u200bwidth"):
+        refused = form(scope)
+        assert not refused.is_valid() and "printable ASCII" in str(refused.errors)
+
+
 def test_the_field_groups_take_labels_and_help_text_from_the_form_class():
     form = ChatForm(initial={"form_key": "k" * 24})
     group = form["session_key"].as_field_group()

@@ -10,6 +10,7 @@ connection after sending) is a 202 whose ``Location`` is the key's outcome
 from __future__ import annotations
 
 from django.http import HttpResponse
+from django.urls import reverse
 from ninja import Router, Schema, Status
 
 from hermes_ui.api.document import Line
@@ -95,7 +96,7 @@ def cleaned(form) -> dict:
 
 
 def outcome_url(key: str) -> str:
-    return f"/api/v1/outcomes/{key}"
+    return reverse("api_v1:outcome_get", kwargs={"key": key})
 
 
 def pending(claim: keys.Claim, response: HttpResponse, message: str, **ids):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.urls import reverse
 from ninja import Router, Schema, Status
 
 from hermes_ui.api.document import Comment, HeaderText
@@ -60,6 +61,14 @@ class TurnOut(Schema):
 
 
 SSE = {"text/event-stream": {"schema": {"type": "string"}}}
+# Where a client that lost the stream resumes it (with Last-Event-ID).
+RESUME = {
+    "Content-Location": {
+        "description": "The turn's events route (turn_events), to resume with Last-Event-ID",
+        "schema": {"type": "string"},
+    },
+    "X-Turn-Id": {"description": "The turn's id", "schema": {"type": "integer"}},
+}
 
 
 def wants_stream(request, stream: bool) -> bool:
@@ -71,7 +80,7 @@ def wants_stream(request, stream: bool) -> bool:
     response={200: TurnOut, 202: Pending},
     summary="Send a chat turn",
     operation_id="chat_turn",
-    openapi_extra={"responses": {200: {"content": SSE}}},
+    openapi_extra={"responses": {200: {"content": SSE, "headers": RESUME}}},
 )
 def chat_turn(
     request,
@@ -98,7 +107,12 @@ def chat_turn(
         raise bad_request(form_errors(form), "invalid_input")
     turn, replayed = _start(request, ep, session_id, form, claim)
     if wants_stream(request, stream):
-        return events_response(turn.pk, None, request.user)
+        answer = events_response(turn.pk, None, request.user)
+        answer["X-Turn-Id"] = str(turn.pk)
+        answer["Content-Location"] = reverse(
+            "api_v1:turn_events", kwargs={"endpoint": ep.id, "turn_id": turn.pk}
+        )
+        return answer
     if not replayed:
         relay.wait(turn.pk, settings.HERMES_STREAM_TIMEOUT + WAIT_SLACK_SECONDS)
     turn = store.settle_if_orphaned(Turn.objects.get(pk=turn.pk))

@@ -10,6 +10,7 @@ endpoint (``background.jobs.views.may_see``), and by nobody else: a 404.
 from __future__ import annotations
 
 from django.http import Http404, HttpResponse, QueryDict
+from django.urls import reverse
 from ninja import Field, Router, Schema, Status
 
 from hermes_ui.api.document import Line, SessionId
@@ -45,7 +46,7 @@ class JobOut(Schema):
 
 
 def job_url(job: Job) -> str:
-    return f"/api/v1/jobs/{job.pk}"
+    return reverse("api_v1:job_get", kwargs={"job_id": job.pk})
 
 
 def job_out(job: Job, replayed: bool = False) -> dict:
