@@ -3,7 +3,7 @@
 Support shares a session inside; a colleague opens it, a person without the
 endpoint gets 404. An outside link stays shut until a second admin approves it,
 then opens in a fresh browser without a session (and without JavaScript);
-revoking it ends it (410). Hostile title and messages stay text, the planted
+revoking it ends it (410), and so does expiry. Hostile title and messages stay text, the planted
 e-mail address and API key are masked, and no page breaks the CSP. With
 ``HERMES_UI_SCREENSHOTS=docs/images`` the docs' pictures are written there.
 """
@@ -47,6 +47,14 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 call_command("create_user", "share-colleague", role="support", password={PASSWORD!r})
 get_user_model().objects.create_user("share-stranger", password={PASSWORD!r})
+"""
+
+
+_EXPIRE_ALL = """
+from datetime import timedelta
+from django.utils import timezone
+from hermes_ui.shares.models import Share
+Share.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
 """
 
 
@@ -194,6 +202,11 @@ def test_inside_and_outside_links_from_share_to_revocation(chromium, sharing_das
         assert gone.status == 410 and "revoked" in fresh.inner_text("main")
         _shot(fresh, "sharing-revoked-410")
         assert colleague.goto(inside).status == 200  # the inside link lives on
+
+        # Its expiry passes (moved into the past on the server): it ends, 410 again.
+        sharing_dashboard.manage("shell", "-c", _EXPIRE_ALL)
+        expired = colleague.goto(inside)
+        assert expired.status == 410 and "expired" in colleague.inner_text("main")
     finally:
         for context in contexts:
             context.close()
