@@ -32,6 +32,10 @@ _API_KEY = re.compile(
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}\b"  # Slack
     r"|\bAIza[0-9A-Za-z_-]{35}\b"  # Google
     r"|\bhf_[A-Za-z0-9]{30,}\b"  # Hugging Face
+    # Hermes' own mask of a key it saw (6 characters, "...", the last 4): still 10
+    # characters of the secret, so masked whole. Only after a key's known prefix.
+    r"|\b(?:(?:sk|pk|rk)-\w{3}|AKIA\w{2}|gh[pousr]_\w{2}|xox[abprs]-\w|AIza\w{2}|hf_\w{3})"
+    r"\.\.\.[A-Za-z0-9_-]{4}(?![A-Za-z0-9_-])"
 )
 _BEARER = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)*\.[A-Za-z]{2,}")

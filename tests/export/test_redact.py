@@ -13,6 +13,8 @@ from hermes_ui.platform.redaction import Redactor, luhn_ok, message
         ("key sk-proj-Abcdefghij0123456789xyz", "api_key"),
         ("aws AKIAIOSFODNN7EXAMPLE here", "api_key"),
         ("gh ghp_0123456789abcdefghijABCDEFGHIJ012345", "api_key"),
+        ("Hermes masked it: sk-liv...4gH6.", "api_key"),  # Hermes' own head...tail
+        ("aws AKIAIO...MPLE here", "api_key"),
         ("Authorization: Bearer eyJhbGciOi.payload-part_1234", "bearer"),
         ("write to jo.doe+x@example.co.uk today", "email"),
         ("call +44 20 7946 0958 now", "phone"),
@@ -38,6 +40,7 @@ def test_each_shape_is_masked_and_counted(text, kind):
         "ts 1796212043",
         "version 0.19.0",
         "see sk-short",
+        "wait...what, then sk-...",
     ],
 )
 def test_lookalikes_are_kept(text):
