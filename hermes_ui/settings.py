@@ -594,6 +594,7 @@ LOGGING = {
         "refusals": {"()": "hermes_ui.web.refusal_log.RefusalFilter"},
         # A 503 or 504 answered on purpose is no ERROR; the outage is logged once.
         "outages": {"()": "hermes_ui.platform.outages.ExpectedOutageFilter"},
+        "task_outages": {"()": "hermes_ui.platform.outages.TaskOutageFilter"},
     },
     "handlers": {
         "console": {
@@ -630,7 +631,7 @@ LOGGING = {
         # can be transcript text. uvicorn's --no-access-log alone is undone as
         # soon as this configuration runs inside the worker.
         "uvicorn.access": {"handlers": ["discard"], "propagate": False, "level": "CRITICAL"},
-        "django_tasks": {"filters": ["routine"]},
+        "django_tasks": {"filters": ["routine", "task_outages"]},
         # django-axes announces itself at INFO on every start; lockouts are WARNING.
         "axes": {"handlers": [], "propagate": True, "level": "WARNING"},
     },

@@ -117,6 +117,22 @@ def log_failure(logger: logging.Logger, message: str, *args) -> None:
     logger.exception(message, *args)
 
 
+class TaskOutageFilter(logging.Filter):
+    """On ``django_tasks``: a task whose outcome could not be stored because the database
+    went away is the outage, said once, not an ERROR with a stack.
+
+    A round that ended just as PostgreSQL stopped failed to save SUCCESSFUL; it has
+    queued its next run already, and the heartbeat restarts a round it lost.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and database_unreachable(exc):
+            DATABASE.failed(exc, "a background task")
+            return False
+        return True
+
+
 class ExpectedOutageFilter(logging.Filter):
     """On ``django.request``: a 503 or 504 the dashboard answered on purpose is no ERROR.
 

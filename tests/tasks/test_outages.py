@@ -97,3 +97,29 @@ def test_an_expected_503_or_a_database_outage_is_no_error_record_but_a_500_is():
     assert not keep(record(503)) and not keep(record(504))
     assert not keep(record(500, OperationalError("server closed the connection")))
     assert keep(record(500, ValueError("a bug")))
+
+
+def test_a_task_whose_outcome_cannot_be_saved_in_an_outage_is_said_once(monkeypatch, caplog):
+    """django-tasks logs a task it could not mark SUCCESSFUL with a stack; when the
+    database is away that is the outage, one WARNING, and a real failure keeps its record."""
+    monkeypatch.setattr(outages.DATABASE, "_since", None)
+    task_log = logging.getLogger("django_tasks")
+    with caplog.at_level(logging.INFO):
+        for _ in range(2):
+            try:
+                raise OperationalError("connection pool timeout")
+            except OperationalError:
+                task_log.exception("Task id=%s path=%s state=%s", "t1", "schedule.run", "FAILED")
+        try:
+            raise ValueError("a bug in a round")
+        except ValueError:
+            task_log.exception("Task id=%s path=%s state=%s", "t2", "schedule.run", "FAILED")
+    loud = [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
+    assert loud == [
+        (
+            "WARNING",
+            "database unreachable (OperationalError in a background task): "
+            "pages answer 503 and background work waits",
+        ),
+        ("ERROR", "Task id=t2 path=schedule.run state=FAILED"),
+    ], loud
