@@ -9,8 +9,12 @@ BIN := $(VENV)/bin
 # (docs/development/testing.md).
 UV := $(BIN)/uv
 UV_VERSION := 0.13.9
+# A run starts hundreds of Python processes (servers, workers, commands). Where the
+# environment sets PYTHONDONTWRITEBYTECODE (and uv installs without .pyc files), each
+# compiled Django and the dashboard from source again: 2.4 CPU-s a start, not 0.9.
+unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run serve test test-ready test-fast lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
+.PHONY: run serve test test-ready test-collect test-fast lint format bench docs docs-serve screenshots peer-venv peer-venvs venv system-run system-test clean oidc-provider axe-core
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
@@ -88,19 +92,27 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Two pytest workers (pytest-xdist); tests/conftest.py groups the tests that share a
-# package's peer or dashboard onto one worker and orders the groups (browser tests
-# last), an order xdist keeps only without its reordering. PYTEST_WORKERS=0 runs in
-# this process.
+# Three pytest workers (pytest-xdist) on two cores: a third of the suite's time is
+# tests waiting (on timeouts, restarts, a browser), which a third worker fills.
+# tests/conftest.py groups the tests that share a package's peer or dashboard onto one
+# worker; tests/support/ordering.py hands out the longest groups first and browser
+# groups last, an order xdist keeps only without its reordering. PYTEST_WORKERS=0 runs
+# in this process.
 # The installs, lint and the manual build run side by side first (-j: apt and the
 # registries wait on the network while mypy uses a core); -O keeps each one's output
 # together.
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 test:
 	@$(MAKE) --no-print-directory -j 6 -O test-ready
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
-test-ready: venv peer-venvs oidc-provider axe-core system-test lint docs
+test-ready: venv peer-venvs oidc-provider axe-core system-test lint docs test-collect
+
+# One collection while the installs run: pytest caches the test modules it rewrote
+# (assertion rewriting) under tests/, so the workers each read them instead of
+# rewriting all of them at once.
+test-collect: venv
+	@$(BIN)/python -m pytest --collect-only -q > /dev/null
 
 # The everyday loop: make test without Chromium, the scale tests and the release matrix.
 # CI calls make test.

@@ -1,5 +1,6 @@
 import os
 import time
+from unittest import mock
 
 import pytest
 from django.test import Client
@@ -10,7 +11,9 @@ from hermes_ui.hermes import breaker, bulkhead
 from hermes_ui.hermes.client import use_transport
 from hermes_ui.platform.endpoints import Endpoint
 from tests.support import shared
+from tests.support.cpu import cpu_seconds
 from tests.support.fakes import FakeHermes
+from tests.support.ordering import Ordering
 from tests.support.peers import (  # noqa: F401 (fixtures shared by several packages)
     changes_client,
     changes_endpoint,
@@ -32,6 +35,28 @@ PASSWORD = "correct-horse-battery"
 @pytest.fixture(autouse=True)
 def fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def static_files_listed_once():
+    """WhiteNoise lists every static file when its middleware is built, which Django's
+    test Client does for each client: 13 ms, a fifth of a role-matrix test. The files
+    do not change during a run, so the first list serves every later client."""
+    from whitenoise.middleware import WhiteNoiseMiddleware
+
+    listed: dict[tuple, dict] = {}
+    list_files = WhiteNoiseMiddleware.add_files_from_finders
+
+    def add_files_from_finders(self) -> None:
+        key = (self.static_prefix, self.max_age, self.charset, self.allow_all_origins)
+        if key not in listed:
+            before = dict(self.files)
+            list_files(self)
+            listed[key] = {url: f for url, f in self.files.items() if before.get(url) is not f}
+        self.files.update(listed[key])
+
+    with mock.patch.object(WhiteNoiseMiddleware, "add_files_from_finders", add_files_from_finders):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -200,20 +225,12 @@ def page(chromium):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Browser tests run last: Playwright's sync API leaves an event loop running
-    in the main thread, after which Django's ORM and asyncio.run() refuse to run.
-
-    Each test is marked with its ``xdist_group`` for ``-n 2 --dist loadgroup
-    --no-loadscope-reorder`` (``make test``), tried first so pytest-xdist sees the marks.
-    A worker takes the next group in this order when it is free: the scale tests, the
-    longest groups, come first so that neither worker is left with one at the end.
+    """Each test is marked with its ``xdist_group`` for ``-n 3 --dist loadgroup
+    --no-loadscope-reorder`` (``make test``), tried first so pytest-xdist sees the marks;
+    ``tests/support/ordering.py`` then orders the groups (browser tests last: Playwright's
+    sync API leaves an event loop running in the main thread, after which Django's ORM
+    and asyncio.run() refuse to run).
     """
-    items.sort(
-        key=lambda item: (
-            item.get_closest_marker("browser") is not None,
-            item.get_closest_marker("scale") is None,
-        )
-    )
     groups = xdist_groups(items)
     for item, group in zip(items, groups, strict=True):
         item.add_marker(pytest.mark.xdist_group(group))
@@ -261,8 +278,10 @@ def xdist_groups(items) -> list[str]:
 
 
 def pytest_configure(config):
-    """The run's shared folder (``tests/support/shared.py``), named before any worker starts."""
+    """The run's shared folder (``tests/support/shared.py``), named before any worker starts;
+    the order the groups are handed out in (``tests/support/ordering.py``)."""
     shared.start_run()
+    config.pluginmanager.register(Ordering(), "hermes-ui-ordering")
     # An xdist controller hears its workers' tests again: only the process running them
     # writes the timeline.
     global _timeline_here
@@ -289,22 +308,26 @@ def pytest_unconfigure(config):
 
 # -- the opt-in timeline (devtools/timeline.py reads it) ----------------------------
 
-_started: dict[str, float] = {}
+_started: dict[str, tuple[float, float | None]] = {}
 _timeline_here = True
 
 
 def pytest_runtest_logstart(nodeid, location):
     if _timeline_here and os.environ.get("HERMES_UI_TIMELINE"):
-        _started[nodeid] = time.time()
+        _started[nodeid] = (time.time(), cpu_seconds())
 
 
 def pytest_runtest_logfinish(nodeid, location):
-    """With ``HERMES_UI_TIMELINE=path``, append ``worker start end nodeid`` per test: the
-    wall clock, so the workers' lines compare and show who sits idle at the end."""
+    """With ``HERMES_UI_TIMELINE=path``, append ``worker start end cpu nodeid`` per test:
+    the wall clock, so the workers' lines compare and show who sits idle at the end, and
+    the CPU seconds of the worker and every process it started (``-`` without cgroups)."""
     path = os.environ.get("HERMES_UI_TIMELINE")
     if not path or nodeid not in _started:
         return
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    line = f"{worker} {_started.pop(nodeid):.3f} {time.time():.3f} {nodeid}\n"
+    start, cpu_start = _started.pop(nodeid)
+    cpu_end = cpu_seconds()
+    cpu = "-" if cpu_start is None or cpu_end is None else f"{cpu_end - cpu_start:.3f}"
+    line = f"{worker} {start:.3f} {time.time():.3f} {cpu} {nodeid}\n"
     with open(path, "a") as timeline:  # one short write: lines of two workers never mix
         timeline.write(line)

@@ -4,6 +4,8 @@ its banner) and the restarts of children that exit."""
 import sys
 import time
 
+import pytest
+
 from hermes_ui.platform import serving
 
 
@@ -22,6 +24,12 @@ def test_started_runs_while_the_children_do_and_ctrl_c_in_it_stops_cleanly():
     began = time.monotonic()
     code = serving.supervise(argvs, serving.child_env(), started)
     assert seen == [True] and code == 0 and time.monotonic() - began < 15
+
+
+@pytest.fixture(autouse=True)
+def quick_backoff(monkeypatch):
+    """Restarts after 0.05 s, doubling, instead of 0.5 s: the same steps, a tenth the wait."""
+    monkeypatch.setattr(serving, "FIRST_BACKOFF", 0.05)
 
 
 def test_started_sees_a_child_exit_and_the_others_are_stopped():

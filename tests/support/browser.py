@@ -130,8 +130,9 @@ class DashboardServer:
             stderr=subprocess.STDOUT,
             cwd=REPO,
         )
-        # The background jobs' task worker (hermes_ui/background/workers).
-        worker = [sys.executable, str(REPO / "manage.py"), "task_worker", "--interval", "0.2"]
+        # The background jobs' task worker (hermes_ui/background/workers), polling an
+        # empty queue as often as under ``make run``: each poll takes SQLite's write lock.
+        worker = [sys.executable, str(REPO / "manage.py"), "task_worker", "--interval", "0.5"]
         self.task_worker_process = subprocess.Popen(
             [*worker, "--queue", "default"],
             env=self.env,
@@ -221,7 +222,7 @@ def wait_for_js(page, expression: str, timeout: float = 30.0) -> None:
             pass  # a navigation replaced the document; ask the new one
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {expression}")
-        time.sleep(0.05)
+        time.sleep(0.1)  # each look is a round trip through Playwright's driver and the page
 
 
 def log_in(page, base_url: str, username: str) -> None:

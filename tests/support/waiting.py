@@ -3,9 +3,10 @@
 import time
 
 
-def until(condition, timeout: float, message: str, interval: float = 0.05):
+def until(condition, timeout: float, message: str, interval: float = 0.1):
     """Poll ``condition()`` until it returns something truthy and return that; fail
-    with ``message`` after ``timeout`` seconds."""
+    with ``message`` after ``timeout`` seconds. Each look costs the processes it asks,
+    and on a busy machine the waits are long: ten looks a second, not twenty."""
     deadline = time.monotonic() + timeout
     while not (result := condition()):
         assert time.monotonic() < deadline, message
