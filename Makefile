@@ -92,8 +92,8 @@ format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Three pytest workers (pytest-xdist) on two cores: a third of the suite's time is
-# tests waiting (on timeouts, restarts, a browser), which a third worker fills.
+# Three pytest workers (pytest-xdist) on two cores: with two, a fifth of their time
+# was tests waiting (on timeouts, restarts, a browser), which a third worker fills.
 # tests/conftest.py groups the tests that share a package's peer or dashboard onto one
 # worker; tests/support/ordering.py hands out the longest groups first and browser
 # groups last, an order xdist keeps only without its reordering. PYTEST_WORKERS=0 runs
