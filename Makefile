@@ -112,7 +112,7 @@ test-ready: venv peer-venvs oidc-provider axe-core system-test lint docs test-co
 # (assertion rewriting) under tests/, so the workers each read them instead of
 # rewriting all of them at once.
 test-collect: venv
-	@$(BIN)/python -m pytest --collect-only -q > /dev/null
+	@out=$$($(BIN)/python -m pytest --collect-only -q 2>&1) || { echo "$$out" | tail -40; exit 1; }
 
 # The everyday loop: make test without Chromium, the scale tests and the release matrix.
 # CI calls make test.
