@@ -9,7 +9,6 @@ before the deletion and must find the canary there, so a 0 afterwards means
 erased, not "never looked in the right place".
 """
 
-import subprocess
 import uuid
 from pathlib import Path
 
@@ -32,42 +31,22 @@ from hermes_ui.lineage.erase import cached_digests
 from hermes_ui.sessions.cache import transcript_cache_key
 from hermes_ui.web.links import session_url
 from tests.chat.turns import send
-from tests.deletion.helpers import decide, execute, page, refresh, request_deletion
+from tests.deletion.helpers import (
+    db_files,
+    decide,
+    execute,
+    file_hits,
+    page,
+    refresh,
+    request_deletion,
+    table_hits,
+)
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db(transaction=True)]
 
 
 def _canary(where: str) -> str:
     return f"CANARY{where.upper()}{uuid.uuid4().hex[:12]}"
-
-
-def _table_hits(canary: str) -> list[str]:
-    """Tables with a row whose text holds the canary (every column, every table)."""
-    hits = []
-    with connection.cursor() as cursor:
-        for table in connection.introspection.table_names(cursor):
-            cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - names from the schema
-            if any(canary in str(value) for row in cursor.fetchall() for value in row):
-                hits.append(table)
-    return hits
-
-
-def _file_hits(canary: str, paths) -> list[str]:
-    needle = canary.encode()
-    return [str(p) for p in paths if p.is_file() and needle in _read_elsewhere(p)]
-
-
-def _read_elsewhere(path: Path) -> bytes:
-    """The file's bytes, read by a child process. Closing a file this process opened
-    drops every POSIX lock it holds on it, SQLite's included: reading the database or
-    its -shm here would let another process (a task worker on the test database)
-    rebuild the WAL index under this one's connections."""
-    return subprocess.run(["cat", str(path)], capture_output=True, check=True).stdout
-
-
-def _db_files() -> list[Path]:
-    main = Path(connection.settings_dict["NAME"])
-    return [main, Path(f"{main}-wal")]
 
 
 def _data_files() -> list[Path]:
@@ -125,9 +104,9 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     found = support.get("/e/local/sessions/", {"q": message}).content.decode()
     assert 'id="content-results"' in found and 'class="snippet-link"' in found
     for canary in canaries:  # every search finds it before the deletion
-        assert _table_hits(canary), canary
-        assert _file_hits(canary, _db_files()), canary
-    assert _file_hits(title, _data_files()) and any(title in s for s in _cached_svgs())
+        assert table_hits(canary), canary
+        assert file_hits(canary, db_files()), canary
+    assert file_hits(title, _data_files()) and any(title in s for s in _cached_svgs())
 
     case = request_deletion(support, sid, "The data subject asked for erasure")
     assert decide(admin, case.pk).status_code == 302
@@ -152,9 +131,9 @@ def test_an_executed_deletion_leaves_no_canary_in_tables_database_files_or_data(
     assert not KnownFork.objects.filter(child_id=sid).exists()
     assert cache.get(transcript_cache_key(peer_endpoint, sid)) is None
     for canary in canaries:
-        assert _table_hits(canary) == [], canary
-        assert _file_hits(canary, _db_files()) == [], canary
-        assert _file_hits(canary, _data_files()) == [], canary
+        assert table_hits(canary) == [], canary
+        assert file_hits(canary, db_files()) == [], canary
+        assert file_hits(canary, _data_files()) == [], canary
         assert not any(canary in svg for svg in _cached_svgs()), canary
     # The parent is untouched in Hermes and in the index.
     assert hermes.get_session(parent).id == parent

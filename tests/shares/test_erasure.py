@@ -5,44 +5,27 @@ first found in a table and in the database files, so its absence afterwards
 means erased, not "never looked in the right place".
 """
 
-import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from hermes_ui.deletion.models import Status
 from hermes_ui.shares.models import Share
-from tests.deletion.helpers import decide, execute, page, refresh, request_deletion
+from tests.deletion.helpers import (
+    db_files,
+    decide,
+    execute,
+    file_hits,
+    page,
+    refresh,
+    request_deletion,
+    table_hits,
+)
 from tests.shares.conftest import SID
 from tests.shares.helpers import share
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _table_hits(canary: str) -> list[str]:
-    hits = []
-    with connection.cursor() as cursor:
-        for table in connection.introspection.table_names(cursor):
-            cursor.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - names from the schema
-            if any(canary in str(value) for row in cursor.fetchall() for value in row):
-                hits.append(table)
-    return hits
-
-
-def _file_hits(canary: str) -> list[str]:
-    """The SQLite files (main and WAL) holding the canary; PostgreSQL's are not ours to read."""
-    if connection.vendor != "sqlite":
-        return []
-    main = Path(connection.settings_dict["NAME"])
-    needle = canary.encode()
-    # Read by a child process: closing a file this process opened drops SQLite's locks.
-    return [
-        str(p)
-        for p in (main, Path(f"{main}-wal"))
-        if p.is_file() and needle in subprocess.run(["cat", str(p)], capture_output=True).stdout
-    ]
 
 
 def test_the_sessions_deletion_erases_its_shares_from_tables_and_files(
@@ -55,8 +38,8 @@ def test_the_sessions_deletion_erases_its_shares_from_tables_and_files(
     _, other = share(support, max_views=3)
     assert colleague.get(inside).status_code == 200
     assert Share.objects.filter(session_id=SID).count() == 2
-    assert _table_hits(canary) == ["shares_share"]
-    assert _file_hits(canary) or connection.vendor != "sqlite"
+    assert table_hits(canary) == ["shares_share"]
+    assert file_hits(canary, db_files()) or connection.vendor != "sqlite"
 
     case = request_deletion(support, SID, "The data subject asked for erasure")
     assert decide(login("admin"), case.pk).status_code == 302
@@ -66,4 +49,4 @@ def test_the_sessions_deletion_erases_its_shares_from_tables_and_files(
     assert "<strong>2</strong> share links and their snapshots" in page(login("admin2"), case.pk)
     assert not Share.objects.exists()
     assert colleague.get(inside).status_code == 404 and colleague.get(other).status_code == 404
-    assert _table_hits(canary) == [] and _file_hits(canary) == []
+    assert table_hits(canary) == [] and file_hits(canary, db_files()) == []
