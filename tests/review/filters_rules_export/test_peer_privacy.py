@@ -11,8 +11,16 @@ from hermes_ui.deletion.models import Status
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.index import sync
 from hermes_ui.review.models import Correction, Item, Label, Mention, Note, Review
-from tests.deletion.helpers import decide, execute, page, refresh, request_deletion
-from tests.deletion.test_peer_erasure import _db_files, _file_hits, _table_hits
+from tests.deletion.helpers import (
+    db_files,
+    decide,
+    execute,
+    file_hits,
+    page,
+    refresh,
+    request_deletion,
+    table_hits,
+)
 from tests.review.filters_rules_export.made import item, review
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db(transaction=True)]
@@ -67,8 +75,8 @@ def test_a_deletion_erases_labels_notes_and_corrections(
     )
     canaries = (label, message_label, note, correction)
     for canary in canaries:  # each is found before the deletion
-        assert _table_hits(canary), canary
-        assert _file_hits(canary, _db_files()), canary
+        assert table_hits(canary), canary
+        assert file_hits(canary, db_files()), canary
 
     case = request_deletion(login("support"), sid, "The data subject asked for erasure")
     assert decide(login("admin"), case.pk).status_code == 302
@@ -92,8 +100,8 @@ def test_a_deletion_erases_labels_notes_and_corrections(
     ):
         assert text in shown, text
     for canary in canaries:
-        assert _table_hits(canary) == [], canary
-        assert _file_hits(canary, _db_files()) == [], canary
+        assert table_hits(canary) == [], canary
+        assert file_hits(canary, db_files()) == [], canary
     assert not Review.objects.filter(item__session_id=sid).exists()
     assert not Mention.objects.exists()
     # The other session's item and label are untouched.
