@@ -17,7 +17,10 @@ CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 
 @cache
 def _usage_file() -> Path | None:
-    group = CPUACCT / f"hermes-ui-tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+    # One group per run and worker: two runs at once must not add to each other's total.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    run = os.getppid() if worker else os.getpid()
+    group = CPUACCT / f"hermes-ui-tests-{run}-{worker or 'main'}"
     try:
         group.mkdir(exist_ok=True)
         (group / "cgroup.procs").write_text(str(os.getpid()))
