@@ -97,8 +97,6 @@ INSTALLED_APPS = [
     "allauth.socialaccount",
     "hermes_ui.sso",
     "hermes_ui.api_tokens",
-    # django-ninja's templates and static files: /api/v1/docs loads swagger-ui from here.
-    "ninja",
     "hermes_ui.observed",
     "hermes_ui.retention",
     "hermes_ui.live",
@@ -194,10 +192,18 @@ HERMES_UI_SHUTDOWN_GRACE_SECONDS = env_int(
 # Fields render through templates/partials/field.html ({{ field.as_field_group }}).
 FORM_RENDERER = "hermes_ui.platform.form_rendering.HermesFormRenderer"
 
+# django-ninja's templates and static files (/api/v1/docs serves swagger-ui from
+# them), found where the package lies without importing it: as an installed app,
+# "ninja" imported the whole API framework and pydantic into every process's
+# django.setup(), a task worker's and a management command's too.
+ninja_spec = importlib.util.find_spec("ninja")
+assert ninja_spec is not None and ninja_spec.origin, "django-ninja is a dependency"
+ninja_dir = Path(ninja_spec.origin).parent
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", ninja_dir / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -375,7 +381,7 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [BASE_DIR / "static", ninja_dir / "static"]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 

@@ -8,7 +8,10 @@ browsable docs ``/api/v1/docs`` (swagger-ui from django-ninja's own static files
 served by the dashboard: no CDN) are a page, behind the browser login.
 """
 
-from ninja.openapi.docs import Swagger
+import json
+
+from django.shortcuts import render
+from ninja.openapi.docs import Swagger, _csrf_needed
 
 from hermes_ui.api import errors
 from hermes_ui.api.auth import TokenAuth
@@ -29,13 +32,29 @@ from hermes_ui.api.routes import (
     writes,
 )
 
+
+class LocalSwagger(Swagger):
+    """swagger-ui from django-ninja's bundled copy, always: ninja would pick its CDN
+    template because "ninja" is no installed app (its templates and static files are
+    listed in the settings instead)."""
+
+    def render_page(self, request, api, **kwargs):
+        self.settings["url"] = self.get_openapi_url(api, kwargs)
+        context = {
+            "swagger_settings": json.dumps(self.settings, indent=1),
+            "api": api,
+            "add_csrf": _csrf_needed(api),
+        }
+        return render(request, self.template, context)
+
+
 api = DocumentedApi(
     title="Hermes UI API",
     version="1",
     description="Sessions, lineage, review queues, usage and audit of the Hermes UI dashboard.",
     urls_namespace="api_v1",
     auth=TokenAuth(),
-    docs=Swagger(settings={"persistAuthorization": False}),
+    docs=LocalSwagger(settings={"persistAuthorization": False}),
 )
 errors.install(api)
 for router in (
