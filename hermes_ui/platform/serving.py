@@ -50,18 +50,22 @@ def uvicorn_argv(host: str, port: int, workers: int = 1, grace: int | None = Non
     return [*argv, "--workers", str(workers)] if workers > 1 else argv
 
 
+# The command that starts the task workers (serve, demo) has run Django's system
+# checks: its children skip them, whose URL check alone loaded every view.
+TASK_WORKER = [sys.executable, "-m", "django", "task_worker", "--skip-checks"]
+
+
 def periodic_worker_argv() -> list[str]:
     """The task worker of the periodic queue: it runs the schedule's rounds.
 
     It looks at an empty queue twice a second, so a live round is at most that late.
     """
-    argv = [sys.executable, "-m", "django", "task_worker", "--interval", "0.5"]
-    return [*argv, "--queue", "periodic"]
+    return [*TASK_WORKER, "--interval", "0.5", "--queue", "periodic"]
 
 
 def task_worker_argvs(count: int) -> list[list[str]]:
     """``count`` task workers of the default queue: they run the background jobs."""
-    return [[sys.executable, "-m", "django", "task_worker", "--queue", "default"]] * count
+    return [[*TASK_WORKER, "--queue", "default"]] * count
 
 
 def child_env(extra: dict | None = None) -> dict:

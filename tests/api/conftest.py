@@ -38,13 +38,11 @@ def api_dashboard(tmp_path_factory, hermes_peer):
 
 def _token(server, name: str) -> str:
     import subprocess
-    import sys
 
-    from tests.support.browser import REPO
+    from tests.support.browser import REPO, manage_py
 
-    command = ["api_token", "create", name, "--write", "--name", "tools"]
     made = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), *command],
+        manage_py("api_token", "create", name, "--write", "--name", "tools"),
         env=server.env,
         capture_output=True,
         text=True,

@@ -4,12 +4,11 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.browser import template_database
+from tests.support.browser import manage_py, template_database
 from tests.support.servers import SlowLists
 from tests.support.waiting import until
 
@@ -20,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def manage(env, *args, **popen):
     return subprocess.Popen(
-        [sys.executable, str(REPO / "manage.py"), *args],
+        manage_py(*args),
         env=env,
         cwd=REPO,
         stdout=subprocess.PIPE,

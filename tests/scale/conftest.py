@@ -8,13 +8,12 @@ chooses exactly which worker answers.
 
 import re
 import subprocess
-import sys
 
 import httpx
 import pytest
 
 from devtools.services import Postgres, Redis, postgres_bindir
-from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, prepare_script
+from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, manage_py, prepare_script
 from tests.support.servers import new_database
 
 pytestmark = pytest.mark.scale
@@ -107,7 +106,7 @@ def workers(scale_env, hermes_peer, tmp_path_factory):
 def manage(env: dict, peer, *args: str) -> subprocess.CompletedProcess:
     full = {**DashboardServer(REPO, peer).env, **env}
     return subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), *args],
+        manage_py(*args),
         env=full,
         capture_output=True,
         text=True,

@@ -8,14 +8,13 @@ function in a process on the server's database), so no task worker is needed.
 
 import json
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 
 import pytest
 
 from tests.sso.test_browser_sso import role_badge, sign_in_at_provider
-from tests.support.browser import REPO
+from tests.support.browser import REPO, manage_py
 from tests.support.waiting import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
@@ -23,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 def manage(dashboard, *args: str) -> str:
     answer = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), *args],
+        manage_py(*args),
         env=dashboard.env,
         capture_output=True,
         text=True,

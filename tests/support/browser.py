@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from functools import cache
 from pathlib import Path
 
 from devtools.peer.launcher import free_port
@@ -18,6 +19,27 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 PASSWORD = "browser-pass-12345"
 USERS = {"support": "support", "reviewer": "reviewer", "admin": "admin", "admin2": "admin"}
+
+
+def manage_py(command: str, *args: str) -> list[str]:
+    """The command line of ``manage.py command args``, with ``--skip-checks`` where the
+    command runs Django's system checks.
+
+    A test's servers, workers and arranging commands need no checks (``manage.py
+    check`` is tested on its own, tests/test_security.py), and their URL check loads
+    every view: most of such a command's start.
+    """
+    return [sys.executable, str(REPO / "manage.py"), command, *_skip_checks(command), *args]
+
+
+@cache
+def _skip_checks(command: str) -> tuple[str, ...]:
+    from django.core.management import get_commands, load_command_class
+
+    app = get_commands().get(command)
+    if app is None or not load_command_class(app, command).requires_system_checks:
+        return ()
+    return ("--skip-checks",)
 
 
 def prepare_script(users: dict[str, str], password: str) -> str:
@@ -93,7 +115,7 @@ class DashboardServer:
 
     def manage(self, *args: str) -> None:
         subprocess.run(
-            [sys.executable, str(REPO / "manage.py"), *args],
+            manage_py(*args),
             env=self.env,
             check=True,
             capture_output=True,
@@ -132,7 +154,7 @@ class DashboardServer:
         )
         # The background jobs' task worker (hermes_ui/background/workers), polling an
         # empty queue as often as under ``make run``: each poll takes SQLite's write lock.
-        worker = [sys.executable, str(REPO / "manage.py"), "task_worker", "--interval", "0.5"]
+        worker = manage_py("task_worker", "--interval", "0.5")
         self.task_worker_process = subprocess.Popen(
             [*worker, "--queue", "default"],
             env=self.env,

@@ -33,7 +33,7 @@ from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.background.workers.worker import make_worker
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
-from tests.support.browser import prepare_script
+from tests.support.browser import manage_py, prepare_script
 from tests.support.waiting import until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -140,7 +140,7 @@ class WorkerProcess:
 
     def start(self) -> WorkerProcess:
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        argv = [sys.executable, str(REPO / "manage.py"), self.command]
+        argv = manage_py(self.command)
         if self.command == "db_worker":
             argv += ["--queue-name=*", "--interval=0.05", "--no-startup-delay", "--no-reload"]
         else:
@@ -209,7 +209,7 @@ print(job.pk)
 
 def manage(env: dict, *args: str) -> str:
     done = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), *args],
+        manage_py(*args),
         env=env,
         capture_output=True,
         text=True,

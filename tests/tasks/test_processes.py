@@ -19,7 +19,7 @@ def test_serve_starts_the_configured_number_of_task_workers(settings, monkeypatc
     )
     call_command("serve", "--workers", "1")
     workers = [argv for argv in launched if argv[-2:] == ["--queue", "default"]]
-    assert len(workers) == 3 and workers[0][1:4] == ["-m", "django", "task_worker"]
+    assert len(workers) == 3 and workers[0][1:5] == ["-m", "django", "task_worker", "--skip-checks"]
     assert any("uvicorn" in argv for argv in launched)  # beside the web process
     assert [argv for argv in launched if argv[-2:] == ["--queue", "periodic"]]  # the schedule
 
@@ -74,6 +74,6 @@ def test_make_run_starts_one_task_worker_beside_the_web_process(settings, monkey
     monkeypatch.setattr(serving, "supervise", supervise)
     call_command("demo", "--port", "8999", stdout=StringIO())
     assert [argv[1:] for argv in launched if argv[-2:] == ["--queue", "default"]] == [
-        ["-m", "django", "task_worker", "--queue", "default"]
+        ["-m", "django", "task_worker", "--skip-checks", "--queue", "default"]
     ]
     assert any("uvicorn" in argv for argv in launched)
