@@ -59,6 +59,20 @@ def static_files_listed_once():
         yield
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings, django_db_keepdb):
+    """pytest-django's step just before it makes the test database: from here on, its
+    ``migrate`` copies the run's migrated SQLite file when another worker made it
+    (``tests/support/database.py``). ``--reuse-db`` keeps Django's own path."""
+    if django_db_keepdb:
+        yield
+        return
+    from tests.support.database import migrated_once
+
+    with migrated_once():
+        yield
+
+
 @pytest.fixture(autouse=True)
 def fresh_breakers():
     """Each test starts with every endpoint's breaker closed, its bulkhead empty and no
