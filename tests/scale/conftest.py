@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from devtools.services import Postgres, Redis, postgres_bindir
-from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, manage_py, prepare_script
+from tests.support.browser import PASSWORD, REPO, USERS, DashboardServer, manage_py
 from tests.support.servers import new_database
 
 pytestmark = pytest.mark.scale
@@ -44,20 +44,50 @@ def migrated_template(backends, hermes_peer, tmp_path_factory):
 
     ``migrated_database`` copies it (``CREATE DATABASE ... TEMPLATE``) in a fraction of
     a second; running every migration again cost each test seconds of CPU. Only
-    ``test_postgres.py``'s migration test starts from an empty database.
+    ``test_postgres.py``'s migration test starts from an empty database. The same
+    process leaves ``bare_template(name)``: the database as migrated, before the users.
     """
     url = new_database(backends["DATABASE_URL"], prefix="migrated_template")
+    name = url.rsplit("/", 1)[1]
     env = {
         **backends,
         "DATABASE_URL": url,
         "HERMES_UI_DATA_DIR": str(tmp_path_factory.mktemp("tpl")),
     }
-    done = manage(env, hermes_peer, "shell", "-c", SCRIPT)
+    script = _template_script(_admin_url(backends["DATABASE_URL"]), name, bare_template(name))
+    done = manage(env, hermes_peer, "shell", "-c", script)
     assert done.returncode == 0, done.stderr[-2000:]
-    return url.rsplit("/", 1)[1]
+    assert "bare:ok" in done.stdout, done.stdout
+    return name
 
 
-SCRIPT = prepare_script(USERS, PASSWORD)
+def bare_template(template: str) -> str:
+    """The name of the copy of ``template`` made between ``migrate`` and its users."""
+    return f"{template}_bare"
+
+
+def _admin_url(database_url: str) -> str:
+    """The cluster's ``postgres`` database, for ``CREATE DATABASE`` (libpq's scheme)."""
+    return database_url.rsplit("/", 1)[0].replace("postgres://", "postgresql://") + "/postgres"
+
+
+def _template_script(admin: str, source: str, bare: str) -> str:
+    """``prepare_script``'s ``migrate`` and users, with the bare copy between them (a
+    template copies only while no one is connected to it: the process closes its pool
+    first). One Django process for both databases."""
+    return f"""
+import psycopg
+from django.core.management import call_command
+from django.db import connection
+call_command("migrate", verbosity=0)
+connection.close()
+connection.close_pool()
+with psycopg.connect({admin!r}, autocommit=True) as admin:
+    admin.execute('CREATE DATABASE "{bare}" TEMPLATE "{source}"')
+print("bare:ok")
+for name, role in {USERS!r}.items():
+    call_command("create_user", name, role=role, password={PASSWORD!r})
+"""
 
 
 @pytest.fixture(scope="package")

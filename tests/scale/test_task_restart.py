@@ -11,8 +11,7 @@ pytestmark = [pytest.mark.scale, pytest.mark.peer]
 def test_a_bulk_close_resumed_after_a_sigkill_closes_each_session_once_postgres(
     migrated_database, hermes_peer, tmp_path
 ):
-    # A copy of the package's migrated template: the scenario's own migrate finds
-    # nothing to do.
+    # A copy of the package's migrated template, whose users include "support".
     url = migrated_database["DATABASE_URL"]
     env = {"DATABASE_URL": url, "HERMES_UI_DATA_DIR": str(tmp_path)}
 

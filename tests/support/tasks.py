@@ -33,7 +33,7 @@ from hermes_ui.background.workers.models import WorkerBeat
 from hermes_ui.background.workers.worker import make_worker
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
-from tests.support.browser import manage_py, prepare_script
+from tests.support.browser import manage_py
 from tests.support.waiting import until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -234,6 +234,9 @@ def enqueue(env: dict, ids: list[str]) -> int:
 
 
 def run_scenario(env: dict, query: Callable[[str], list], peer, log_dir: Path) -> None:
+    """The bulk close of ``SESSIONS`` sessions, its worker SIGKILLed half-way and a second
+    one resuming it. ``env``'s database is migrated and holds the user ``support`` (a
+    copy of a migrated template: migrating again cost the test seconds of CPU)."""
     env = {
         **env,
         "HERMES_API_URL": peer.base_url,
@@ -243,7 +246,6 @@ def run_scenario(env: dict, query: Callable[[str], list], peer, log_dir: Path) -
         "HERMES_UI_TASK_STALE_SECONDS": STALE_SECONDS,
         "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
     }
-    manage(env, "shell", "-c", prepare_script({"support": "support"}, "x" * 20))
     client = HermesClient(Endpoint("local", peer.base_url, peer.key))
     ids = [f"restart-{secrets.token_hex(4)}" for _ in range(SESSIONS)]
     try:
