@@ -162,8 +162,10 @@ def empty_hermes(fake_hermes):
     return fake_hermes
 
 
-@pytest.fixture
-def users(db, django_user_model):
+def make_users() -> dict:
+    """support, reviewer, admin and admin2, each with their role on every endpoint."""
+    from django.contrib.auth import get_user_model
+
     made = {}
     for name, role in [
         ("support", "support"),
@@ -171,11 +173,16 @@ def users(db, django_user_model):
         ("admin", "admin"),
         ("admin2", "admin"),
     ]:
-        user = django_user_model.objects.create_user(name, password=PASSWORD)
+        user = get_user_model().objects.create_user(name, password=PASSWORD)
         # Fixture data, not an admin's act: the grant on "*" without an audit event.
         Grant.objects.create(user=user, endpoint="*", role=role)
         made[name] = user
     return made
+
+
+@pytest.fixture
+def users(db):
+    return make_users()
 
 
 @pytest.fixture

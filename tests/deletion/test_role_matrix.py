@@ -21,6 +21,7 @@ from datetime import timedelta
 import httpx
 import pytest
 from django.conf import settings
+from django.core.cache import caches
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
@@ -31,7 +32,7 @@ from hermes_ui.background.jobs.models import Job
 from hermes_ui.chat.models import Turn, TurnState
 from hermes_ui.deletion.models import DeletionBatch, DeletionRequest
 from hermes_ui.index import refresher
-from hermes_ui.platform.endpoints import get_endpoint
+from hermes_ui.platform.endpoints import Endpoint, get_endpoint
 from hermes_ui.retention.models import RetentionRule, RetentionRun
 from hermes_ui.review.models import Note
 from hermes_ui.saved_views.models import SavedView
@@ -435,11 +436,8 @@ def _hermes(request: httpx.Request) -> httpx.Response:
     return response("030_get")
 
 
-@pytest.fixture
-def world(users, recorder, monkeypatch):
-    recorder.default = _hermes
-    # The matrix checks who gets through, not the sync itself: no background thread.
-    monkeypatch.setattr(refresher, "sync_in_background", lambda endpoint, full: None)
+def _rows(users) -> dict:
+    """The rows the matrix's URLs name, by the name its ``Row.url`` functions use."""
     turn_row = Turn.objects.create(
         endpoint="local",
         requested_session_id=SID,
@@ -508,7 +506,6 @@ def world(users, recorder, monkeypatch):
         body="matrix",
     )
     token, _ = tokens.issue(users["admin2"], "matrix")
-    monkeypatch.setattr(settings, "HERMES_UI_SHARING", "outside")
     share = Share.objects.create(
         **get_endpoint("local").scope(),
         session_id=SID,
@@ -532,17 +529,71 @@ def world(users, recorder, monkeypatch):
     }
 
 
-def _client(role: str, users) -> Client:
+@pytest.fixture(scope="module")
+def matrix_world(django_db_setup, django_db_blocker):
+    """The people, a signed-in session of each and the rows the URLs name, made once for
+    the module inside a transaction that is never committed: each test runs in its own
+    savepoint of it and is rolled back to the same rows (Django's ``setUpTestData``).
+    Yields (the rows' keys, each role's session key)."""
+    from django.db import transaction
+    from django.test import override_settings
+
+    from tests.conftest import TEST_KEY, make_users
+
+    local = Endpoint("local", "http://hermes.test", TEST_KEY)  # as ``mock_endpoint``
+    atomic = transaction.atomic()
+    atomic._from_testcase = True  # a durable block inside is the test's, as in a TestCase
+
+    def roll_back() -> None:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            atomic.__exit__(None, None, None)
+
+    with django_db_blocker.unblock():
+        atomic.__enter__()
+        try:
+            with override_settings(
+                HERMES_ENDPOINTS={"local": local},
+                HERMES_ENDPOINT_ID="local",
+                PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+            ):
+                users = make_users()
+                rows = _rows(users)
+                sessions = {}
+                for role in ANY:
+                    client = Client()
+                    client.force_login(users[role])
+                    sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
+        except BaseException:
+            roll_back()
+            raise
+    yield rows, sessions
+    roll_back()
+
+
+@pytest.fixture
+def world(matrix_world, recorder, monkeypatch):
+    recorder.default = _hermes
+    # The matrix checks who gets through, not the sync itself: no background thread.
+    monkeypatch.setattr(refresher, "sync_in_background", lambda endpoint, full: None)
+    monkeypatch.setattr(settings, "HERMES_UI_SHARING", "outside")
+    # A session a view changed is rolled back in the table, not in its cache.
+    caches[settings.SESSION_CACHE_ALIAS].clear()
+    return matrix_world[0]
+
+
+def _client(role: str, matrix_world) -> Client:
+    """A client signed in as ``role`` (a session made once per module, as ``force_login``)."""
     client = Client()
     if role != "anonymous":
-        client.force_login(users[role])
+        client.cookies[settings.SESSION_COOKIE_NAME] = matrix_world[1][role]
     return client
 
 
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("row", MATRIX, ids=lambda row: row.id)
-def test_role_matrix(row: Row, role: str, world, users):
-    client = _client(role, users)
+def test_role_matrix(row: Row, role: str, world, matrix_world):
+    client = _client(role, matrix_world)
     url = row.url(world)
     answer = client.get(url) if row.method == "GET" else client.post(url, row.data)
     to_login = answer.status_code == 302 and answer["Location"].startswith("/accounts/login/")
@@ -586,7 +637,8 @@ def test_every_url_has_a_row():
     )
 
 
-def test_a_refused_deletion_step_is_audited(world, users):
-    _client("support", users).post(reverse("deletion_execute", kwargs={"pk": world["deletion"]}))
+def test_a_refused_deletion_step_is_audited(world, matrix_world):
+    execute = reverse("deletion_execute", kwargs={"pk": world["deletion"]})
+    _client("support", matrix_world).post(execute)
     event = AuditEvent.objects.get(capability="session_delete")
     assert (event.outcome, event.error_code, event.username) == ("refused", "wrong_role", "support")
