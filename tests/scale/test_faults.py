@@ -94,8 +94,10 @@ def _hammer_the_broken_endpoints(server, hang: FaultServer, trickle: FaultServer
     for endpoint in ("hang", "trickle"):
         for _ in range(2):
             load.run(make, [f"/e/{endpoint}/sessions/"], until=ends, keep_text=True, pause=0.2)
-    load.run(make, healthy, until=ends)
-    load.run(make, healthy, until=ends)
+    # Healthy pages all along, paced like the broken ones: back to back, two threads
+    # spent most of the test's CPU on hundreds more of the same page.
+    load.run(make, healthy, until=ends, pause=0.2)
+    load.run(make, healthy, until=ends, pause=0.2)
     load.run(make, ["/healthz"], until=ends, pause=0.1)
 
     def opened(endpoint):
@@ -450,13 +452,15 @@ def _slow_uploads(server) -> None:
     uploads = [threading.Thread(target=upload) for _ in range(4)]
     for thread in uploads:
         thread.start()
-    # Pages while the four uploads hold their connections (as long as they do).
+    # Pages while the four uploads hold their connections (as long as they do), ten
+    # rounds a second.
     samples = []
     while any(thread.is_alive() for thread in uploads):
         for client, url in ((probe, "/healthz"), (browser, "/e/local/sessions/?view=all")):
             began = time.monotonic()
             status = client.get(url).status_code
             samples.append(Sample(url, began, time.monotonic() - began, status))
+        time.sleep(0.1)
     for thread in uploads:
         thread.join()
     assert len(samples) >= 10 and all(s.status == 200 for s in samples), samples
