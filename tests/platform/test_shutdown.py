@@ -2,6 +2,7 @@
 ``manage.py demo``) lets requests in flight finish, then exits 0, so ``make`` exits 0."""
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 from devtools.peer.launcher import free_port
+from tests.support.browser import migrated_database
 from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,6 +21,10 @@ CLIENTS = 4
 
 
 def environment(data: Path, peer, port: int) -> dict:
+    """The server's environment; its data folder holds a copy of the run's migrated
+    database, as a dashboard's that is restarted (its migrate finds nothing to do)."""
+    data.mkdir(mode=0o700, parents=True)
+    shutil.copyfile(migrated_database(), data / "hermes_ui.sqlite3")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
     env.update(
         HERMES_UI_DATA_DIR=str(data),
