@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from devtools.peer.launcher import free_port
-from tests.support.browser import DashboardServer, template_database
+from tests.support.browser import migrated_database
 from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,6 +21,10 @@ CLIENTS = 4
 
 
 def environment(data: Path, peer, port: int) -> dict:
+    """The server's environment; its data folder holds a copy of the run's migrated
+    database, as a dashboard's that is restarted (its migrate finds nothing to do)."""
+    data.mkdir(mode=0o700, parents=True)
+    shutil.copyfile(migrated_database(), data / "hermes_ui.sqlite3")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "HERMES_"))}
     env.update(
         HERMES_UI_DATA_DIR=str(data),
@@ -158,11 +162,6 @@ def test_make_serve_exits_0_on_sigterm_after_requests_in_flight(tmp_path, hermes
 def test_make_run_exits_0_on_sigterm_after_requests_in_flight(tmp_path, hermes_peer):
     port = free_port()
     env = environment(tmp_path / "data", hermes_peer, port)
-    # A copy of the run's migrated template: the demo's migrate finds nothing to do (a
-    # first start on an empty database is make serve's, above).
-    (tmp_path / "data").mkdir(mode=0o700)
-    template = template_database(DashboardServer(tmp_path, hermes_peer).base_env)
-    shutil.copyfile(template, tmp_path / "data" / "hermes_ui.sqlite3")
     result = serve_and_terminate(
         ["make", "--no-print-directory", "run", f"PORT={port}"],
         env,

@@ -37,24 +37,67 @@ def _skip_checks(command: str) -> tuple[str, ...]:
     from django.core.management import get_commands, load_command_class
 
     app = get_commands().get(command)
-    if app is None or not load_command_class(app, command).requires_system_checks:
+    if app is None:
         return ()
-    return ("--skip-checks",)
+    parser = load_command_class(app, command).create_parser("manage.py", command)
+    return ("--skip-checks",) if "--skip-checks" in parser._option_string_actions else ()
 
 
-def prepare_script(users: dict[str, str], password: str) -> str:
-    """For ``manage.py shell -c``: ``migrate``, then each of ``users`` (name: role) with
-    ``password``, as ``manage.py create_user`` would; one process, so Django starts once."""
+def users_script(users: dict[str, str], password: str) -> str:
+    """For ``manage.py shell -c``: each of ``users`` (name: role) with ``password``, as
+    ``manage.py create_user`` would; one process, so Django starts once."""
     return f"""
 from django.core.management import call_command
-call_command("migrate", verbosity=0)
 for name, role in {users!r}.items():
     call_command("create_user", name, role=role, password={password!r})
 """
 
 
+def prepare_script(users: dict[str, str], password: str) -> str:
+    """For ``manage.py shell -c``: ``migrate``, then ``users_script``."""
+    return f"""
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+{users_script(users, password)}"""
+
+
+def migrated_database() -> Path:
+    """A SQLite database file that ``manage.py migrate`` made, once per run.
+
+    The pytest workers' test databases (``tests/support/database.py``), the servers'
+    template and the tests that need a migrated data folder copy it: each migrate
+    costs seconds of CPU.
+    """
+
+    def make(folder: Path) -> None:
+        inherited = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+        subprocess.run(
+            manage_py("migrate", "--verbosity", "0"),
+            env={
+                **inherited,
+                "DJANGO_SETTINGS_MODULE": "hermes_ui.settings",
+                "HERMES_UI_DATA_DIR": str(folder / "data"),
+            },
+            check=True,
+            capture_output=True,
+            cwd=REPO,
+        )
+        fold_wal(folder / "data" / "hermes_ui.sqlite3")
+
+    return made_once("migrated-database", make) / "data" / "hermes_ui.sqlite3"
+
+
+def fold_wal(database: Path) -> None:
+    """Fold the WAL into the file, so a plain copy of the file is the whole database."""
+    conn = sqlite3.connect(database)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
 def template_database(env: dict) -> Path:
-    """A SQLite database migrated and holding ``USERS``, made once per run (``env`` is
+    """A copy of ``migrated_database`` holding ``USERS``, made once per run (``env`` is
     the first server's, its data folder swapped for the template's own).
 
     Each SQLite server starts from a copy: running every migration again for each
@@ -62,18 +105,17 @@ def template_database(env: dict) -> Path:
     """
 
     def make(folder: Path) -> None:
-        script = prepare_script(USERS, PASSWORD)
+        data = folder / "data"
+        data.mkdir(mode=0o700)
+        shutil.copyfile(migrated_database(), data / "hermes_ui.sqlite3")
         subprocess.run(
-            [sys.executable, str(REPO / "manage.py"), "shell", "-c", script],
-            env={**env, "HERMES_UI_DATA_DIR": str(folder / "data")},
+            manage_py("shell", "-c", users_script(USERS, PASSWORD)),
+            env={**env, "HERMES_UI_DATA_DIR": str(data)},
             check=True,
             capture_output=True,
             cwd=REPO,
         )
-        # Fold the WAL into the file, so a plain copy of the file is the whole database.
-        with sqlite3.connect(folder / "data" / "hermes_ui.sqlite3") as conn:
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        conn.close()
+        fold_wal(data / "hermes_ui.sqlite3")
 
     return made_once("template-database", make) / "data" / "hermes_ui.sqlite3"
 
