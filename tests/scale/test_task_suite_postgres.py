@@ -13,6 +13,7 @@ import psycopg
 import pytest
 
 from tests.scale.conftest import bare_template
+from tests.support.peers import share_peer
 from tests.support.tasks import REPO
 
 pytestmark = [pytest.mark.scale, pytest.mark.peer]
@@ -26,7 +27,7 @@ TASK_TESTS = [
 ]
 
 
-def test_the_task_tests_pass_on_postgresql(backends, migrated_template, tmp_path):
+def test_the_task_tests_pass_on_postgresql(backends, migrated_template, hermes_peer, tmp_path):
     name = f"tasks_suite_{secrets.token_hex(4)}"
     base = backends["DATABASE_URL"].rsplit("/", 1)[0]
     # pytest-django's test database, made ahead as a copy of the migrated database
@@ -40,6 +41,9 @@ def test_the_task_tests_pass_on_postgresql(backends, migrated_template, tmp_path
     left_out = {"REDIS_URL", "DATABASE_URL", "HERMES_UI_TIMELINE"}
     env = {k: v for k, v in os.environ.items() if k not in left_out}
     env.update(DATABASE_URL=f"{base}/{name}", HERMES_UI_DATA_DIR=str(tmp_path))
+    # This run's peer rather than one more of the child's own (as in the whole suite,
+    # the task tests share the one peer with other tests).
+    env.update(share_peer(hermes_peer))
     done = subprocess.run(
         [
             sys.executable,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import atexit
 import copy
+import json
+import os
 import secrets
 import shutil
 import tempfile
@@ -111,10 +113,33 @@ def endpoint_for(settings, peer: Peer) -> Endpoint:
 # sessions; tests that destroy seeded data ask for ``fresh_peer``.
 
 
+# A pytest run inside a test (tests/scale/test_task_suite_postgres.py) is handed the
+# outer run's peer here (``share_peer``) instead of starting one of its own.
+SHARED_PEER = "HERMES_UI_SHARED_PEER"
+
+
 @pytest.fixture(scope="session")
 def hermes_peer(tmp_path_factory):
+    if os.environ.get(SHARED_PEER):
+        yield shared_peer(os.environ[SHARED_PEER])
+        return
     with running_peer(tmp_path_factory.mktemp("hermes-peer"), seed="demo") as peer:
         yield peer
+
+
+def share_peer(peer: Peer) -> dict:
+    """The environment that hands ``peer`` to a pytest run in a child process (it stays
+    this process's to stop)."""
+    config = peer.config
+    where = {"home": str(config.home), "host": config.host, "key": config.key}
+    where |= {"port": peer.port, "model_port": peer.model_port}
+    return {SHARED_PEER: json.dumps(where)}
+
+
+def shared_peer(text: str) -> Peer:
+    """The running peer ``share_peer`` described, not started or stopped here."""
+    where = json.loads(text)
+    return Peer(PeerConfig(**{**where, "home": Path(where["home"])}))
 
 
 @pytest.fixture
