@@ -259,6 +259,10 @@ class Peer:
                 "PATH": f"{cfg.peer_python.parent}:/usr/local/bin:/usr/bin:/bin",
                 "HOME": str(self.home / "home"),
                 "HERMES_HOME": str(self.home),
+                # Hermes' safe mode (``hermes --safe-mode``): no plugin discovery, shell
+                # hooks or MCP servers, none of which this offline peer configures; the
+                # API server and the agent's tools are the same, the start cheaper.
+                "HERMES_SAFE_MODE": "1",
                 **server,
             }
             self._gateway = self._spawn(
@@ -364,14 +368,20 @@ class Peer:
             return "(no log)"
 
     def stop(self, timeout: float = 10.0) -> None:
-        """SIGTERM both process groups, SIGKILL whatever is left."""
+        """SIGTERM both process groups, SIGKILL whatever is left after ``timeout`` seconds.
+
+        ``timeout=0`` kills at once: for a throwaway peer, whose SIGTERM only starts
+        the gateway's shutdown and its diagnostics (``ps``, ``pstree``).
+        """
         procs = [p for p in (self._gateway, self._model) if p is not None]
-        for p in procs:
-            _signal_group(p, signal.SIGTERM)
+        if timeout > 0:
+            for p in procs:
+                _signal_group(p, signal.SIGTERM)
         deadline = time.monotonic() + timeout
         for p in procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                p.wait(max(0.1, deadline - time.monotonic()))
+            if timeout > 0:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    p.wait(max(0.1, deadline - time.monotonic()))
             # Also catches grandchildren that outlive the group leader.
             _signal_group(p, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):

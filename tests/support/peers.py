@@ -36,8 +36,8 @@ from hermes_ui.index import sync
 from hermes_ui.platform.endpoints import Endpoint
 from tests.support.shared import made_once
 
-# Throwaway peers: no graceful shutdown is worth waiting for on the way out.
-STOP_GRACE = 0.2
+# Throwaway peers: no graceful shutdown is worth waiting for, or starting, on the way out.
+STOP_GRACE = 0
 
 
 @contextmanager
