@@ -69,7 +69,7 @@ def secret_session(peer_endpoint):
 
 
 def test_search_takes_the_search_box_syntax_and_pages_with_a_cursor(peer_endpoint, bearer):
-    index(peer_endpoint)
+    index(peer_endpoint, transcripts=False)
     client = bearer("support")
     seen, cursor, total = [], "", None
     while True:
@@ -90,7 +90,7 @@ def test_search_takes_the_search_box_syntax_and_pages_with_a_cursor(peer_endpoin
 
 
 def test_search_applies_feature_filters_as_the_index_page_does(peer_endpoint, bearer, login):
-    index(peer_endpoint)
+    index(peer_endpoint, transcripts=False)
     tag = Tag.objects.create(name="api-filter")
     SessionTag.objects.create(**peer_endpoint.scope(), session_id=ids.TOOL_SESSION, tag=tag)
     client = bearer("support")
@@ -167,7 +167,7 @@ def test_support_gets_the_transcript_masked_as_in_exports(secret_session, bearer
 
 
 def test_hostile_text_comes_back_as_json_strings(peer_endpoint, bearer):
-    index(peer_endpoint)
+    index(peer_endpoint, transcripts=False)
     answer = bearer("reviewer").get(f"/api/v1/e/local/session/{ids.XSS_TITLE_SESSION}?redact=false")
     assert answer["Content-Type"] == "application/json; charset=utf-8"
     assert answer["X-Content-Type-Options"] == "nosniff"
@@ -185,7 +185,7 @@ def test_session_and_lineage_routes_take_odd_ids(secret_session, bearer):
 
 
 def test_lineage_has_nodes_edges_and_totals(peer_endpoint, bearer):
-    index(peer_endpoint)
+    index(peer_endpoint, transcripts=False)
     family = bearer("support").get(f"/api/v1/e/local/lineage/{ids.COMPRESSION_TIP}").json()
     node_ids = {node["id"] for node in family["nodes"]}
     assert set(ids.COMPRESSION_CHAIN) <= node_ids
@@ -229,7 +229,7 @@ def test_a_source_limited_person_gets_hermes_own_404_for_another_source(
 ):
     """Against the real Hermes: a session of a source outside the grant answers, byte for
     byte, as a session Hermes does not have; one of the granted source answers."""
-    index(peer_endpoint)
+    index(peer_endpoint, transcripts=False)
     sources = dict(
         IndexedSession.objects.filter(endpoint="local").values_list("session_id", "source")
     )

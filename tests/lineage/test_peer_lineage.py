@@ -20,7 +20,11 @@ pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
 
 @pytest.fixture
-def synced(peer_endpoint):
+def synced(peer_endpoint, settings):
+    """The shared peer's sessions, indexed by a full sync, without their transcripts
+    (``HERMES_INDEX_CONTENT`` off): no test here searches them, and reading all of them
+    was most of each sync (tests/search/ and test_an_api_fork_... read them)."""
+    settings.HERMES_INDEX_CONTENT = False
     report = sync.sync(peer_endpoint, full=True)
     assert report.error_code == "" and report.counts.added >= 199
     return peer_endpoint

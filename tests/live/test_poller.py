@@ -29,22 +29,31 @@ def counting(monkeypatch):
     return calls
 
 
+@pytest.fixture
+def live_lists(settings, live_endpoint):
+    """``live_endpoint``, its transcripts read by no sync (``HERMES_INDEX_CONTENT`` off):
+    the live round follows the session list, and reading every seeded transcript was
+    most of each first sync."""
+    settings.HERMES_INDEX_CONTENT = False
+    return live_endpoint
+
+
 def _changes(since: int) -> dict[str, list[str]]:
     events = channel.after("local", since)
     found, _ = c.coalesce((e["changes"], e["more"]) for e in events)
     return dict(found)
 
 
-def test_nothing_is_polled_while_nobody_watches(live_endpoint, counting):
-    endpoint = live_endpoint
+def test_nothing_is_polled_while_nobody_watches(live_lists, counting):
+    endpoint = live_lists
     index(endpoint)
     counting.clear()
     assert Poller().round() == {}
     assert counting == []
 
 
-def test_one_list_call_per_round_when_nothing_changed(live_endpoint, counting):
-    endpoint = live_endpoint
+def test_one_list_call_per_round_when_nothing_changed(live_lists, counting):
+    endpoint = live_lists
     index(endpoint)
     for worker in range(5):  # five workers' browsers watch: still one poll
         channel.beat("local", f"w{worker}", [])
@@ -58,8 +67,8 @@ def test_one_list_call_per_round_when_nothing_changed(live_endpoint, counting):
     assert LiveStatus.objects.get(endpoint="local").error_code == ""
 
 
-def test_new_session_turn_rename_and_close_are_published_once_each(live_endpoint):
-    endpoint = live_endpoint
+def test_new_session_turn_rename_and_close_are_published_once_each(live_lists):
+    endpoint = live_lists
     make(endpoint, "live-a", title="first")
     index(endpoint)
     channel.beat("local", "w", [])
@@ -91,8 +100,8 @@ def test_new_session_turn_rename_and_close_are_published_once_each(live_endpoint
     assert "onerror" not in text and "Secret rename" not in text
 
 
-def test_a_watched_session_below_the_first_page_is_read_by_id(live_endpoint, monkeypatch):
-    endpoint = live_endpoint
+def test_a_watched_session_below_the_first_page_is_read_by_id(live_lists, monkeypatch):
+    endpoint = live_lists
     make(endpoint, "live-deep", title="deep")
     index(endpoint)
     monkeypatch.setattr("hermes_ui.index.sync.PAGE", 1)  # only the newest row is listed
@@ -132,21 +141,21 @@ def test_events_are_pruned_after_an_hour():
     assert list(LiveEvent.objects.values_list("pk", flat=True)) == [kept.pk]
 
 
-def test_a_change_another_sync_wrote_between_rounds_is_published(live_endpoint):
+def test_a_change_another_sync_wrote_between_rounds_is_published(live_lists):
     from hermes_ui.index import sync
 
-    make(live_endpoint, "live-between", title="before")
-    index(live_endpoint)
+    make(live_lists, "live-between", title="before")
+    index(live_lists)
     channel.beat("local", "w", [])
     poller = Poller()
     poller.round()
     mark = channel.last_id()
-    client = HermesClient(live_endpoint)
+    client = HermesClient(live_lists)
     try:
         client.patch_session("live-between", idempotency_key=mint_key(), title="after")
         client.chat("live-between", message="between rounds")
     finally:
         client.close()
-    assert not sync.sync(live_endpoint, full=False).error_code  # the periodic sync, say
+    assert not sync.sync(live_lists, full=False).error_code  # the periodic sync, say
     poller.round()
     assert set(_changes(mark)["live-between"]) >= {c.MESSAGES, c.RENAMED}

@@ -16,10 +16,11 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 
 from devtools.peer.launcher import (
     PEER_VERSION,
@@ -301,8 +302,12 @@ def read(endpoint: Endpoint, session_id: str):
         client.close()
 
 
-def index(endpoint: Endpoint) -> None:
-    report = sync.sync(endpoint, full=True)
+def index(endpoint: Endpoint, *, transcripts: bool = True) -> None:
+    """A full sync of ``endpoint``; ``transcripts=False`` for tests that never search
+    transcripts: it reads none (``HERMES_INDEX_CONTENT`` off), as reading every seeded
+    one was most of the sync."""
+    with override_settings(HERMES_INDEX_CONTENT=False) if not transcripts else nullcontext():
+        report = sync.sync(endpoint, full=True)
     assert not report.error_code, report.error_code
 
 
