@@ -11,6 +11,7 @@ import pytest
 
 from tests.scale.conftest import logged_in, manage
 from tests.support.browser import DashboardServer
+from tests.support.servers import new_database
 
 pytestmark = pytest.mark.scale
 
@@ -95,11 +96,18 @@ def test_what_sqlite_lets_pass_is_stored_on_postgresql_too(migrated_database, he
         assert f"ok {check}" in done.stdout, done.stdout
 
 
-@pytest.fixture
-def fresh_worker(migrated_database, hermes_peer, tmp_path):
-    """A worker on its own database, so its index sync leaves the shared one untouched."""
-    env = {**migrated_database, "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start(prepare=False)
+@pytest.fixture(scope="module")
+def fresh_worker(backends, migrated_template, hermes_peer, tmp_path_factory):
+    """A worker on a database of this module's own, so its index sync leaves the shared
+    one untouched; one server for the module's two tests that need one."""
+    folder = tmp_path_factory.mktemp("fresh-worker")
+    env = {
+        **backends,
+        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=migrated_template),
+        "HERMES_UI_DATA_DIR": str(folder),
+        "HERMES_INDEX_REFRESH_SECONDS": "0",
+    }
+    server = DashboardServer(folder, hermes_peer, extra_env=env).start(prepare=False)
     try:
         yield server, env
     finally:
