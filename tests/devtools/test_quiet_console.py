@@ -3,6 +3,7 @@ and while background rounds go well nothing follows them; what needs a person (a
 worker that died) still shows."""
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 from devtools.peer.launcher import free_port
 from tests.platform.test_shutdown import children, cmdline
+from tests.support.browser import template_database
 from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +60,11 @@ def test_after_the_banner_the_console_stays_quiet_until_something_needs_a_person
         HERMES_UI_ROUND_SECONDS="0.5",
         HERMES_UI_ENDPOINT_WATCH_SECONDS="1",
     )
+    # From a copy of the run's migrated database (a later ``make run``): its migrations
+    # and the accounts it holds are made once per run.
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    shutil.copyfile(template_database(env), data / "hermes_ui.sqlite3")
     port = free_port()
     demo = subprocess.Popen(
         [sys.executable, "manage.py", "demo", "--port", str(port)],
@@ -76,7 +83,7 @@ def test_after_the_banner_the_console_stays_quiet_until_something_needs_a_person
         before = "\n".join(console.lines[: console.lines.index(BANNER_END)])
         assert "lifespan" not in before  # uvicorn runs with --lifespan off
         assert f"Hermes UI: http://127.0.0.1:{port}/" in before
-        database = tmp_path / "data" / "hermes_ui.sqlite3"
+        database = data / "hermes_ui.sqlite3"
         first, tasks = rounds(database)
         seen = set(first)
 
