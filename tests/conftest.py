@@ -221,6 +221,16 @@ def dashboard(tmp_path_factory, hermes_peer):  # noqa: F811 (imported fixture)
 
 
 @pytest.fixture(scope="session")
+def dashboard_logins(chromium, dashboard):
+    """Sign-ins on ``dashboard`` for tests that need someone signed in, not a sign-in:
+    one form login per person and worker, its cookies reused (``Logins``). A form login
+    was most of a short browser test's CPU (password hash, login page, landing page)."""
+    from tests.support.browser import Logins
+
+    return Logins(chromium, dashboard.base_url)
+
+
+@pytest.fixture(scope="session")
 def chromium():
     from playwright.sync_api import sync_playwright
 

@@ -6,9 +6,15 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import make_session, unique
-from tests.support.browser import log_in, screenshot, wait_for_js
+from tests.support.browser import Logins, screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
+
+
+@pytest.fixture(scope="module")
+def changes_logins(chromium, changes_dashboard):
+    """One form login per person for the module: its tests need someone signed in."""
+    return Logins(chromium, changes_dashboard.base_url)
 
 
 @pytest.fixture
@@ -18,9 +24,9 @@ def peer_client(changes_peer):
     client.close()
 
 
-def test_rename_inline_then_fork(page, changes_dashboard, peer_client):
+def test_rename_inline_then_fork(page, changes_dashboard, changes_logins, peer_client):
     parent = make_session(peer_client, title=unique("Browser parent"), chat="hello there")
-    log_in(page, changes_dashboard.base_url, "reviewer")
+    changes_logins.sign_in(page, "reviewer")
     page.goto(changes_dashboard.base_url + session_url("local", parent["id"]))
     page.click("#rename-link")
     field = page.locator("#rename-form #id_title")
@@ -55,10 +61,12 @@ def test_rename_inline_then_fork(page, changes_dashboard, peer_client):
     assert "Browser child" in page.locator("#session-title").inner_text()
 
 
-def test_a_duplicate_title_fork_shows_what_happened(page, changes_dashboard, peer_client):
+def test_a_duplicate_title_fork_shows_what_happened(
+    page, changes_dashboard, changes_logins, peer_client
+):
     taken = make_session(peer_client, title=unique("Already taken"))
     parent = make_session(peer_client, title=unique("Half fork"), chat="copy this")
-    log_in(page, changes_dashboard.base_url, "reviewer")
+    changes_logins.sign_in(page, "reviewer")
     page.goto(changes_dashboard.base_url + session_url("local", parent["id"], "session_fork"))
     page.fill("#id_child_id", unique("half-kid"))
     page.fill("#id_fork_title", taken["title"])
@@ -72,8 +80,9 @@ def test_a_duplicate_title_fork_shows_what_happened(page, changes_dashboard, pee
     page.wait_for_selector("#reconcile table.checks")
 
 
-def test_create_and_the_audit_trail(page, changes_dashboard):
-    log_in(page, changes_dashboard.base_url, "admin")
+def test_create_and_the_audit_trail(page, changes_dashboard, changes_logins):
+    changes_logins.sign_in(page, "admin")
+    page.goto(changes_dashboard.base_url + "/")
     page.click("text=New session")
     page.fill("#id_title", unique("Created in the browser"))
     page.fill("#id_system_prompt", "You are terse.")
@@ -95,9 +104,9 @@ def test_create_and_the_audit_trail(page, changes_dashboard):
     screenshot(page, "changes-audit-trail")
 
 
-def test_a_taken_id_is_refused_in_place(page, changes_dashboard, peer_client):
+def test_a_taken_id_is_refused_in_place(page, changes_dashboard, changes_logins, peer_client):
     taken = make_session(peer_client, title=unique("Taken id"))
-    log_in(page, changes_dashboard.base_url, "admin")
+    changes_logins.sign_in(page, "admin")
     page.goto(changes_dashboard.base_url + "/e/local/new/")
     page.fill("#id_session_id", taken["id"])
     with page.expect_response(lambda r: r.request.method == "POST") as refused:
@@ -111,8 +120,8 @@ def test_a_taken_id_is_refused_in_place(page, changes_dashboard, peer_client):
     screenshot(page, "changes-create-taken-id")
 
 
-def test_an_uncertain_create_offers_a_check_not_a_retry(page, changes_dashboard):
-    log_in(page, changes_dashboard.base_url, "reviewer")
+def test_an_uncertain_create_offers_a_check_not_a_retry(page, changes_dashboard, changes_logins):
+    changes_logins.sign_in(page, "reviewer")
     page.goto(changes_dashboard.base_url + "/e/dead/new/")
     page.fill("#id_session_id", unique("unanswered"))
     page.fill("#id_title", unique("Nobody home"))

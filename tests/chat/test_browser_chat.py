@@ -5,20 +5,14 @@ from playwright.sync_api import expect
 
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, open_chat, peer_messages
-from tests.support.browser import Logins, screenshot, wait_for_js
+from tests.support.browser import screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 
-@pytest.fixture(scope="module")
-def logins(chromium, dashboard):
-    """One form login for the module: its tests need support signed in, not a sign-in."""
-    return Logins(chromium, dashboard.base_url)
-
-
-def test_a_turn_streams_into_the_page_and_finishes(page, dashboard, logins, hermes_peer):
+def test_a_turn_streams_into_the_page_and_finishes(page, dashboard, dashboard_logins, hermes_peer):
     session_id = new_session(hermes_peer, "browser-chat")
-    logins.sign_in(page, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
     open_chat(page)
     page.fill("#chat-form textarea[name=message]", "grow please [[slow:8]]")
@@ -50,9 +44,9 @@ def test_a_turn_streams_into_the_page_and_finishes(page, dashboard, logins, herm
     assert len(users) == 1
 
 
-def test_an_empty_message_is_refused_inline(page, dashboard, logins, hermes_peer):
+def test_an_empty_message_is_refused_inline(page, dashboard, dashboard_logins, hermes_peer):
     session_id = new_session(hermes_peer, "browser-chat")
-    logins.sign_in(page, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
     open_chat(page)
     with page.expect_response(lambda r: r.request.method == "POST") as refused:
@@ -65,9 +59,11 @@ def test_an_empty_message_is_refused_inline(page, dashboard, logins, hermes_peer
     screenshot(page, "chat-missing-message")
 
 
-def test_a_second_tab_gets_the_busy_refusal_in_place(page, dashboard, logins, hermes_peer):
+def test_a_second_tab_gets_the_busy_refusal_in_place(
+    page, dashboard, dashboard_logins, hermes_peer
+):
     session_id = new_session(hermes_peer, "browser-chat")
-    logins.sign_in(page, "support")
+    dashboard_logins.sign_in(page, "support")
     url = dashboard.base_url + session_url("local", session_id)
     page.goto(url)
     other = page.context.new_page()
@@ -91,10 +87,10 @@ def test_a_second_tab_gets_the_busy_refusal_in_place(page, dashboard, logins, he
 
 
 def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(
-    page, dashboard, logins, hermes_peer
+    page, dashboard, dashboard_logins, hermes_peer
 ):
     session_id = new_session(hermes_peer, "browser-chat")
-    logins.sign_in(page, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
     open_chat(page)
     page.fill("#chat-form textarea[name=message]", "reload me [[slow:10]]")
@@ -114,9 +110,11 @@ def test_a_reload_mid_turn_shows_what_was_received_and_follows_it(
     assert len(users) == 1
 
 
-def test_cancel_in_the_page_says_it_is_not_a_rollback(page, dashboard, logins, hermes_peer):
+def test_cancel_in_the_page_says_it_is_not_a_rollback(
+    page, dashboard, dashboard_logins, hermes_peer
+):
     session_id = new_session(hermes_peer, "browser-chat")
-    logins.sign_in(page, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", session_id))
     open_chat(page)
     page.fill("#chat-form textarea[name=message]", "stop me [[slow:20]]")
@@ -133,10 +131,10 @@ def test_cancel_in_the_page_says_it_is_not_a_rollback(page, dashboard, logins, h
 
 
 def test_the_form_opens_on_demand_with_its_key_and_takes_the_focus(
-    page, dashboard, logins, hermes_peer
+    page, dashboard, dashboard_logins, hermes_peer
 ):
     session_id = new_session(hermes_peer, "browser-chat")
-    logins.sign_in(page, "support")
+    dashboard_logins.sign_in(page, "support")
     url = dashboard.base_url + session_url("local", session_id)
     page.goto(url)
     page.wait_for_selector("#chat-open")

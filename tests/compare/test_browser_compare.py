@@ -4,13 +4,13 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.web.links import compare_url
-from tests.support.browser import log_in, screenshot
+from tests.support.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 
-def test_compare_two_sibling_branches(page, dashboard):
-    log_in(page, dashboard.base_url, "reviewer")
+def test_compare_two_sibling_branches(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "reviewer")
     page.goto(dashboard.base_url + compare_url("local", ids.BRANCH_A, ids.BRANCH_B))
     page.wait_for_selector("#deltas")
     assert page.locator("#side-a h2").inner_text().endswith(ids.BRANCH_A_TITLE)

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from devtools.screenshot_specs import SHOTS, Shot
-from tests.support.browser import ARTIFACTS, REPO, Logins
+from tests.support.browser import ARTIFACTS, REPO
 
 pytestmark = [pytest.mark.peer, pytest.mark.browser]
 OUT = os.environ.get("HERMES_UI_SCREENSHOTS")
@@ -38,12 +38,6 @@ def _clip(page, shot: Shot, box) -> dict:
     return {"x": x, "y": y, "width": min(shot.width, size[0]), "height": min(shot.height, size[1])}
 
 
-@pytest.fixture(scope="module")
-def shot_logins(chromium, screenshot_server):
-    """One form login per role for the module's 25 pictures."""
-    return Logins(chromium, screenshot_server.base_url)
-
-
 def _save(png: bytes, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not OUT:  # make test: the picture is a by-product, quantizing it would only cost
@@ -55,11 +49,13 @@ def _save(png: bytes, path: Path) -> None:
 
 
 @pytest.mark.parametrize("shot", SHOTS, ids=[s.name for s in SHOTS])
-def test_the_docs_picture_still_shows_its_element(chromium, screenshot_server, shot_logins, shot):
+def test_the_docs_picture_still_shows_its_element(
+    chromium, screenshot_server, dashboard_logins, shot
+):
     from tests.support.browser import assert_no_csp_violations, watched_context
 
     # The login page is shown signed out.
-    state = None if shot.path == "/accounts/login/" else shot_logins.state(shot.role)
+    state = None if shot.path == "/accounts/login/" else dashboard_logins.state(shot.role)
     viewport = {"width": shot.width, "height": shot.height}
     context = watched_context(chromium, viewport=viewport, storage_state=state)
     page = context.new_page()

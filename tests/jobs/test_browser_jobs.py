@@ -7,20 +7,20 @@ import pytest
 
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, open_chat, peer_messages
-from tests.support.browser import assert_no_csp_violations, log_in, screenshot, watched_context
+from tests.support.browser import assert_no_csp_violations, screenshot, watched_context
 from tests.support.waiting import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 
 def test_without_javascript_a_turn_waits_on_a_page_that_refreshes_itself(
-    chromium, dashboard, hermes_peer
+    chromium, dashboard, dashboard_logins, hermes_peer
 ):
     context = watched_context(chromium, java_script_enabled=False)
     page = context.new_page()
     base = dashboard.base_url
     session_id = new_session(hermes_peer, "browser-plain")
-    log_in(page, base, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(base + session_url("local", session_id))
     open_chat(page)  # without JS: the form's own page
     assert page.url.endswith(session_url("local", session_id, "session_chat"))
@@ -41,11 +41,13 @@ def test_without_javascript_a_turn_waits_on_a_page_that_refreshes_itself(
     assert_no_csp_violations(context)
 
 
-def test_a_bulk_close_shows_its_progress_page_then_its_results(page, dashboard, hermes_peer):
+def test_a_bulk_close_shows_its_progress_page_then_its_results(
+    page, dashboard, dashboard_logins, hermes_peer
+):
     prefix = f"browser-bulk-{int(time.time() * 1000)}"
     ids = [new_session(hermes_peer, prefix) for _ in range(2)]
     base = dashboard.base_url
-    log_in(page, base, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(base + "/e/local/sessions/")
     page.get_by_role("button", name="Refresh").click()
     page.locator("#index-freshness", has_text=re.compile(r"\bIndexed\b")).wait_for(timeout=30_000)

@@ -22,3 +22,12 @@ def live_dashboard(tmp_path_factory, live_peer):  # noqa: F811 (the imported fix
     ).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="package")
+def live_logins(chromium, live_dashboard):
+    """One form login per person on ``live_dashboard`` for the browser tests: they need
+    someone signed in, not a sign-in."""
+    from tests.support.browser import Logins
+
+    return Logins(chromium, live_dashboard.base_url)

@@ -81,10 +81,10 @@ def _row_kinds(session_id: str) -> str:
     )
 
 
-def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live_peer):
+def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live_logins, live_peer):
     base = live_dashboard.base_url
     endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
-    log_in(page, base, "support")
+    live_logins.sign_in(page, "support")
     wait_until_indexed(page, base)
     cookies = {c["name"]: c["value"] for c in page.context.cookies()}
     raw = RawStream(base, cookies)
@@ -130,11 +130,13 @@ def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live
     assert "live-browser-new" in _ids(page)
 
 
-def test_a_turn_added_elsewhere_shows_on_the_open_session_page(page, live_dashboard, live_peer):
+def test_a_turn_added_elsewhere_shows_on_the_open_session_page(
+    page, live_dashboard, live_logins, live_peer
+):
     base = live_dashboard.base_url
     endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
     make(endpoint, "live-browser-open", title="open on a page")
-    log_in(page, base, "support")
+    live_logins.sign_in(page, "support")
     answered = []  # what live.js fetches (EventSource, fetch), and the answers
     page.on(
         "response",
@@ -169,10 +171,10 @@ def test_a_turn_added_elsewhere_shows_on_the_open_session_page(page, live_dashbo
     assert page.locator("#messages article").count() >= 2
 
 
-def test_the_live_session_list_says_what_is_new(page, live_dashboard, live_peer):
+def test_the_live_session_list_says_what_is_new(page, live_dashboard, live_logins, live_peer):
     base = live_dashboard.base_url
     endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
-    log_in(page, base, "support")
+    live_logins.sign_in(page, "support")
     page.goto(base + "/e/local/sessions/?source=api_server")
     wait_for_js(page, "!document.getElementById('live-region').hidden", timeout=5)
     make(endpoint, "live-browser-listed", title="listed")

@@ -14,7 +14,6 @@ import pytest
 from hermes_ui.platform.endpoints import Endpoint
 from tests.support.browser import (
     assert_no_csp_violations,
-    log_in,
     screenshot,
     wait_for_js,
     watched_context,
@@ -49,12 +48,13 @@ TIMED_REFRESH = """(() => {
 })()"""
 
 
-def _person(chromium, base: str, name: str, init: str = ""):
+def _person(chromium, logins, name: str, init: str = ""):
+    """A context of its own, signed in as ``name``; the caller opens its page."""
     context = watched_context(chromium, viewport={"width": 1300, "height": 900})
     if init:
         context.add_init_script(init)
     page = context.new_page()
-    log_in(page, base, name)
+    logins.sign_in(page, name)
     return context, page
 
 
@@ -63,15 +63,17 @@ def _following(page) -> None:
     wait_for_js(page, "document.getElementById('live-notices').dataset.liveOpen", timeout=5)
 
 
-def test_a_deletion_request_reaches_the_admins_open_queue(chromium, live_dashboard, live_peer):
+def test_a_deletion_request_reaches_the_admins_open_queue(
+    chromium, live_dashboard, live_logins, live_peer
+):
     base = live_dashboard.base_url
     make(
         Endpoint("local", live_peer.base_url, live_peer.key),
         "live-delete-me",
         title=f"{HOSTILE} live-delete-me",
     )
-    support_ctx, support = _person(chromium, base, "support")
-    admin_ctx, admin = _person(chromium, base, "admin")
+    support_ctx, support = _person(chromium, live_logins, "support")
+    admin_ctx, admin = _person(chromium, live_logins, "admin")
     try:
         admin.goto(base + "/deletions/")
         _following(admin)
@@ -108,7 +110,9 @@ def test_a_deletion_request_reaches_the_admins_open_queue(chromium, live_dashboa
         # While the stream is open the queue's timed refresh stays off (a trigger of it
         # sends nothing); a browser without EventSource refreshes as before.
         assert support.evaluate(TIMED_REFRESH) == 0
-        plain_ctx, plain = _person(chromium, base, "support", init="delete window.EventSource;")
+        plain_ctx, plain = _person(
+            chromium, live_logins, "support", init="delete window.EventSource;"
+        )
         plain.goto(base + "/deletions/")
         plain.wait_for_selector(f"#deletion-{pk}")
         assert plain.locator("#live-notices").is_hidden()
@@ -121,7 +125,7 @@ def test_a_deletion_request_reaches_the_admins_open_queue(chromium, live_dashboa
 
 
 def test_a_review_completed_elsewhere_moves_the_open_queue_pages_progress(
-    chromium, live_dashboard, live_peer
+    chromium, live_dashboard, live_logins, live_peer
 ):
     base = live_dashboard.base_url
     endpoint = Endpoint("local", live_peer.base_url, live_peer.key)
@@ -129,8 +133,8 @@ def test_a_review_completed_elsewhere_moves_the_open_queue_pages_progress(
         make(endpoint, session_id, title=f"{HOSTILE} {session_id}", chat=True)
     queue_id = _queue_id(live_dashboard)
     queue_url = f"{base}/e/local/review/{queue_id}/"
-    reviewer_ctx, reviewer = _person(chromium, base, "reviewer")
-    admin_ctx, admin = _person(chromium, base, "admin")
+    reviewer_ctx, reviewer = _person(chromium, live_logins, "reviewer")
+    admin_ctx, admin = _person(chromium, live_logins, "admin")
     try:
         reviewer.goto(queue_url)
         _following(reviewer)

@@ -8,7 +8,7 @@ from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
 from tests.review.notes_corpus import HOSTILE, HOSTILE_TEXT
-from tests.support.browser import log_in, screenshot, wait_for_js
+from tests.support.browser import screenshot, wait_for_js
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -31,13 +31,13 @@ def _assistant_message(dashboard) -> int:
     return next(row["id"] for row in rows if row["role"] == "assistant")
 
 
-def test_hostile_notes_correction_and_mention_run_no_payload(page, dashboard):
+def test_hostile_notes_correction_and_mention_run_no_payload(page, dashboard, dashboard_logins):
     ran: list[str] = []
     page.context.expose_binding("__hermesPayload", lambda _source, text: ran.append(text))
     page.context.add_init_script(_PAYLOAD_TRAP)
     page.on("dialog", lambda dialog: (ran.append(f"dialog {dialog.message}"), dialog.dismiss()))
     mid = _assistant_message(dashboard)
-    log_in(page, dashboard.base_url, "reviewer")
+    dashboard_logins.sign_in(page, "reviewer")
     page.goto(dashboard.base_url + session_url("local", ids.XSS_TITLE_SESSION))
 
     # The session's thread (a side panel, closed at first): the form swaps the thread in place.
@@ -76,7 +76,8 @@ def test_hostile_notes_correction_and_mention_run_no_payload(page, dashboard):
 
     # The mentioned colleague sees it on the mentions page, with the unread count on top.
     page.context.clear_cookies()
-    log_in(page, dashboard.base_url, "admin2")
+    dashboard_logins.sign_in(page, "admin2")
+    page.goto(dashboard.base_url + "/")
     assert page.inner_text("#mentions-unread") == "1"
     page.click("text=Mentions")
     page.locator(".mention.unread").wait_for()

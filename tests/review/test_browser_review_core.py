@@ -84,14 +84,16 @@ def _label_by_keyboard(page, quality: str, policy: str) -> None:
         page.keyboard.press("Control+Enter")
 
 
-def test_two_reviewers_work_a_queue_of_30_by_keyboard(chromium, dashboard, hermes_peer):
+def test_two_reviewers_work_a_queue_of_30_by_keyboard(
+    chromium, dashboard, dashboard_logins, hermes_peer
+):
     base, prefix = dashboard.base_url, f"rvkeys-{secrets.token_hex(3)}"
     made = _make_sessions(hermes_peer, prefix)
     dashboard.manage("create_user", "reviewer2", "--role", "reviewer", "--password", PASSWORD)
     contexts = [watched_context(chromium, viewport={"width": 1400, "height": 900}) for _ in "ab"]
     one, two = (context.new_page() for context in contexts)
-    log_in(one, base, "reviewer")
-    log_in(two, base, "reviewer2")
+    dashboard_logins.sign_in(one, "reviewer")
+    log_in(two, base, "reviewer2")  # made by this test
     queue_url = _queue_with_all_matching(one, dashboard, prefix)
     one.goto(queue_url + "next/")
     two.goto(queue_url + "next/")
@@ -135,7 +137,7 @@ def test_two_reviewers_work_a_queue_of_30_by_keyboard(chromium, dashboard, herme
 
 
 def test_without_javascript_the_form_posts_and_opens_the_next_item(
-    chromium, dashboard, hermes_peer
+    chromium, dashboard, dashboard_logins, hermes_peer
 ):
     base, prefix = dashboard.base_url, f"rvplain-{secrets.token_hex(3)}"
     client = HermesClient(Endpoint("local", hermes_peer.base_url, hermes_peer.key))
@@ -148,7 +150,7 @@ def test_without_javascript_the_form_posts_and_opens_the_next_item(
         client.close()
     context = watched_context(chromium, java_script_enabled=False)
     page = context.new_page()
-    log_in(page, base, "reviewer")
+    dashboard_logins.sign_in(page, "reviewer")
     page.goto(base + "/e/local/review/")
     page.fill("#id_name", prefix)
     page.get_by_role("button", name="Create queue").click()
@@ -180,9 +182,11 @@ def _item_of(page) -> int:
     return int(page.locator("#review-page").get_attribute("data-item"))
 
 
-def test_an_admin_writes_a_rubric_in_the_browser_and_edits_it_into_version_2(page, dashboard):
+def test_an_admin_writes_a_rubric_in_the_browser_and_edits_it_into_version_2(
+    page, dashboard, dashboard_logins
+):
     name = f"Tone {secrets.token_hex(3)}"
-    log_in(page, dashboard.base_url, "admin")
+    dashboard_logins.sign_in(page, "admin")
     page.goto(dashboard.base_url + "/review/rubrics/")
     page.locator("#rubric-new").click()
     page.fill("#id_name", name)

@@ -3,13 +3,13 @@ a typo of a filter an error in the page (the search box stays to correct it)."""
 
 import pytest
 
-from tests.support.browser import log_in, screenshot
+from tests.support.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 
-def test_the_note_and_the_typo_are_shown_in_the_page(page, dashboard):
-    log_in(page, dashboard.base_url, "support")
+def test_the_note_and_the_typo_are_shown_in_the_page(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + "/e/local/sessions/?q=error:timeout")
     note = page.locator("#search-notes")
     assert note.is_visible()

@@ -2,14 +2,14 @@
 
 import pytest
 
-from tests.support.browser import log_in
-
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 
-def test_slash_focuses_the_search_box_and_hermes_list_is_one_link_away(page, dashboard):
+def test_slash_focuses_the_search_box_and_hermes_list_is_one_link_away(
+    page, dashboard, dashboard_logins
+):
     dashboard.manage("index_sync")
-    log_in(page, dashboard.base_url, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + "/e/local/sessions/")
     page.wait_for_selector("#title-matches tbody tr")
     page.keyboard.press("/")

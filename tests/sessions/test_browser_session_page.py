@@ -8,7 +8,7 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.web.links import session_url
-from tests.support.browser import ARTIFACTS, log_in, wait_for_js, watched_context
+from tests.support.browser import ARTIFACTS, wait_for_js, watched_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -27,11 +27,13 @@ def _first_message_in_view(page) -> dict:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_the_first_message_is_in_view_without_scrolling(chromium, dashboard, size):
+def test_the_first_message_is_in_view_without_scrolling(
+    chromium, dashboard, dashboard_logins, size
+):
     width, height = SIZES[size]
     context = watched_context(chromium, viewport={"width": width, "height": height})
     page = context.new_page()
-    log_in(page, dashboard.base_url, "reviewer")
+    dashboard_logins.sign_in(page, "reviewer")
     page.goto(dashboard.base_url + session_url("local", ids.TOOL_SESSION))
     page.wait_for_selector("#messages article.msg")
     box = _first_message_in_view(page)
@@ -48,8 +50,8 @@ def test_the_first_message_is_in_view_without_scrolling(chromium, dashboard, siz
     assert context.csp_violations == []
 
 
-def test_side_panels_open_in_place_by_click_key_and_link(page, dashboard):
-    log_in(page, dashboard.base_url, "reviewer")
+def test_side_panels_open_in_place_by_click_key_and_link(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "reviewer")
     url = dashboard.base_url + session_url("local", ids.TOOL_SESSION)
     page.goto(url)
     page.wait_for_selector("#messages article.msg")
@@ -71,8 +73,8 @@ def test_side_panels_open_in_place_by_click_key_and_link(page, dashboard):
     wait_for_js(page, "document.querySelector('#panel-notes').open")
 
 
-def test_j_and_k_move_between_messages(page, dashboard):
-    log_in(page, dashboard.base_url, "support")
+def test_j_and_k_move_between_messages(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", ids.TOOL_SESSION))
     page.wait_for_selector("#messages article.msg")
     page.keyboard.press("j")
@@ -85,8 +87,8 @@ def test_j_and_k_move_between_messages(page, dashboard):
 
 
 @pytest.mark.parametrize("how", ["link", "End key"])
-def test_latest_opens_the_last_window_directly(page, dashboard, how):
-    log_in(page, dashboard.base_url, "support")
+def test_latest_opens_the_last_window_directly(page, dashboard, dashboard_logins, how):
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", ids.LONG_SESSION))
     page.wait_for_selector("#messages article.msg")
     last = page.get_attribute("#transcript-latest", "href").split("#", 1)[1]

@@ -8,13 +8,15 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.support.browser import log_in, screenshot
+from tests.support.browser import screenshot
 from tests.support.peers import make
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
 
-def test_the_usage_page_draws_history_and_synced_bars_with_the_table(page, dashboard, hermes_peer):
+def test_the_usage_page_draws_history_and_synced_bars_with_the_table(
+    page, dashboard, dashboard_logins, hermes_peer
+):
     ep = Endpoint("local", hermes_peer.base_url, hermes_peer.key)
     sid = f"usage-browser-{uuid.uuid4().hex[:8]}"
     make(ep, sid)
@@ -25,7 +27,7 @@ def test_the_usage_page_draws_history_and_synced_bars_with_the_table(page, dashb
     finally:
         client.close()
     dashboard.manage("index_sync")
-    log_in(page, dashboard.base_url, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + "/e/local/usage/?days=90")
     page.wait_for_selector("#usage-table")
     kinds = page.locator("#usage-table tbody td:nth-child(3)").all_inner_texts()
@@ -43,9 +45,9 @@ def test_the_usage_page_draws_history_and_synced_bars_with_the_table(page, dashb
     screenshot(page, "usage-page")
 
 
-def test_the_lineage_page_shows_the_tree_total(page, dashboard):
+def test_the_lineage_page_shows_the_tree_total(page, dashboard, dashboard_logins):
     dashboard.manage("index_sync", "--full")
-    log_in(page, dashboard.base_url, "support")
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", ids.DELEGATE_PARENT, "lineage_page"))
     page.wait_for_selector("#tree-total")
     assert "5 sessions:" in page.locator("#tree-total").inner_text()

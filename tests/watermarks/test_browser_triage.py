@@ -15,7 +15,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.support.browser import log_in, screenshot
+from tests.support.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 _TRAP = 'for (const n of ["alert", "confirm", "prompt"]) { window[n] = () => window.__ran(n); }'
@@ -27,7 +27,7 @@ def _hermes(dashboard) -> HermesClient:
     )
 
 
-def test_tags_views_and_new_marks_in_the_index(page, dashboard):
+def test_tags_views_and_new_marks_in_the_index(page, dashboard, dashboard_logins):
     ran: list[str] = []
     page.context.expose_binding("__ran", lambda _source, name: ran.append(name))
     page.context.add_init_script(_TRAP)
@@ -39,7 +39,7 @@ def test_tags_views_and_new_marks_in_the_index(page, dashboard):
     hermes.chat(sid, message="first question")
     dashboard.manage("index_sync")
 
-    log_in(page, dashboard.base_url, "admin")
+    dashboard_logins.sign_in(page, "admin")
     for name, colour in ((hostile, "red"), (plain, "blue")):
         page.goto(dashboard.base_url + "/tags/")
         page.fill("#id_name", name)

@@ -30,8 +30,8 @@ def test_log_in_open_the_list_and_a_session(page, dashboard):
     screenshot(page, "browse-session")
 
 
-def test_the_long_transcript_loads_more_as_you_scroll(page, dashboard):
-    log_in(page, dashboard.base_url, "support")
+def test_the_long_transcript_loads_more_as_you_scroll(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "support")
     page.goto(dashboard.base_url + session_url("local", ids.LONG_SESSION))
     page.wait_for_selector("article.msg")
     first = page.locator("article.msg").count()
@@ -41,8 +41,8 @@ def test_the_long_transcript_loads_more_as_you_scroll(page, dashboard):
     assert page.locator("article.msg").count() >= 200
 
 
-def test_source_filter_updates_the_table_in_place(page, dashboard):
-    log_in(page, dashboard.base_url, "support")
+def test_source_filter_updates_the_table_in_place(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "support")
     # The filter offers the sources seen on the endpoint. Other tests add sessions to
     # the shared peer, so the seeded cron sessions may be pages down: the pages that
     # show one make the list offer it.

@@ -16,7 +16,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.hermes.client import HermesClient
 from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.web.links import session_url
-from tests.support.browser import log_in, screenshot
+from tests.support.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -59,8 +59,8 @@ def _wait_for(condition, timeout=10.0):
         time.sleep(0.05)
 
 
-def test_the_policy_blocks_inline_code_and_the_tests_see_it(page, dashboard):
-    log_in(page, dashboard.base_url, "support")
+def test_the_policy_blocks_inline_code_and_the_tests_see_it(page, dashboard, dashboard_logins):
+    dashboard_logins.sign_in(page, "support")
     answer = page.goto(dashboard.base_url + "/e/local/sessions/")
     assert "script-src 'self'" in answer.headers["content-security-policy"]
     page.evaluate(
@@ -82,14 +82,14 @@ def test_the_policy_blocks_inline_code_and_the_tests_see_it(page, dashboard):
     violations.clear()  # expected here; the fixture fails on any other
 
 
-def test_hostile_content_runs_no_payload_and_breaks_no_policy(page, dashboard):
+def test_hostile_content_runs_no_payload_and_breaks_no_policy(page, dashboard, dashboard_logins):
     ran: list[str] = []
     page.context.expose_binding("__hermesPayload", lambda _source, text: ran.append(text))
     page.context.add_init_script(_PAYLOAD_TRAP)
     page.on("dialog", lambda dialog: (ran.append(f"dialog {dialog.message}"), dialog.dismiss()))
     parent, child = _hostile_lineage(dashboard)
     dashboard.manage("index_sync")  # the lineage graph draws both hostile titles in its SVG
-    log_in(page, dashboard.base_url, "admin")
+    dashboard_logins.sign_in(page, "admin")
 
     pages = [
         "/e/local/sessions/?limit=200",

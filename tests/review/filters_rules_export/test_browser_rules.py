@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.support.browser import REPO, log_in, screenshot
+from tests.support.browser import REPO, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.peer]
 
@@ -25,7 +25,7 @@ print(queue.pk)
 """
 
 
-def test_a_rule_is_added_run_and_its_sessions_found_by_keyboard(page, dashboard):
+def test_a_rule_is_added_run_and_its_sessions_found_by_keyboard(page, dashboard, dashboard_logins):
     dashboard.manage("run_periodic", "index")  # the index the rule searches
     made = subprocess.run(
         [sys.executable, str(REPO / "manage.py"), "shell", "-c", MAKE_QUEUE],
@@ -36,7 +36,7 @@ def test_a_rule_is_added_run_and_its_sessions_found_by_keyboard(page, dashboard)
         check=True,
     )
     queue = int(made.stdout.strip().splitlines()[-1])
-    log_in(page, dashboard.base_url, "reviewer")
+    dashboard_logins.sign_in(page, "reviewer")
     page.goto(f"{dashboard.base_url}/e/local/review/{queue}/rules/")
     assert page.locator("#no-rules").is_visible()
     page.focus("#id_query")
