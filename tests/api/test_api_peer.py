@@ -61,8 +61,15 @@ def secret_session(peer_endpoint):
         client.chat(sid, message=f"My key is {API_KEY}, write to {EMAIL}")
     finally:
         client.close()
-    index(peer_endpoint)
+    index(peer_endpoint, transcripts=False)
     return sid
+
+
+@pytest.fixture
+def secret_transcript(secret_session, peer_endpoint):
+    """``secret_session``, with every transcript read into the index (transcript search)."""
+    index(peer_endpoint)
+    return secret_session
 
 
 # -- reads ------------------------------------------------------------------------------
@@ -139,13 +146,13 @@ def test_an_unknown_filter_is_a_note_and_a_near_miss_a_400_as_in_the_search_box(
     assert quoted["notes"] == []
 
 
-def test_transcripts_are_searched_within_transcripts(secret_session, bearer):
+def test_transcripts_are_searched_within_transcripts(secret_transcript, bearer):
     found = (
         bearer("support")
         .get("/api/v1/e/local/sessions", {"q": "write", "within": "transcripts"})
         .json()
     )
-    assert secret_session in [hit["session_id"] for hit in found["data"]]
+    assert secret_transcript in [hit["session_id"] for hit in found["data"]]
 
 
 def test_support_gets_the_transcript_masked_as_in_exports(secret_session, bearer):
@@ -427,17 +434,17 @@ def _over_asgi(authorization: str, path: str, query: dict) -> bytes:
 # -- logs and erasure ---------------------------------------------------------------------
 
 
-def test_no_token_or_transcript_text_reaches_a_log(secret_session, bearer, caplog):
+def test_no_token_or_transcript_text_reaches_a_log(secret_transcript, bearer, caplog):
     caplog.set_level(logging.DEBUG)
     client = bearer("reviewer", write=True)
-    client.get(f"/api/v1/e/local/messages/{q(secret_session)}?redact=false")
+    client.get(f"/api/v1/e/local/messages/{q(secret_transcript)}?redact=false")
     client.get("/api/v1/e/local/sessions", {"q": f"{EMAIL} write"})
     client.get("/api/v1/e/local/sessions", {"q": "tag:nope"})
     Client(headers={"Authorization": f"Token {client.token}"}).get("/api/v1/endpoints")
     Client(headers={"Authorization": f"Bearer {client.token}x"}).get("/api/v1/endpoints")
     _post(
         client,
-        f"/api/v1/e/local/deletion/{q(secret_session)}",
+        f"/api/v1/e/local/deletion/{q(secret_transcript)}",
         {"reason": f"for {EMAIL}"},
         mint_key(),
     )

@@ -9,10 +9,10 @@ from devtools.peer import demo_ids as ids
 from hermes_ui.audit.models import AuditEvent
 from hermes_ui.compare.align import common_prefix
 from hermes_ui.compare.models import Verdict
-from hermes_ui.index import sync
 from hermes_ui.index.models import KnownFork
 from hermes_ui.web.links import compare_url, session_url
 from tests.changes.conftest import form_key, make_session, unique
+from tests.support.peers import index
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
 
@@ -80,7 +80,7 @@ def test_a_compression_tip_against_a_branch(login, review_client):
 
 
 def test_a_compression_root_reads_as_its_chain(login, review_client, review_endpoint):
-    sync.sync(review_endpoint, full=True)
+    index(review_endpoint, transcripts=False)  # the lineage, not the transcripts
     page = page_of(login("support"), ids.COMPRESSION_ROOT, ids.BRANCH_A)
     assert "Continued after context compression" in page
     assert html.escape(ids.COMPRESSION_TIP) in page
@@ -165,7 +165,7 @@ def test_a_verdict_is_stored_audited_shown_and_leaves_the_review_list(login, rev
 def test_the_fork_outcome_and_the_session_page_link_to_compare(
     login, review_client, review_endpoint
 ):
-    sync.sync(review_endpoint, full=True)
+    index(review_endpoint, transcripts=False)  # the lineage, not the transcripts
     parent = make_session(review_client, title=unique("Entry parent"), chat="hi")
     reviewer = login("reviewer")
     kid = unique("entry")

@@ -39,6 +39,7 @@ from hermes_ui.saved_views.models import SavedView
 from hermes_ui.shares.models import Share
 from hermes_ui.tags.models import Tag
 from hermes_ui.web.links import session_url
+from tests.support.module_rows import module_transaction
 from tests.support.samples import response
 
 pytestmark = pytest.mark.django_db
@@ -532,43 +533,30 @@ def _rows(users) -> dict:
 @pytest.fixture(scope="module")
 def matrix_world(django_db_setup, django_db_blocker):
     """The people, a signed-in session of each and the rows the URLs name, made once for
-    the module inside a transaction that is never committed: each test runs in its own
-    savepoint of it and is rolled back to the same rows (Django's ``setUpTestData``).
+    the module (``tests/support/module_rows.py``): every test starts from the same rows.
     Yields (the rows' keys, each role's session key)."""
-    from django.db import transaction
     from django.test import override_settings
 
     from tests.conftest import TEST_KEY, make_users
 
     local = Endpoint("local", "http://hermes.test", TEST_KEY)  # as ``mock_endpoint``
-    atomic = transaction.atomic()
-    atomic._from_testcase = True  # a durable block inside is the test's, as in a TestCase
-
-    def roll_back() -> None:
-        with django_db_blocker.unblock():
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
-
-    with django_db_blocker.unblock():
-        atomic.__enter__()
-        try:
-            with override_settings(
+    with module_transaction(django_db_blocker):
+        with (
+            django_db_blocker.unblock(),
+            override_settings(
                 HERMES_ENDPOINTS={"local": local},
                 HERMES_ENDPOINT_ID="local",
                 PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
-            ):
-                users = make_users()
-                rows = _rows(users)
-                sessions = {}
-                for role in ANY:
-                    client = Client()
-                    client.force_login(users[role])
-                    sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
-        except BaseException:
-            roll_back()
-            raise
-    yield rows, sessions
-    roll_back()
+            ),
+        ):
+            users = make_users()
+            rows = _rows(users)
+            sessions = {}
+            for role in ANY:
+                client = Client()
+                client.force_login(users[role])
+                sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
+        yield rows, sessions
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import pytest
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.audit.models import AuditEvent
-from hermes_ui.index import sync
 from hermes_ui.web.links import session_url
 from tests.changes.conftest import make_session, unique
+from tests.support.peers import index
 
 pytestmark = [pytest.mark.peer, pytest.mark.django_db]
 
@@ -143,7 +143,7 @@ def test_redaction_masks_planted_secrets_and_counts_them(login, review_client):
 
 
 def test_lineage_export_holds_the_whole_tree(login, review_client, review_endpoint):
-    sync.sync(review_endpoint, full=True)
+    index(review_endpoint, transcripts=False)  # the lineage, not the transcripts
     _, body = export(login("admin"), ids.BRANCH_A, format="json", lineage=1)
     doc = json.loads(body)
     got = [item["session"]["id"] for item in doc["sessions"]]

@@ -328,22 +328,24 @@ def test_the_index_answers_while_a_recheck_runs(settings, hermes_peer, login):
 @pytest.mark.peer
 @pytest.mark.django_db
 def test_a_session_deleted_on_hermes_leaves_the_index_after_a_recheck_and_others_are_kept(
-    settings, fresh_peer
+    settings, hermes_peer
 ):
-    endpoint = endpoint_for(settings, fresh_peer)
-    make(endpoint, "recheck-gone", chat=True)
-    make(endpoint, "recheck-kept", chat=True)
+    """On the shared peer: the test deletes only a session of its own."""
+    endpoint = endpoint_for(settings, hermes_peer)
+    gone, kept = (f"recheck-{name}-{mint_key()[:8]}" for name in ("gone", "kept"))
+    make(endpoint, gone, chat=True)
+    make(endpoint, kept, chat=True)
     sync.sync(endpoint, full=True)
-    kept_signature = ContentSession.objects.get(session_id="recheck-kept").signature
+    kept_signature = ContentSession.objects.get(session_id=kept).signature
     client = HermesClient(endpoint)
     try:
-        client.delete_session("recheck-gone", idempotency_key=mint_key())  # not via the dashboard
+        client.delete_session(gone, idempotency_key=mint_key())  # not via the dashboard
     finally:
         client.close()
     assert sync.sync(endpoint, full=False).counts.vanished == 0  # the list alone misses it
     report = sync.sync(endpoint, full=False, recheck=True)
     assert not report.error_code and report.rechecked == report.recheck_total
-    assert indexed("recheck-gone").vanished_at is not None
-    assert indexed("recheck-kept").vanished_at is None
+    assert indexed(gone).vanished_at is not None
+    assert indexed(kept).vanished_at is None
     assert report.content_reads == 0  # nothing changed: no transcript read
-    assert ContentSession.objects.get(session_id="recheck-kept").signature == kept_signature
+    assert ContentSession.objects.get(session_id=kept).signature == kept_signature

@@ -22,6 +22,7 @@ def row(session_id):
 def test_deleting_the_delegate_parent_vanishes_its_delegates_and_orphans_its_branch(
     fresh_peer, settings, login
 ):
+    settings.HERMES_INDEX_CONTENT = False  # lineage only: no transcript is read
     endpoint = endpoint_for(settings, fresh_peer)
     sync.sync(endpoint, full=True)
     assert row(ids.DELEGATE_BRANCH).parent_session_id == ids.DELEGATE_PARENT
@@ -50,6 +51,7 @@ def test_deleting_the_delegate_parent_vanishes_its_delegates_and_orphans_its_bra
 
 def test_a_deletion_made_through_the_dashboard_shows_without_a_sweep(fresh_peer, settings, users):
     """The audit trail names the deleted id; the next incremental refresh reads it back."""
+    settings.HERMES_INDEX_CONTENT = False  # lineage only: no transcript is read
     endpoint = endpoint_for(settings, fresh_peer)
     sync.sync(endpoint, full=True)
     HermesClient(endpoint).delete_session(ids.COMPRESSION_C1, idempotency_key=mint_key())

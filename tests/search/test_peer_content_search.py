@@ -1,27 +1,43 @@
-"""Transcript search against the real Hermes peer and its demo seed."""
+"""Transcript search against the real Hermes peer and its demo seed, built once
+(the content index without a build: ``test_peer_content_states.py``)."""
 
 import re
 
 import pytest
-from django.db import connection
-from django.utils import timezone
+from django.test import override_settings
 
 from devtools.peer import demo_ids as ids
 from hermes_ui.index import sync
-from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession, IndexSyncState
+from hermes_ui.index.models import ContentMessage, ContentSession, IndexedSession
+from hermes_ui.platform.endpoints import Endpoint
 from hermes_ui.search import content_search, listing
 from hermes_ui.web.links import session_url
+from tests.support.module_rows import module_transaction
 
 pytestmark = [pytest.mark.django_db, pytest.mark.peer]
 
 
+@pytest.fixture(scope="module")
+def built_once(django_db_setup, django_db_blocker, hermes_peer):
+    """The shared peer indexed with every transcript, once for the module
+    (``tests/support/module_rows.py``): no test here changes the peer, and each starts
+    from the index as the build left it."""
+    endpoint = Endpoint("local", hermes_peer.base_url, hermes_peer.key)  # ``peer_endpoint``
+    with module_transaction(django_db_blocker):
+        seen = []
+        with (
+            django_db_blocker.unblock(),
+            override_settings(HERMES_ENDPOINTS={"local": endpoint}, HERMES_ENDPOINT_ID="local"),
+        ):
+            report = sync.sync(endpoint, full=True, on_progress=seen.append)
+        assert report.error_code == "" and report.content_reads >= 199
+        steps = [p for p in seen if p["phase"] == "transcripts"]
+        assert steps[-1]["done"] == steps[-1]["total"] == report.content_reads
+        yield
+
+
 @pytest.fixture
-def built(peer_endpoint):
-    seen = []
-    report = sync.sync(peer_endpoint, full=True, on_progress=seen.append)
-    assert report.error_code == "" and report.content_reads >= 199
-    steps = [p for p in seen if p["phase"] == "transcripts"]
-    assert steps[-1]["done"] == steps[-1]["total"] == report.content_reads
+def built(built_once, peer_endpoint):
     return peer_endpoint
 
 
@@ -121,34 +137,11 @@ def test_find_in_a_long_transcript_jumps_from_match_to_match(built, login):
     assert "No message holds" in none
 
 
-def test_content_off_stores_nothing_and_the_page_says_so(peer_endpoint, login, settings):
-    settings.HERMES_INDEX_CONTENT = False
-    report = sync.sync(peer_endpoint, full=True)
-    assert report.error_code == "" and report.content_reads == 0
-    assert not ContentMessage.objects.exists() and not ContentSession.objects.exists()
-    if connection.vendor == "sqlite":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM index_content_fts")
-            assert cursor.fetchone() == (0,)
-    html = search(login("support"), "refund")
-    assert 'id="content-off"' in html and "HERMES_INDEX_CONTENT=false" in html
-
-
 def test_turning_content_off_drops_what_was_kept(built, settings):
     assert ContentMessage.objects.exists()
     settings.HERMES_INDEX_CONTENT = False
     report = sync.sync(built, full=False)
     assert report.content_dropped > 0 and not ContentMessage.objects.exists()
-
-
-def test_progress_of_a_build_shows_on_the_index_page_while_anyone_searches(peer_endpoint, login):
-    state = sync.state_for(peer_endpoint)
-    IndexSyncState.objects.filter(pk=state.pk).update(
-        running_since=timezone.now(),
-        progress={"phase": "transcripts", "done": 1200, "total": 10000, "eta": 150},
-    )
-    html = search(login("reviewer"), "refund")
-    assert "Reading transcripts for search: 1,200 of 10,000 sessions, about 2 min left" in html
 
 
 def test_a_common_word_ranks_the_newest_matches_and_pages_through_them(built, login, monkeypatch):
