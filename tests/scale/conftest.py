@@ -6,9 +6,11 @@ untouched. Each worker is its own uvicorn process on its own port, so a test
 chooses exactly which worker answers.
 """
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -157,6 +159,70 @@ def manage(env: dict, peer, *args: str) -> subprocess.CompletedProcess:
         cwd=REPO,
         timeout=120,
     )
+
+
+class Shell:
+    """``manage.py shell`` kept open for several snippets of a test: ``run(code)`` runs
+    one and returns what it printed. One Django start for all of them (each snippet in
+    a process of its own cost a start, about 1 CPU-s); between snippets its database
+    connections go back to the pool, so a snippet after a PostgreSQL restart
+    reconnects, as a page would. Its log (stderr) goes to ``log``."""
+
+    def __init__(self, env: dict, log: Path):
+        self.log_path = log
+        self._log = open(log, "ab")  # noqa: SIM115 - closed in close()
+        self.process = subprocess.Popen(
+            [sys.executable, str(REPO / "manage.py"), "shell", "-v", "0", "-c", _SHELL_LOOP],
+            env=env,
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+
+    def run(self, code: str) -> str:
+        self.process.stdin.write(json.dumps(code) + "\n")
+        self.process.stdin.flush()
+        for line in self.process.stdout:
+            if line.startswith(_SHELL_MARK):
+                ok, printed = json.loads(line.removeprefix(_SHELL_MARK))
+                assert ok, printed
+                return printed
+        raise AssertionError(f"the shell ended: {self.log_path.read_text()[-2000:]}")
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+        self._log.close()
+
+    def __enter__(self) -> "Shell":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_SHELL_MARK = "SHELL-ANSWER "
+_SHELL_LOOP = f"""
+import contextlib, io, json, sys, traceback
+from django.db import connections
+for line in sys.stdin:
+    printed, ok = io.StringIO(), True
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(json.loads(line), {{}})
+    except Exception:
+        ok = False
+        printed.write(traceback.format_exc())
+    finally:
+        connections.close_all()
+    print({_SHELL_MARK!r} + json.dumps([ok, printed.getvalue()]), flush=True)
+"""
 
 
 def logged_in(server, username: str = "support") -> httpx.Client:
