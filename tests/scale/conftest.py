@@ -107,6 +107,22 @@ for name, role in {USERS!r}.items():
 
 
 @pytest.fixture(scope="package")
+def synced_template(backends, migrated_template, hermes_peer, tmp_path_factory):
+    """The name of a copy of the migrated template with the peer's sessions indexed
+    (``run_periodic index``), for the tests that read the index from PostgreSQL: they
+    copy it rather than each syncing a copy of its own."""
+    url = new_database(backends["DATABASE_URL"], template=migrated_template, prefix="synced")
+    env = {
+        **backends,
+        "DATABASE_URL": url,
+        "HERMES_UI_DATA_DIR": str(tmp_path_factory.mktemp("synced")),
+    }
+    synced = manage(env, hermes_peer, "run_periodic", "index")
+    assert synced.returncode == 0, synced.stderr[-2000:]
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture(scope="package")
 def migrated_dump(backends, migrated_template, tmp_path_factory):
     """A SQL dump of the migrated template: what ``restore`` loads into a test's own
     cluster (a template copies only within its cluster)."""
