@@ -75,7 +75,8 @@ def test_a_hanging_and_a_trickling_hermes_stay_their_own_problem(hermes_peer, tm
             "HERMES_BULKHEAD": "1",
             "HERMES_INDEX_REFRESH_SECONDS": "0",
         }
-        server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+        # Pages only: no job is queued, so no task worker.
+        server = DashboardServer(tmp_path, hermes_peer, extra_env=env, task_worker=False).start()
         try:
             _hammer_the_broken_endpoints(server, hang, trickle)
         finally:
@@ -432,7 +433,8 @@ BODY_SECONDS = 3.0
 @pytest.mark.peer
 def test_slow_uploads_hold_no_page_and_are_answered_408(hermes_peer, tmp_path):
     env = {"HERMES_UI_BODY_SECONDS": str(BODY_SECONDS), "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    # Pages only: no job is queued, so no task worker.
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env, task_worker=False).start()
     try:
         _slow_uploads(server)
     finally:
