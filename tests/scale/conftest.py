@@ -165,6 +165,19 @@ def workers(scale_env, hermes_peer, tmp_path_factory):
             server.stop()
 
 
+@pytest.fixture(scope="package")
+def support_cookies(workers) -> dict:
+    """The cookies of one sign-in of "support" on the shared workers (the session lives
+    in their shared database and Redis): their tests need someone signed in, not a
+    sign-in each (a form sign-in hashes the password, ~0.25 CPU-s)."""
+    return dict(logged_in(workers[0]).cookies)
+
+
+def signed_in(server, cookies: dict) -> httpx.Client:
+    """A client of ``server`` with ``cookies`` (``support_cookies``)."""
+    return httpx.Client(base_url=server.base_url, timeout=30, cookies=cookies)
+
+
 def manage(env: dict, peer, *args: str) -> subprocess.CompletedProcess:
     full = {**DashboardServer(REPO, peer).env, **env}
     return subprocess.run(

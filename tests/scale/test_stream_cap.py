@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from tests.live.test_stream import frames
-from tests.scale.conftest import Shell, logged_in
+from tests.scale.conftest import Shell
 
 pytestmark = [pytest.mark.peer, pytest.mark.scale]
 URL = "/e/local/live/"
@@ -67,9 +67,9 @@ def _slots(scale_env) -> int:
         return sum(conn.zcard(key) for key in conn.scan_iter("hui:live:person:*"))
 
 
-def test_a_persons_streams_are_capped_across_workers(workers, scale_env, tmp_path):
+def test_a_persons_streams_are_capped_across_workers(workers, support_cookies, scale_env, tmp_path):
     a, b = workers
-    cookies = dict(logged_in(a).cookies)
+    cookies = support_cookies
     # Publishes from a process of their own, as the periodic worker's live polls do.
     shell = Shell(a.env, tmp_path / "shell.log")
 
