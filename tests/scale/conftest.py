@@ -6,8 +6,10 @@ untouched. Each worker is its own uvicorn process on its own port, so a test
 chooses exactly which worker answers.
 """
 
+import json
 import re
 import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
@@ -104,6 +106,22 @@ for name, role in {USERS!r}.items():
 
 
 @pytest.fixture(scope="package")
+def synced_template(backends, migrated_template, hermes_peer, tmp_path_factory):
+    """The name of a copy of the migrated template with the peer's sessions indexed
+    (``run_periodic index``), for the tests that read the index from PostgreSQL: they
+    copy it rather than each syncing a copy of its own."""
+    url = new_database(backends["DATABASE_URL"], template=migrated_template, prefix="synced")
+    env = {
+        **backends,
+        "DATABASE_URL": url,
+        "HERMES_UI_DATA_DIR": str(tmp_path_factory.mktemp("synced")),
+    }
+    synced = manage(env, hermes_peer, "run_periodic", "index")
+    assert synced.returncode == 0, synced.stderr[-2000:]
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture(scope="package")
 def migrated_dump(backends, migrated_template, tmp_path_factory):
     """A SQL dump of the migrated template: what ``restore`` loads into a test's own
     cluster (a template copies only within its cluster)."""
@@ -146,6 +164,19 @@ def workers(scale_env, hermes_peer, tmp_path_factory):
             server.stop()
 
 
+@pytest.fixture(scope="package")
+def support_cookies(workers) -> dict:
+    """The cookies of one sign-in of "support" on the shared workers (the session lives
+    in their shared database and Redis): their tests need someone signed in, not a
+    sign-in each (a form sign-in hashes the password, ~0.25 CPU-s)."""
+    return dict(logged_in(workers[0]).cookies)
+
+
+def signed_in(server, cookies: dict) -> httpx.Client:
+    """A client of ``server`` with ``cookies`` (``support_cookies``)."""
+    return httpx.Client(base_url=server.base_url, timeout=30, cookies=cookies)
+
+
 def manage(env: dict, peer, *args: str) -> subprocess.CompletedProcess:
     full = {**DashboardServer(REPO, peer).env, **env}
     return subprocess.run(
@@ -156,6 +187,70 @@ def manage(env: dict, peer, *args: str) -> subprocess.CompletedProcess:
         cwd=REPO,
         timeout=120,
     )
+
+
+class Shell:
+    """``manage.py shell`` kept open for several snippets of a test: ``run(code)`` runs
+    one and returns what it printed. One Django start for all of them (each snippet in
+    a process of its own cost a start, about 1 CPU-s); between snippets its database
+    connections go back to the pool, so a snippet after a PostgreSQL restart
+    reconnects, as a page would. Its log (stderr) goes to ``log``."""
+
+    def __init__(self, env: dict, log: Path):
+        self.log_path = log
+        self._log = open(log, "ab")  # noqa: SIM115 - closed in close()
+        self.process = subprocess.Popen(
+            manage_py("shell", "-v", "0", "-c", _SHELL_LOOP),
+            env=env,
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+
+    def run(self, code: str) -> str:
+        self.process.stdin.write(json.dumps(code) + "\n")
+        self.process.stdin.flush()
+        for line in self.process.stdout:
+            if line.startswith(_SHELL_MARK):
+                ok, printed = json.loads(line.removeprefix(_SHELL_MARK))
+                assert ok, printed
+                return printed
+        raise AssertionError(f"the shell ended: {self.log_path.read_text()[-2000:]}")
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+        self._log.close()
+
+    def __enter__(self) -> "Shell":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_SHELL_MARK = "SHELL-ANSWER "
+_SHELL_LOOP = f"""
+import contextlib, io, json, sys, traceback
+from django.db import connections
+for line in sys.stdin:
+    printed, ok = io.StringIO(), True
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(json.loads(line), {{}})
+    except Exception:
+        ok = False
+        printed.write(traceback.format_exc())
+    finally:
+        connections.close_all()
+    print({_SHELL_MARK!r} + json.dumps([ok, printed.getvalue()]), flush=True)
+"""
 
 
 def logged_in(server, username: str = "support") -> httpx.Client:

@@ -5,15 +5,17 @@ import re
 import pytest
 
 from tests.chat.conftest import new_session
-from tests.scale.conftest import logged_in, on_worker
+from tests.scale.conftest import on_worker, signed_in
 from tests.scale.test_workers import answer_text, final_state, read_stream, start_turn
 
 pytestmark = [pytest.mark.peer, pytest.mark.scale]
 
 
-def test_a_cancel_posted_to_another_worker_stops_the_owners_turn(workers, hermes_peer):
+def test_a_cancel_posted_to_another_worker_stops_the_owners_turn(
+    workers, support_cookies, hermes_peer
+):
     a, b = workers
-    browser = logged_in(a)
+    browser = signed_in(a, support_cookies)
     session_id = new_session(hermes_peer, "scale-cancel")
     turn_id = start_turn(browser, session_id, "cancel me elsewhere [[slow:40]]")
     other = on_worker(browser, b)

@@ -22,7 +22,7 @@ from devtools.services import Postgres, Redis
 from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
-from tests.scale.conftest import logged_in, manage, on_worker, restore
+from tests.scale.conftest import logged_in, on_worker, restore
 from tests.scale.test_workers import answer_text, final_state, read_stream, start_turn
 from tests.support.browser import DashboardServer
 from tests.support.servers import (
@@ -75,7 +75,8 @@ def test_a_hanging_and_a_trickling_hermes_stay_their_own_problem(hermes_peer, tm
             "HERMES_BULKHEAD": "1",
             "HERMES_INDEX_REFRESH_SECONDS": "0",
         }
-        server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+        # Pages only: no job is queued, so no task worker.
+        server = DashboardServer(tmp_path, hermes_peer, extra_env=env, task_worker=False).start()
         try:
             _hammer_the_broken_endpoints(server, hang, trickle)
         finally:
@@ -182,21 +183,20 @@ def own_redis():
 @pytest.mark.peer
 @pytest.mark.scale
 def test_redis_stopped_mid_run_costs_speed_not_pages_or_turns(
-    backends, migrated_template, own_redis, hermes_peer, tmp_path
+    backends, synced_template, own_redis, hermes_peer, tmp_path
 ):
-    # One data folder (the secret key) for both workers; a log folder each.
+    # One data folder (the secret key) for both workers; a log folder each. The database
+    # is a copy of the synced template: users, and the peer's sessions indexed.
     env = {
-        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=migrated_template),
+        "DATABASE_URL": new_database(backends["DATABASE_URL"], template=synced_template),
         "REDIS_URL": own_redis.url,
         "HERMES_UI_DATA_DIR": str(tmp_path),
         "HERMES_INDEX_REFRESH_SECONDS": "0",
     }
     a, b = (DashboardServer(_folder(tmp_path, n), hermes_peer, extra_env=env) for n in "ab")
     try:
-        a.start(prepare=False)  # a copy of the migrated template, users included
+        a.start(prepare=False)
         b.start(prepare=False)
-        synced = manage(env, hermes_peer, "run_periodic", "index")
-        assert synced.returncode == 0, synced.stderr[-2000:]
         _redis_outage(a, b, own_redis, hermes_peer)
     finally:
         a.stop()
@@ -433,7 +433,8 @@ BODY_SECONDS = 3.0
 @pytest.mark.peer
 def test_slow_uploads_hold_no_page_and_are_answered_408(hermes_peer, tmp_path):
     env = {"HERMES_UI_BODY_SECONDS": str(BODY_SECONDS), "HERMES_INDEX_REFRESH_SECONDS": "0"}
-    server = DashboardServer(tmp_path, hermes_peer, extra_env=env).start()
+    # Pages only: no job is queued, so no task worker.
+    server = DashboardServer(tmp_path, hermes_peer, extra_env=env, task_worker=False).start()
     try:
         _slow_uploads(server)
     finally:

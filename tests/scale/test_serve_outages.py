@@ -27,8 +27,7 @@ from devtools.peer.launcher import free_port
 from devtools.services import Postgres
 from hermes_ui.index.models import IndexSyncState
 from tests.platform.test_shutdown import children, cmdline
-from tests.scale.conftest import logged_in, restore
-from tests.support.tasks import manage
+from tests.scale.conftest import Shell, logged_in, restore
 from tests.support.waiting import until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -142,15 +141,15 @@ def _sql(postgres, query: str, *args):
         return conn.execute(query, args).fetchall()
 
 
-def _enqueue(server) -> str:
+def _enqueue(shell: Shell) -> str:
     """A task through the dashboard's own queue (the review rules of an unknown endpoint
-    identity: a quick no-op), from a separate process as a page would."""
+    identity: a quick no-op), from a separate process as a page would (one that lives
+    through the outages, as the dashboard's own processes do)."""
     script = (
         "from hermes_ui.review.rules_task import run_rules;"
         "print(run_rules.enqueue('local', 'not-configured').id)"
     )
-    env = {**server.env, "DJANGO_SETTINGS_MODULE": "hermes_ui.settings"}
-    return manage(env, "shell", "-c", script).strip().splitlines()[-1]
+    return shell.run(script).strip().splitlines()[-1]
 
 
 def _task_done(postgres, task_id: str) -> bool:
@@ -164,7 +163,7 @@ def _last_sync(postgres):
     return _sql(postgres, f"SELECT max(last_sync_at) FROM {table}")[0][0]  # noqa: S608
 
 
-def _outage(server, postgres, browser: httpx.Client) -> dict:
+def _outage(server, postgres, browser: httpx.Client, shell: Shell) -> dict:
     """PostgreSQL away for ``OUTAGE`` seconds, then back: what was seen and how fast."""
     before = len(server.lines)
     synced = _last_sync(postgres)
@@ -185,7 +184,7 @@ def _outage(server, postgres, browser: httpx.Client) -> dict:
 
     postgres.restart()
     back = time.monotonic()
-    task_id = _enqueue(server)  # the worker is still waiting out the outage
+    task_id = _enqueue(shell)  # the worker is still waiting out the outage
     until(lambda: all(browser.get(p).status_code == 200 for p in PAGES), RECOVERY, "pages")
     until(lambda: _status(server, "/readyz") == 200, RECOVERY, "/readyz")
     until(lambda: _task_done(postgres, task_id), RECOVERY, "the task worker never resumed")
@@ -200,14 +199,20 @@ def _outage(server, postgres, browser: httpx.Client) -> dict:
 
 @pytest.mark.peer
 @pytest.mark.scale
-def test_make_serve_rides_out_postgresql_outages_and_a_killed_task_worker(served):
+def test_make_serve_rides_out_postgresql_outages_and_a_killed_task_worker(served, tmp_path):
     server, postgres = served.server, served.postgres
+    env = {**server.env, "DJANGO_SETTINGS_MODULE": "hermes_ui.settings"}
+    with Shell(env, tmp_path / "shell.log") as shell:
+        _ride_out(server, postgres, shell)
+
+
+def _ride_out(server, postgres, shell: Shell) -> None:
     browser = logged_in(SimpleNamespace(base_url=server.base_url))
     until(lambda: _last_sync(postgres) is not None, 60, "the periodic worker's first sync")
     assert all(browser.get(p).status_code == 200 for p in PAGES)
 
     for n in range(2):  # the check holds twice in a row
-        seen = _outage(server, postgres, browser)
+        seen = _outage(server, postgres, browser, shell)
         log = seen["log"]
         # Every line but a routine INFO one: warnings, errors, stacks.
         loud = [line for line in log if not _routine(line)]
@@ -224,7 +229,7 @@ def test_make_serve_rides_out_postgresql_outages_and_a_killed_task_worker(served
     (worker,) = server.task_workers()
     os.kill(worker, signal.SIGKILL)
     until(lambda: server.task_workers() - {worker}, RECOVERY, "the task worker was not restarted")
-    task_id = _enqueue(server)
+    task_id = _enqueue(shell)
     until(lambda: _task_done(postgres, task_id), RECOVERY, "the new task worker runs no task")
     assert any("restarting it in" in line for line in server.lines), server.lines[-20:]
     assert all(browser.get(p).status_code == 200 for p in PAGES)

@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from tests.live.test_stream import frames
-from tests.scale.conftest import logged_in, manage
+from tests.scale.conftest import Shell
 
 pytestmark = [pytest.mark.peer, pytest.mark.scale]
 URL = "/e/local/live/"
@@ -52,17 +52,12 @@ class Stream:
         return [f["id"] for f in frames(self.text, "changes")]
 
 
-def _publish(scale_env, hermes_peer, session_id: str) -> int:
-    done = manage(
-        scale_env,
-        hermes_peer,
-        "shell",
-        "-c",
+def _publish(shell: Shell, session_id: str) -> int:
+    printed = shell.run(
         "from hermes_ui.live import channel\n"
-        f"print(channel.publish('local', [[{session_id!r}, ['new']]]).id)",
+        f"print(channel.publish('local', [[{session_id!r}, ['new']]]).id)"
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return int(done.stdout.strip().splitlines()[-1])
+    return int(printed.strip().splitlines()[-1])
 
 
 def _slots(scale_env) -> int:
@@ -72,9 +67,11 @@ def _slots(scale_env) -> int:
         return sum(conn.zcard(key) for key in conn.scan_iter("hui:live:person:*"))
 
 
-def test_a_persons_streams_are_capped_across_workers(workers, scale_env, hermes_peer):
+def test_a_persons_streams_are_capped_across_workers(workers, support_cookies, scale_env, tmp_path):
     a, b = workers
-    cookies = dict(logged_in(a).cookies)
+    cookies = support_cookies
+    # Publishes from a process of their own, as the periodic worker's live polls do.
+    shell = Shell(a.env, tmp_path / "shell.log")
 
     async def run():
         limits = httpx.Limits(max_connections=20, max_keepalive_connections=0)
@@ -94,7 +91,7 @@ def test_a_persons_streams_are_capped_across_workers(workers, scale_env, hermes_
             # The sixth (on B) ends the person's oldest, which runs on A.
             oldest = await first.rest()
             assert frames(oldest, "poll") == [{"seconds": 30, "reason": "replaced"}]
-            sent = await asyncio.to_thread(_publish, scale_env, hermes_peer, "cap-1")
+            sent = await asyncio.to_thread(_publish, shell, "cap-1")
             for stream in others:
                 await stream.until(lambda t, s=stream: sent in s.changes())
                 assert frames(stream.text, "poll") == []
@@ -108,9 +105,10 @@ def test_a_persons_streams_are_capped_across_workers(workers, scale_env, hermes_
                 await asyncio.sleep(0.2)
             newest = await Stream(stack, on_a).open()
             await asyncio.sleep(3)  # several renewals: a replacement would be seen by now
-            sent = await asyncio.to_thread(_publish, scale_env, hermes_peer, "cap-2")
+            sent = await asyncio.to_thread(_publish, shell, "cap-2")
             for stream in [*opened_a[1:], *opened_b, newest]:
                 await stream.until(lambda t, s=stream: sent in s.changes())
                 assert frames(stream.text, "poll") == []
 
-    asyncio.run(run())
+    with shell:
+        asyncio.run(run())

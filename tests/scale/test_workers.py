@@ -10,7 +10,7 @@ from hermes_ui.audit.idempotency import mint_key
 from hermes_ui.index.models import IndexSyncState
 from hermes_ui.web.links import session_url
 from tests.chat.conftest import new_session, peer_messages
-from tests.scale.conftest import logged_in, on_worker
+from tests.scale.conftest import on_worker, signed_in
 
 pytestmark = [pytest.mark.peer, pytest.mark.scale]
 
@@ -60,9 +60,9 @@ def final_state(frames) -> str:
     return re.search(r'class="turn-state state-(\w+)"', body).group(1)
 
 
-def test_a_turn_started_on_one_worker_streams_on_another(workers, hermes_peer):
+def test_a_turn_started_on_one_worker_streams_on_another(workers, support_cookies, hermes_peer):
     a, b = workers
-    browser = logged_in(a)
+    browser = signed_in(a, support_cookies)
     session_id = new_session(hermes_peer, "scale")
     turn_id = start_turn(browser, session_id, "across workers [[slow:10]]")
     frames = read_stream(on_worker(browser, b), turn_id)
@@ -73,9 +73,11 @@ def test_a_turn_started_on_one_worker_streams_on_another(workers, hermes_peer):
     assert frames[-1][0] == "end"
 
 
-def test_a_reconnect_on_another_worker_resumes_from_last_event_id(workers, hermes_peer):
+def test_a_reconnect_on_another_worker_resumes_from_last_event_id(
+    workers, support_cookies, hermes_peer
+):
     a, b = workers
-    browser = logged_in(a)
+    browser = signed_in(a, support_cookies)
     session_id = new_session(hermes_peer, "scale")
     turn_id = start_turn(browser, session_id, "resume me [[slow:8]]")
     first = read_stream(browser, turn_id, stop_at=lambda f: "slow2" in answer_text(f))
@@ -88,10 +90,10 @@ def test_a_reconnect_on_another_worker_resumes_from_last_event_id(workers, herme
 
 
 def test_killing_the_owner_makes_the_turn_uncertain_and_never_resends(
-    workers, hermes_peer, scale_env
+    workers, support_cookies, hermes_peer, scale_env
 ):
     a, b = workers
-    browser = logged_in(a)
+    browser = signed_in(a, support_cookies)
     session_id = new_session(hermes_peer, "scale")
     turn_id = start_turn(browser, session_id, "the owner dies [[slow:40]]")
     read_stream(on_worker(browser, b), turn_id, stop_at=lambda f: "slow1" in answer_text(f))
@@ -144,14 +146,16 @@ def test_two_refreshers_racing_run_one_sync(workers, hermes_peer, scale_env):
     assert rows == [(1,)], rows
 
 
-def test_open_streams_hold_no_database_connection_between_events(workers, hermes_peer):
+def test_open_streams_hold_no_database_connection_between_events(
+    workers, support_cookies, hermes_peer
+):
     """Each worker keeps a small PostgreSQL pool (lanes + 4 = 8). Twelve browsers
     following one turn on worker b must not hold twelve connections: a page on
     that worker still gets one while they stay open."""
     import threading
 
     a, b = workers
-    browser = logged_in(a)
+    browser = signed_in(a, support_cookies)
     session_id = new_session(hermes_peer, "scale")
     turn_id = start_turn(browser, session_id, "many watchers [[slow:40]]")
     following, release, failures = threading.Semaphore(0), threading.Event(), []

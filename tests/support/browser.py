@@ -124,7 +124,13 @@ class DashboardServer:
     """The real ASGI app under uvicorn, on its own data folder and database."""
 
     def __init__(
-        self, data_dir: Path, peer, extra_env: dict | None = None, refresher=False, workers=1
+        self,
+        data_dir: Path,
+        peer,
+        extra_env: dict | None = None,
+        refresher=False,
+        workers=1,
+        task_worker=True,
     ):
         self.port = free_port()
         # More than one: uvicorn's own supervisor and its worker processes, as ``manage.py serve``.
@@ -133,6 +139,9 @@ class DashboardServer:
         # ``make run`` and ``make serve``.
         self.refresher = refresher
         self.refresher_process = None
+        # The background jobs' task worker, as under ``make run``; a test of pages alone,
+        # which queues no job, can do without its start and its polling.
+        self.task_worker = task_worker
         self.task_worker_process = None
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
@@ -197,13 +206,14 @@ class DashboardServer:
         # The background jobs' task worker (hermes_ui/background/workers), polling an
         # empty queue as often as under ``make run``: each poll takes SQLite's write lock.
         worker = manage_py("task_worker", "--interval", "0.5")
-        self.task_worker_process = subprocess.Popen(
-            [*worker, "--queue", "default"],
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=REPO,
-        )
+        if self.task_worker:
+            self.task_worker_process = subprocess.Popen(
+                [*worker, "--queue", "default"],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=REPO,
+            )
         if self.refresher:
             self.refresher_process = subprocess.Popen(
                 [*worker, "--queue", "periodic"],
