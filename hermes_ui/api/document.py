@@ -160,6 +160,9 @@ def _declared(**rules) -> Any:
 _CC = r"\x00-\x1f\x7f-\x9f"
 Comment = Annotated[str, _declared(pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")]
 Line = Annotated[str, _declared(pattern=rf"^[^{_CC}]*[^\s{_CC}][^{_CC}]*$")]
+# ``Text``: any text but NUL, which Django's CharField refuses (a form's own rules, such
+# as a title's length after cleaning, stay undeclared).
+Text = Annotated[str, _declared(pattern=r"^[^\x00]*$")]
 # A session id named in a body: the selection's rule (``hermes.ids.check_path_id``).
 SessionId = Annotated[str, _declared(pattern=r"^[^\r\n\x00]+$")]
 # What travels on as an HTTP header value: printable ASCII, checked at once (anything

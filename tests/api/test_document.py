@@ -172,3 +172,50 @@ def test_a_database_outage_is_a_503_to_retry_and_a_large_body_a_413(bearer, monk
         headers={"Idempotency-Key": mint_key()},
     )
     assert (large.status_code, large.json()["code"]) == (413, "too_large")
+
+
+def _refuses_nul(schema: dict) -> bool:
+    """Whether every string ``schema`` admits is declared without NUL."""
+    import re
+
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        return _refuses_nul(_document()["components"]["schemas"][name])
+    if "anyOf" in schema:
+        return all(_refuses_nul(s) for s in schema["anyOf"] if s.get("type") != "null")
+    if schema.get("type") == "array":
+        return _refuses_nul(schema["items"])
+    if "enum" in schema:
+        return "\x00" not in schema["enum"]
+    return "pattern" in schema and not re.search(schema["pattern"], "a\x00b")
+
+
+# Each body field a form reads as text, a NUL in it, and the rest of a body the form
+# would take: a NUL is refused (Django's CharField), so the document must say so, or a
+# client (and Schemathesis) sends what it declares valid and gets a 400.
+NUL_FIELDS = [
+    ("post", "sessions", "CreateBody", {}, "title"),
+    ("post", "sessions", "CreateBody", {}, "session_id"),
+    ("post", "sessions", "CreateBody", {}, "model"),
+    ("post", "sessions", "CreateBody", {}, "system_prompt"),
+    ("patch", "session/s1", "PatchBody", {}, "title"),
+    ("post", "fork/s1", "ForkBody", {}, "title"),
+    ("post", "fork/s1", "ForkBody", {}, "child_id"),
+    ("post", "chat/s1", "ChatBody", {"message": "hi"}, "system_message"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "schema", "rest", "field"), NUL_FIELDS)
+def test_a_nul_the_forms_refuse_is_declared_refused(
+    bearer, mock_endpoint, method, path, schema, rest, field
+):
+    declared = _document()["components"]["schemas"][schema]["properties"][field]
+    client = bearer("admin", write=True)
+    answer = getattr(client, method)(
+        f"/api/v1/e/local/{path}",
+        {**rest, field: "a\x00b"},
+        content_type="application/json",
+        headers={"Idempotency-Key": mint_key()},
+    )
+    assert answer.status_code in {400, 422}, (answer.status_code, answer.content[:300])
+    assert _refuses_nul(declared), declared

@@ -13,7 +13,7 @@ from django.http import HttpResponse
 from django.urls import reverse
 from ninja import Router, Schema, Status
 
-from hermes_ui.api.document import Line
+from hermes_ui.api.document import Line, Text
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys, sessions
 from hermes_ui.audit.models import Outcome
@@ -69,20 +69,20 @@ class Pending(Schema):
 
 
 class CreateBody(Schema):
-    title: str | None = None
-    session_id: str | None = None
-    model: str | None = None
-    system_prompt: str | None = None
+    title: Text | None = None
+    session_id: Text | None = None
+    model: Text | None = None
+    system_prompt: Text | None = None
 
 
 class PatchBody(Schema):
-    title: str | None = None
+    title: Text | None = None
     end_reason: Line | None = None
 
 
 class ForkBody(Schema):
-    title: str | None = None
-    child_id: str | None = None
+    title: Text | None = None
+    child_id: Text | None = None
 
 
 def form_errors(form) -> str:

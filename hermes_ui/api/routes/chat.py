@@ -15,7 +15,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from ninja import Router, Schema, Status
 
-from hermes_ui.api.document import Comment, HeaderText
+from hermes_ui.api.document import Comment, HeaderText, Text
 from hermes_ui.api.errors import ApiError, bad_request
 from hermes_ui.api.routes import common, keys
 from hermes_ui.api.routes.changes import Pending, form_errors, pending
@@ -40,7 +40,7 @@ UNFINISHED = (
 
 class ChatBody(Schema):
     message: Comment
-    system_message: str | None = None
+    system_message: Text | None = None
     session_key: HeaderText | None = None  # sent to Hermes as a header
 
 
