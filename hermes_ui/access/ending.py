@@ -21,6 +21,7 @@ from hermes_ui.access.models import AccessEnd
 from hermes_ui.access.rules import forget
 from hermes_ui.audit.models import Outcome
 from hermes_ui.audit.trail import record
+from hermes_ui.platform.prepared import Prepared
 
 SIGNED_IN_AT = "hermes_signed_in_at"
 
@@ -44,14 +45,19 @@ def _note_sign_in(sender, request, user, **kwargs):
         request.session[SIGNED_IN_AT] = timezone.now().timestamp()
 
 
+# Asked on every request: compiled once (platform.prepared).
+_ENDS = Prepared(lambda user_id: AccessEnd.objects.filter(user=user_id).only("at"))
+
+
 def ended(request) -> bool:
     """True when the request's session began before its person's access was ended."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated or not hasattr(request, "session"):
         return False
-    found = AccessEnd.objects.filter(user=user.pk).values_list("at", flat=True).first()
-    if found is None:
+    rows = _ENDS.instances(user.pk)
+    if not rows:
         return False
+    found = rows[0].at
     began = request.session.get(SIGNED_IN_AT)
     began_at = datetime.fromtimestamp(began, UTC) if isinstance(began, (int, float)) else None
     return began_at is None or began_at < found
