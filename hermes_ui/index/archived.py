@@ -50,7 +50,7 @@ def hides_any(endpoint) -> bool:
     Asked on every search page and it walks every root, so it is cached per state
     of the index: a row becomes archived-looking only through a sync.
     """
-    state = sync_state.stored(endpoint)  # the freshness line read it for the same page
+    state = sync_state.stored(endpoint)
     at = counts.version(state) if state is not None else None
     found = IndexedSession.objects.filter(ARCHIVED, **endpoint.scope())
     return bool(counts.cached(endpoint, "archived-any", at, lambda: int(found.exists())))

@@ -9,13 +9,24 @@ from django.utils import timezone
 from hermes_ui.index import sweeps
 from hermes_ui.index.models import IndexedSession, IndexSyncState
 from hermes_ui.platform.endpoints import Endpoint
+from hermes_ui.platform.prepared import Prepared
 
 log = logging.getLogger("hermes_ui.index")
 
 
+# Read by every Sessions page, twice (its freshness line and the archived filter):
+# compiled once (platform.prepared).
+_STORED = Prepared(
+    lambda endpoint, fingerprint: IndexSyncState.objects.filter(
+        endpoint=endpoint, endpoint_fp=fingerprint
+    ).order_by("pk")[:1]
+)
+
+
 def stored(endpoint: Endpoint) -> IndexSyncState | None:
     """The state row as stored, or None."""
-    return IndexSyncState.objects.filter(**endpoint.scope()).first()
+    found = _STORED.instances(endpoint.id, endpoint.fingerprint)
+    return found[0] if found else None
 
 
 def state_for(endpoint: Endpoint) -> IndexSyncState:
