@@ -203,25 +203,19 @@ class DashboardServer:
             stderr=subprocess.STDOUT,
             cwd=REPO,
         )
+
         # The background jobs' task worker (hermes_ui/background/workers), polling an
         # empty queue as often as under ``make run``: each poll takes SQLite's write lock.
-        worker = manage_py("task_worker", "--interval", "0.5")
+        def worker(queue: str) -> subprocess.Popen:
+            command = manage_py("task_worker", "--interval", "0.5", "--queue", queue)
+            return subprocess.Popen(
+                command, env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO
+            )
+
         if self.task_worker:
-            self.task_worker_process = subprocess.Popen(
-                [*worker, "--queue", "default"],
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=REPO,
-            )
+            self.task_worker_process = worker("default")
         if self.refresher:
-            self.refresher_process = subprocess.Popen(
-                [*worker, "--queue", "periodic"],
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=REPO,
-            )
+            self.refresher_process = worker("periodic")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
