@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
@@ -90,9 +91,15 @@ def index_status(request: HtmxHttpRequest, endpoint) -> HttpResponse:
 def _status(request, ep):
     fresh = freshness.of(ep)
     hidden = visibility.partial(request.user, ep.id)
-    context = {"endpoint": ep, "fresh": fresh, "counts_hidden": hidden}
+    asked = request.POST if request.method == "POST" else request.GET
+    on_list = asked.get("list") == "1"  # Hermes' list, shown while the index is built
+    context = {"endpoint": ep, "fresh": fresh, "counts_hidden": hidden, "on_list": on_list}
     response = render(request, "index/_freshness.html", context)
     if not fresh.running and request.GET.get("polling"):
         # The sync the page was waiting for is over: let its results reload.
         response["HX-Trigger"] = "index-refreshed"
+        if on_list and fresh.indexed_at:
+            # The first index is built: the list's banner says so and links to it.
+            banner = {**context, "oob": True}
+            response.write(render_to_string("sessions/list.html#index-banner", banner, request))
     return response

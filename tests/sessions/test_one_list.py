@@ -81,3 +81,36 @@ def test_the_top_bar_has_one_sessions_item(listed_pair, mock_endpoint, login):
         nav = nav.split("</nav>", 1)[0]
         assert 'href="/e/local/sessions/" aria-current="page">Sessions</a>' in nav, url
         assert ">Search<" not in nav and "index" not in nav, url
+
+
+def test_the_first_index_ending_tells_hermes_list_that_search_is_ready(
+    listed_pair, mock_endpoint, login
+):
+    """While the first index runs, Hermes' list polls its freshness line; the poll that
+    sees it built swaps the banner (out of band) for a link to the search."""
+    from django.utils import timezone
+
+    from hermes_ui.index.models import IndexSyncState
+    from hermes_ui.index.sync_state import state_for
+
+    state_for(mock_endpoint)
+    IndexSyncState.objects.update(running_since=timezone.now())
+    support = login("support")
+    html = support.get(PAGE).content.decode()
+    assert "still being built" in html and "/e/local/index/status/?polling=1&amp;list=1" in html
+    status = "/e/local/index/status/"
+    running = support.get(status, {"polling": "1", "list": "1"}, HTTP_HX_REQUEST="true")
+    assert "every 1s" in running.content.decode() and "list=1" in running.content.decode()
+    assert 'id="index-not-built"' not in running.content.decode()
+
+    IndexSyncState.objects.update(running_since=None)
+    _built(mock_endpoint)
+    done = support.get(status, {"polling": "1", "list": "1"}, HTTP_HX_REQUEST="true")
+    body = done.content.decode()
+    assert done["HX-Trigger"] == "index-refreshed"
+    banner = body.split('id="index-not-built"', 1)[1].split("</p>", 1)[0]
+    assert 'hx-swap-oob="true"' in banner and "is built" in banner
+    assert 'href="/e/local/sessions/" id="index-built-link"' in banner
+    # A search page's freshness line (no list=1) gets no banner.
+    plain = support.get(status, {"polling": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="index-not-built"' not in plain
