@@ -33,7 +33,9 @@ RUNNING = (
     "state_for(get_endpoint('local'))\n"
     "IndexSyncState.objects.update(running_since=timezone.now())\n"
 )
-BUILT = (
+BUILT = (  # the list sweep alone: the banner needs no transcript read
+    "from django.conf import settings\n"
+    "settings.HERMES_INDEX_CONTENT = False\n"
     "from hermes_ui.index import sync\n"
     "from hermes_ui.index.models import IndexSyncState\n"
     "from hermes_ui.platform.endpoints import get_endpoint\n"
