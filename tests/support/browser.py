@@ -39,8 +39,9 @@ def _skip_checks(command: str) -> tuple[str, ...]:
     app = get_commands().get(command)
     if app is None:
         return ()
-    parser = load_command_class(app, command).create_parser("manage.py", command)
-    return ("--skip-checks",) if "--skip-checks" in parser._option_string_actions else ()
+    # Django adds the option to exactly the commands that run the checks.
+    checks = load_command_class(app, command).requires_system_checks
+    return ("--skip-checks",) if checks else ()
 
 
 def users_script(users: dict[str, str], password: str) -> str:
