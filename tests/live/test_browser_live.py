@@ -124,8 +124,8 @@ def test_new_turn_and_rename_reach_an_open_index_page(page, live_dashboard, live
     assert "live-browser-new" in raw.text and rename_target in raw.text
     assert "Hostile" not in raw.text and "onerror" not in raw.text and RENAMED not in raw.text
     # Everything the banner leads to is this page, with its filter, for this user.
-    page.click("#live-show")
-    page.wait_for_load_state()
+    with page.expect_navigation():  # "Show" reloads: wait for the new page, not the old one
+        page.click("#live-show")
     assert page.url.endswith("/e/local/sessions/")
     assert "live-browser-new" in _ids(page)
 
@@ -166,8 +166,8 @@ def test_a_turn_added_elsewhere_shows_on_the_open_session_page(
     chunks = base + session_url("local", "live-browser-open", "session_messages")
     assert answered and all(status == 200 for _, status in answered), answered
     assert {u.split("?")[0] for u, _ in answered} == {stream, chunks}, answered
-    page.click("#live-show")
-    page.wait_for_load_state()
+    with page.expect_navigation():  # "Show" reloads: wait for the new page, not the old one
+        page.click("#live-show")
     assert page.locator("#messages article").count() >= 2
 
 
@@ -180,8 +180,8 @@ def test_the_live_session_list_says_what_is_new(page, live_dashboard, live_login
     make(endpoint, "live-browser-listed", title="listed")
     wait_for_js(page, "!document.getElementById('live-banner').hidden", timeout=5)
     assert "new or changed session" in page.locator("#live-banner").inner_text()
-    page.click("#live-show")
-    page.wait_for_load_state()
+    with page.expect_navigation():  # "Show" reloads: wait for the new page, not the old one
+        page.click("#live-show")
     assert page.url.endswith("/e/local/sessions/?source=api_server")  # the same filter
     assert page.locator("code[title='live-browser-listed']").count() == 1
 
