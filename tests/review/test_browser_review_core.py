@@ -208,7 +208,8 @@ def test_an_admin_writes_a_rubric_in_the_browser_and_edits_it_into_version_2(
     page.locator("#id_f-2-key").fill("fine")
     page.select_option("#id_f-2-type", "bool")
     page.select_option("#id_f-2-applies", "session")
-    page.get_by_role("button", name="Save as a new version").click()
+    with page.expect_navigation():  # the same address again: wait for the new page
+        page.get_by_role("button", name="Save as a new version").click()
     assert "version 2" in page.locator("h1").inner_text()
     assert page.locator("#rubric-versions li").count() == 2
     screenshot(page, "review-rubric-editor")

@@ -1,6 +1,8 @@
 """In Debian's Chromium: an unknown name:value leaves a visible note with the results,
 a typo of a filter an error in the page (the search box stays to correct it)."""
 
+import re
+
 import pytest
 
 from tests.support.browser import screenshot
@@ -16,7 +18,7 @@ def test_the_note_and_the_typo_are_shown_in_the_page(page, dashboard, dashboard_
     assert "error is not a filter; searched error:timeout as words." in note.inner_text()
     screenshot(page, "search-unknown-filter-note")
     note.get_by_role("link", name="The search syntax").click()
-    assert page.url.endswith("#search-syntax")
+    page.wait_for_url(re.compile(r"/e/local/sessions/#search-syntax$"))
 
     answer = page.goto(dashboard.base_url + "/e/local/sessions/?q=sorce:cli")
     assert answer.status == 400
